@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Tabdeck: a terminal workspace for tables whose tabs are plugins.
+///
+/// Targets are split by responsibility (see docs/ARCHITECTURE.md):
+/// protocol (messages + JSON-lines codec), core (pure state + update),
+/// store (GRDB), supervisor (plugin processes), terminal (screen + readline),
+/// app (runtime wiring) and the `tabdeck` executable.
+let package = Package(
+    name: "Tabdeck",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "tabdeck", targets: ["tabdeck"]),
+        .executable(name: "tabdeck-csv", targets: ["tabdeck-csv"]),
+        .library(name: "TabdeckPluginKit", targets: ["TabdeckPluginKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        .target(name: "TabdeckProtocol"),
+        .target(name: "TabdeckCore", dependencies: ["TabdeckProtocol"]),
+        .target(name: "TabdeckStore", dependencies: [
+            "TabdeckCore",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .target(name: "TabdeckSupervisor", dependencies: ["TabdeckProtocol"]),
+        .systemLibrary(name: "CReadline", path: "Sources/CReadline"),
+        .target(name: "TabdeckTerminal", dependencies: ["CReadline", "TabdeckCore"]),
+        .target(name: "TabdeckApp", dependencies: [
+            "TabdeckProtocol", "TabdeckCore", "TabdeckStore", "TabdeckSupervisor", "TabdeckTerminal",
+        ]),
+        .executableTarget(name: "tabdeck", dependencies: [
+            "TabdeckApp",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .target(name: "TabdeckPluginKit", dependencies: ["TabdeckProtocol"]),
+        .target(name: "CSVTable", path: "Plugins/csv/CSVTable"),
+        .executableTarget(name: "tabdeck-csv", dependencies: ["CSVTable", "TabdeckPluginKit"], path: "Plugins/csv/Main"),
+
+        .testTarget(name: "TabdeckProtocolTests", dependencies: ["TabdeckProtocol"]),
+        .testTarget(name: "TabdeckCoreTests", dependencies: ["TabdeckCore"]),
+        .testTarget(name: "TabdeckStoreTests", dependencies: ["TabdeckStore"]),
+        .testTarget(name: "TabdeckSupervisorTests", dependencies: ["TabdeckSupervisor"]),
+        .testTarget(name: "TabdeckTerminalTests", dependencies: ["TabdeckTerminal"]),
+        .testTarget(name: "TabdeckAppTests", dependencies: ["TabdeckApp"]),
+        .testTarget(name: "TabdeckPluginKitTests", dependencies: ["TabdeckPluginKit"]),
+        .testTarget(name: "CSVTableTests", dependencies: ["CSVTable"]),
+        .testTarget(name: "EndToEndTests", dependencies: []),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+print("tabdeck-csv: not yet implemented")

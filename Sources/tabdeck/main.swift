@@ -1,0 +1,1 @@
+print("tabdeck: not yet implemented")
