@@ -17,6 +17,11 @@ from jsonschema.exceptions import best_match
 
 HERE = pathlib.Path(__file__).resolve().parent
 DOCS = HERE.parent
+DEF_BY_METHOD = {"initialize": "InitializeRequest", "open": "OpenRequest", "rows": "RowsRequest",
+                 "children": "ChildrenRequest", "action": "ActionRequest", "shutdown": "ShutdownRequest",
+                 "close": "CloseNotification", "$/cancel": "CancelNotification", "badge": "BadgeNotification",
+                 "invalidate": "InvalidateNotification", "progress": "ProgressNotification",
+                 "status": "StatusNotification", "log": "LogNotification"}
 HOST_METHODS = {"initialize", "open", "rows", "children", "action", "shutdown", "close", "$/cancel"}
 PLUGIN_NOTIFICATIONS = {"badge", "invalidate", "progress", "status", "log"}
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$")
@@ -89,8 +94,8 @@ def out_of_order(columns, sort, a, b):
             return False
         column = columns[index[key["column"]]]
         x, y = a["cells"][index[key["column"]]], b["cells"][index[key["column"]]]
-        if x is None or y is None:
-            return False
+        if x is None or y is None or not (cell_ok(column, x) and cell_ok(column, y)):
+            return False  # nulls and invalid cells (reported elsewhere) are not compared
         if column.get("type") == "enum":
             x, y = column["values"].index(x), column["values"].index(y)
         if x != y:
@@ -114,6 +119,12 @@ class Session:
 
     def check(self, where, arrow, line):
         try:
+            self._check(where, arrow, line)
+        except Exception as e:  # a malformed example must be reported, not crash the checker
+            self.fail(where, f"checker error {e!r}")
+
+    def _check(self, where, arrow, line):
+        try:
             msg = json.loads(line)
         except ValueError as e:
             return self.fail(where, f"not valid JSON: {e}")
@@ -121,6 +132,8 @@ class Session:
             return self.fail(where, "not a JSON object")
         problem = schema_error(MESSAGE, msg)
         if problem:
+            if msg.get("method") in DEF_BY_METHOD:  # say what is wrong with this message kind
+                problem = schema_error(def_validator(DEF_BY_METHOD[msg["method"]]), msg) or problem
             return self.fail(where, problem)
         method, has_id = msg.get("method"), "id" in msg
         if arrow == "→":
@@ -224,8 +237,7 @@ class Session:
                     self.fail(where, f"rows {a['id']!r}, {b['id']!r} are not in the requested sort order")
 
 
-def check_spec():
-    path = DOCS / "PROTOCOL.md"
+def check_spec(path=DOCS / "PROTOCOL.md"):
     session, count, failures = Session("(outside a block)"), 0, []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if line.startswith("```"):
@@ -236,6 +248,48 @@ def check_spec():
             session.check(f"PROTOCOL.md:{number}", line[0], line[2:])
     failures += session.failures
     return count, failures
+
+
+def fenced_block_after(lines, index):
+    """The lines of the fenced block that starts right after lines[index] (a marker comment)."""
+    start = index + 1
+    if start >= len(lines) or not lines[start].startswith("```"):
+        return None
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("```")), None)
+    return None if end is None else lines[start + 1:end]
+
+
+def check_listings(path=DOCS / "PROTOCOL.md", run_plugins=True):
+    """<!-- listing: examples/F --> must be followed by F verbatim; <!-- session: examples/F -->
+    by a transcript whose ← lines are exactly what F prints for its → lines."""
+    lines, failures, seen = path.read_text(encoding="utf-8").splitlines(), [], 0
+    for index, line in enumerate(lines):
+        marker = re.fullmatch(r"<!-- (listing|session): (examples/[\w.]+) -->", line.strip())
+        if not marker:
+            continue
+        seen += 1
+        kind, name = marker.groups()
+        where = f"PROTOCOL.md:{index + 1}"
+        block = fenced_block_after(lines, index)
+        if block is None:
+            failures.append(f"{where}: no fenced block after the {kind} marker")
+            continue
+        source = DOCS / name
+        if kind == "listing":
+            if "\n".join(block) + "\n" != source.read_text(encoding="utf-8"):
+                failures.append(f"{where}: the listing differs from docs/{name}")
+            continue
+        if not run_plugins:
+            continue
+        sent = [l[2:] for l in block if l.startswith("→ ")]
+        shown = [l[2:] for l in block if l.startswith("← ")]
+        argv = ["bash" if name.endswith(".sh") else "python3", str(source)]
+        run = subprocess.run(argv, input="".join(l + "\n" for l in sent), capture_output=True,
+                             text=True, encoding="utf-8", timeout=60, cwd=HERE)
+        printed = [l for l in run.stdout.split("\n") if l]
+        if printed != shown:
+            failures.append(f"{where}: the transcript's ← lines are not what docs/{name} prints")
+    return seen, failures
 
 
 def req(id_, method, params=None):
@@ -310,9 +364,13 @@ def check_plugin(argv, sorts):
 
 
 def main():
+    run_plugins = "--no-plugins" not in sys.argv[1:]
     count, failures = check_spec()
     print(f"PROTOCOL.md: {count} example lines checked")
-    if "--no-plugins" not in sys.argv[1:]:
+    seen, more = check_listings(run_plugins=run_plugins)
+    print(f"PROTOCOL.md: {seen} listing/session markers checked")
+    failures += more
+    if run_plugins:
         for argv, sorts in ((["bash", str(HERE / "hello.sh")], False), (["python3", str(HERE / "hello.py")], True)):
             n, more = check_plugin(argv, sorts)
             print(f"{pathlib.Path(argv[-1]).name}: {n} output lines checked")
