@@ -124,6 +124,8 @@ class Session:
             self.fail(where, f"checker error {e!r}")
 
     def _check(self, where, arrow, line):
+        if len(line.encode("utf-8")) > 4 * 1024 * 1024:
+            return self.fail(where, "line longer than 4 MiB")
         try:
             msg = json.loads(line)
         except ValueError as e:
