@@ -1,0 +1,106 @@
+/// The type of a column's cells.
+public enum ColumnType: Hashable, Sendable {
+    case text, integer, decimal, bool, date
+    /// An enumeration whose values sort in the given order.
+    case enumeration([String])
+
+    /// The wire name.
+    public var name: String {
+        switch self {
+        case .text: "text"
+        case .integer: "integer"
+        case .decimal: "decimal"
+        case .bool: "bool"
+        case .date: "date"
+        case .enumeration: "enum"
+        }
+    }
+}
+
+/// How wide a column wants to be.
+public enum ColumnWidth: Hashable, Sendable {
+    /// Exactly this many cells.
+    case fixed(Int)
+    /// Flexible between bounds; `nil` bounds are free.
+    case flexible(min: Int?, ideal: Int?, max: Int?)
+}
+
+/// Horizontal alignment of a column's cells.
+public enum ColumnAlignment: String, Hashable, Sendable {
+    case left, right, center
+}
+
+/// A column as the plugin describes it.
+public struct ColumnSpec: Hashable, Sendable {
+    public var id: String
+    public var title: String
+    public var type: ColumnType
+    public var width: ColumnWidth?
+    public var alignment: ColumnAlignment
+    public var sortable: Bool
+
+    public init(id: String, title: String? = nil, type: ColumnType = .text, width: ColumnWidth? = nil,
+                alignment: ColumnAlignment? = nil, sortable: Bool = true) {
+        self.id = id
+        self.title = title ?? id
+        self.type = type
+        self.width = width
+        self.alignment = alignment ?? ([.integer, .decimal].contains(type) ? .right : .left)
+        self.sortable = sortable
+    }
+
+    /// Reads the wire form.
+    public init(reader r: JSONReader) throws(JSONFieldError) {
+        let id = try r.string("id")
+        let typeName = try r.optionalString("type") ?? "text"
+        let type: ColumnType
+        switch typeName {
+        case "text": type = .text
+        case "integer": type = .integer
+        case "decimal": type = .decimal
+        case "bool": type = .bool
+        case "date": type = .date
+        case "enum": type = .enumeration(try r.optionalStrings("values") ?? [])
+        default:
+            throw JSONFieldError(path: r.pathOf("type"),
+                                 reason: "unknown column type \"\(typeName)\" (text, integer, decimal, bool, date, enum)")
+        }
+        var width: ColumnWidth?
+        if let w = r.value("width"), w != .null {
+            if let fixed = w.intValue {
+                width = .fixed(Int(fixed))
+            } else {
+                let wr = try JSONReader(w, path: r.pathOf("width"))
+                width = .flexible(min: try wr.optionalInt("min"), ideal: try wr.optionalInt("ideal"), max: try wr.optionalInt("max"))
+            }
+        }
+        var alignment: ColumnAlignment?
+        if let a = try r.optionalString("align") {
+            guard let parsed = ColumnAlignment(rawValue: a) else {
+                throw JSONFieldError(path: r.pathOf("align"), reason: "expected \"left\", \"right\" or \"center\", got \"\(a)\"")
+            }
+            alignment = parsed
+        }
+        self.init(id: id, title: try r.optionalString("title"), type: type, width: width,
+                  alignment: alignment, sortable: try r.bool("sortable", default: true))
+    }
+
+    /// The wire form.
+    public var json: JSONValue {
+        var o: JSONObject = ["id": .string(id), "title": .string(title), "type": .string(type.name)]
+        if case .enumeration(let values) = type { o["values"] = .array(values.map { .string($0) }) }
+        switch width {
+        case .fixed(let n): o["width"] = .int(Int64(n))
+        case .flexible(let min, let ideal, let max):
+            var w = JSONObject()
+            if let min { w["min"] = .int(Int64(min)) }
+            if let ideal { w["ideal"] = .int(Int64(ideal)) }
+            if let max { w["max"] = .int(Int64(max)) }
+            o["width"] = .object(w)
+        case nil: break
+        }
+        o["align"] = .string(alignment.rawValue)
+        o["sortable"] = .bool(sortable)
+        return .object(o)
+    }
+}

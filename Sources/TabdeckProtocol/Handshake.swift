@@ -1,0 +1,76 @@
+/// What a plugin can do, from its `initialize` result. Unknown capabilities are ignored.
+public struct PluginCapabilities: Hashable, Sendable {
+    public var sort = false
+    public var multiSort = false
+    public var filter = false
+    public var sections = false
+    public var children = false
+    public var actions = false
+    public var live = false
+    /// Serves random offsets (true unless the plugin says otherwise).
+    public var paging = true
+
+    public init(sort: Bool = false, multiSort: Bool = false, filter: Bool = false, sections: Bool = false,
+                children: Bool = false, actions: Bool = false, live: Bool = false, paging: Bool = true) {
+        self.sort = sort; self.multiSort = multiSort; self.filter = filter; self.sections = sections
+        self.children = children; self.actions = actions; self.live = live; self.paging = paging
+    }
+
+    public init(reader r: JSONReader) throws(JSONFieldError) {
+        sort = try r.bool("sort", default: false)
+        multiSort = try r.bool("multiSort", default: false)
+        filter = try r.bool("filter", default: false)
+        sections = try r.bool("sections", default: false)
+        children = try r.bool("children", default: false)
+        actions = try r.bool("actions", default: false)
+        live = try r.bool("live", default: false)
+        paging = try r.bool("paging", default: true)
+    }
+
+    public var json: JSONValue {
+        ["sort": .bool(sort), "multiSort": .bool(multiSort), "filter": .bool(filter), "sections": .bool(sections),
+         "children": .bool(children), "actions": .bool(actions), "live": .bool(live), "paging": .bool(paging)]
+    }
+}
+
+/// The plugin's answer to `initialize`.
+public struct InitializeResult: Hashable, Sendable {
+    public var name: String
+    public var version: String
+    public var protocolVersion: Int
+    public var capabilities: PluginCapabilities
+
+    public init(name: String, version: String, protocolVersion: Int = ProtocolVersion.current, capabilities: PluginCapabilities) {
+        self.name = name; self.version = version; self.protocolVersion = protocolVersion; self.capabilities = capabilities
+    }
+
+    public init(_ value: JSONValue, path: String = "result") throws(JSONFieldError) {
+        let r = try JSONReader(value, path: path)
+        let caps = try r.optionalObject("capabilities")
+        self.init(name: try r.optionalString("name") ?? "plugin", version: try r.optionalString("version") ?? "?",
+                  protocolVersion: try r.int("protocolVersion"),
+                  capabilities: try caps.map { (c) throws(JSONFieldError) in try PluginCapabilities(reader: c) } ?? PluginCapabilities())
+    }
+
+    public var json: JSONValue {
+        ["name": .string(name), "version": .string(version), "protocolVersion": .int(Int64(protocolVersion)),
+         "capabilities": capabilities.json]
+    }
+}
+
+/// The host's `initialize` parameters.
+public struct InitializeParams: Hashable, Sendable {
+    public var protocolVersion: Int
+    public var hostName: String
+    public var hostVersion: String
+
+    public init(protocolVersion: Int = ProtocolVersion.current, hostName: String = "tabdeck", hostVersion: String) {
+        self.protocolVersion = protocolVersion; self.hostName = hostName; self.hostVersion = hostVersion
+    }
+
+    public var json: JSONValue {
+        ["protocolVersion": .int(Int64(protocolVersion)),
+         "host": ["name": .string(hostName), "version": .string(hostVersion)],
+         "capabilities": ["progress": true, "cancel": true]]
+    }
+}

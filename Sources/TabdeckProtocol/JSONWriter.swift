@@ -1,0 +1,99 @@
+/// Writing ``JSONValue`` as compact JSON text (one line, no insignificant spaces).
+///
+/// Control characters are always escaped, so the output never contains a raw newline
+/// and is safe as a JSON-lines record.
+public enum JSONWriter {
+    /// The compact JSON text of `value`.
+    public static func string(_ value: JSONValue) -> String {
+        var out: [UInt8] = []
+        write(value, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The compact JSON bytes of `value`.
+    public static func bytes(_ value: JSONValue) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        write(value, into: &out)
+        return out
+    }
+
+    /// Appends the compact JSON bytes of `value` to `out`.
+    public static func write(_ value: JSONValue, into out: inout [UInt8]) {
+        switch value {
+        case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        case .bool(let b): out.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))
+        case .int(let i): writeInteger(i, into: &out)
+        case .double(let d):
+            if d.isFinite {
+                if d.rounded() == d && abs(d) < 1e15 { writeInteger(Int64(d), into: &out); out.append(contentsOf: [0x2E, 0x30]) }
+                else { out.append(contentsOf: Array("\(d)".utf8)) }
+            } else { out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]) }
+        case .string(let s): writeString(s, into: &out)
+        case .array(let items):
+            out.append(UInt8(ascii: "["))
+            for (i, item) in items.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                write(item, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let object):
+            out.append(UInt8(ascii: "{"))
+            var first = true
+            for (key, item) in object {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                writeString(key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                write(item, into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends a decimal integer.
+    public static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
+        if value == 0 { out.append(UInt8(ascii: "0")); return }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var magnitude = value.magnitude
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buf in
+            while magnitude > 0 {
+                buf[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            }
+            if value < 0 { out.append(UInt8(ascii: "-")) }
+            for i in stride(from: count - 1, through: 0, by: -1) { out.append(buf[i]) }
+        }
+    }
+
+    /// Appends a quoted, escaped JSON string.
+    public static func writeString(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { utf8 in
+            var runStart = 0
+            for i in 0..<utf8.count {
+                let b = utf8[i]
+                if b >= 0x20 && b != 0x22 && b != 0x5C { continue }
+                if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
+                runStart = i + 1
+                switch b {
+                case 0x22: out.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+                }
+            }
+            if runStart < utf8.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count])) }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

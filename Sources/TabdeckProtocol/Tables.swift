@@ -1,0 +1,181 @@
+/// A section of rows (header and footer titles).
+public struct SectionSpec: Hashable, Sendable {
+    public var id: String
+    public var title: String
+    public var footer: String?
+
+    public init(id: String, title: String, footer: String? = nil) { self.id = id; self.title = title; self.footer = footer }
+
+    public init(reader r: JSONReader) throws(JSONFieldError) {
+        id = try r.string("id"); title = try r.optionalString("title") ?? id; footer = try r.optionalString("footer")
+    }
+
+    public var json: JSONValue {
+        var o: JSONObject = ["id": .string(id), "title": .string(title)]
+        if let footer { o["footer"] = .string(footer) }
+        return .object(o)
+    }
+}
+
+/// An action a plugin offers on selected rows.
+public struct ActionSpec: Hashable, Sendable {
+    public var id: String
+    public var title: String
+    /// Ask the user before running it.
+    public var confirm: Bool
+    /// Applies to many rows at once (otherwise exactly one).
+    public var multiple: Bool
+
+    public init(id: String, title: String? = nil, confirm: Bool = false, multiple: Bool = true) {
+        self.id = id; self.title = title ?? id; self.confirm = confirm; self.multiple = multiple
+    }
+
+    public init(reader r: JSONReader) throws(JSONFieldError) {
+        self.init(id: try r.string("id"), title: try r.optionalString("title"),
+                  confirm: try r.bool("confirm", default: false), multiple: try r.bool("multiple", default: true))
+    }
+
+    public var json: JSONValue {
+        ["id": .string(id), "title": .string(title), "confirm": .bool(confirm), "multiple": .bool(multiple)]
+    }
+}
+
+/// A table as described by `open` and `children`.
+public struct TableDescription: Hashable, Sendable {
+    /// The plugin's handle for this table.
+    public var table: String
+    public var title: String?
+    public var columns: [ColumnSpec]
+    /// Row count, or nil when unknown.
+    public var total: Int?
+    public var sections: [SectionSpec]
+    public var actions: [ActionSpec]
+
+    public init(table: String, title: String? = nil, columns: [ColumnSpec], total: Int?,
+                sections: [SectionSpec] = [], actions: [ActionSpec] = []) {
+        self.table = table; self.title = title; self.columns = columns; self.total = total
+        self.sections = sections; self.actions = actions
+    }
+
+    public init(_ value: JSONValue, path: String = "result") throws(JSONFieldError) {
+        let r = try JSONReader(value, path: path)
+        var columns: [ColumnSpec] = []
+        var seen = Set<String>()
+        for c in try r.objects("columns") {
+            let column = try ColumnSpec(reader: c)
+            guard seen.insert(column.id).inserted else {
+                throw JSONFieldError(path: c.pathOf("id"), reason: "duplicate column id \"\(column.id)\"")
+            }
+            columns.append(column)
+        }
+        guard !columns.isEmpty else { throw JSONFieldError(path: r.pathOf("columns"), reason: "a table needs at least one column") }
+        var sections: [SectionSpec] = []
+        for s in try r.optionalObjects("sections") { sections.append(try SectionSpec(reader: s)) }
+        var actions: [ActionSpec] = []
+        for a in try r.optionalObjects("actions") { actions.append(try ActionSpec(reader: a)) }
+        self.init(table: try r.string("table"), title: try r.optionalString("title"), columns: columns,
+                  total: try r.optionalInt("total"), sections: sections, actions: actions)
+    }
+
+    public var json: JSONValue {
+        var o: JSONObject = ["table": .string(table)]
+        if let title { o["title"] = .string(title) }
+        o["columns"] = .array(columns.map(\.json))
+        o["total"] = total.map { .int(Int64($0)) } ?? .null
+        if !sections.isEmpty { o["sections"] = .array(sections.map(\.json)) }
+        if !actions.isEmpty { o["actions"] = .array(actions.map(\.json)) }
+        return .object(o)
+    }
+}
+
+/// One row of a table.
+public struct Row: Hashable, Sendable {
+    /// Stable id, unchanged by sorting and paging.
+    public var id: String
+    /// One cell per column, in column order.
+    public var cells: [JSONValue]
+    public var section: String?
+    public var detail: String?
+    public var hasChildren: Bool
+
+    public init(id: String, cells: [JSONValue], section: String? = nil, detail: String? = nil, hasChildren: Bool = false) {
+        self.id = id; self.cells = cells; self.section = section; self.detail = detail; self.hasChildren = hasChildren
+    }
+
+    public init(reader r: JSONReader) throws(JSONFieldError) {
+        let id: String
+        switch r.value("id") {
+        case .string(let s)?: id = s
+        case .int(let i)?: id = String(i)
+        case let other?: throw JSONFieldError(path: r.pathOf("id"), reason: "expected a string or an integer, got \(other.typeDescription)")
+        case nil: throw JSONFieldError(path: r.pathOf("id"), reason: "missing (expected a string)")
+        }
+        self.init(id: id, cells: try r.array("cells"), section: try r.optionalString("section"),
+                  detail: try r.optionalString("detail"), hasChildren: try r.bool("hasChildren", default: false))
+    }
+
+    public var json: JSONValue {
+        var o: JSONObject = ["id": .string(id), "cells": .array(cells)]
+        if let section { o["section"] = .string(section) }
+        if let detail { o["detail"] = .string(detail) }
+        if hasChildren { o["hasChildren"] = .bool(true) }
+        return .object(o)
+    }
+}
+
+/// Parameters of a `rows` request.
+public struct RowsRequest: Hashable, Sendable {
+    public var table: String
+    public var offset: Int
+    public var limit: Int
+    public var sort: [SortKey]
+    public var filter: String?
+    public var generation: Int
+
+    public init(table: String, offset: Int, limit: Int, sort: [SortKey] = [], filter: String? = nil, generation: Int = 0) {
+        self.table = table; self.offset = offset; self.limit = limit; self.sort = sort; self.filter = filter; self.generation = generation
+    }
+
+    public init(_ value: JSONValue, path: String = "params") throws(JSONFieldError) {
+        let r = try JSONReader(value, path: path)
+        var sort: [SortKey] = []
+        for k in try r.optionalObjects("sort") { sort.append(try SortKey(reader: k)) }
+        self.init(table: try r.string("table"), offset: try r.int("offset"), limit: try r.int("limit"), sort: sort,
+                  filter: try r.optionalString("filter"), generation: try r.optionalInt("generation") ?? 0)
+    }
+
+    public var json: JSONValue {
+        ["table": .string(table), "offset": .int(Int64(offset)), "limit": .int(Int64(limit)),
+         "sort": .array(sort.map(\.json)), "filter": filter.map { .string($0) } ?? .null,
+         "generation": .int(Int64(generation))]
+    }
+}
+
+/// The result of a `rows` request.
+public struct RowsResult: Hashable, Sendable {
+    public var generation: Int
+    public var offset: Int
+    public var rows: [Row]
+    /// The row count as now known; `nil` when unknown (or not sent).
+    public var total: Int?
+    /// True when `total` was present on the wire (even as null).
+    public var totalSent: Bool
+
+    public init(generation: Int, offset: Int, rows: [Row], total: Int?, totalSent: Bool = true) {
+        self.generation = generation; self.offset = offset; self.rows = rows; self.total = total; self.totalSent = totalSent
+    }
+
+    public init(_ value: JSONValue, path: String = "result") throws(JSONFieldError) {
+        let r = try JSONReader(value, path: path)
+        var rows: [Row] = []
+        for row in try r.objects("rows") { rows.append(try Row(reader: row)) }
+        self.init(generation: try r.optionalInt("generation") ?? 0, offset: try r.optionalInt("offset") ?? 0, rows: rows,
+                  total: try r.optionalInt("total"), totalSent: r.value("total") != nil)
+    }
+
+    public var json: JSONValue {
+        var o: JSONObject = ["generation": .int(Int64(generation)), "offset": .int(Int64(offset)), "rows": .array(rows.map(\.json))]
+        if totalSent { o["total"] = total.map { .int(Int64($0)) } ?? .null }
+        return .object(o)
+    }
+}

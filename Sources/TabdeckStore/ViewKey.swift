@@ -1,0 +1,12 @@
+/// Identifies one table's saved view: a tab, and a table inside it.
+public struct ViewKey: Hashable, Sendable, CustomStringConvertible {
+    /// The tab id (config.json's customization id).
+    public var tab: String
+    /// "" for the tab's root table; for a drill-down table, the path key the app builds
+    /// from the row ids it drilled through.
+    public var table: String
+
+    public init(tab: String, table: String = "") { self.tab = tab; self.table = table }
+
+    public var description: String { table.isEmpty ? tab : "\(tab)/\(table)" }
+}
