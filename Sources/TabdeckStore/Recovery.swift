@@ -10,6 +10,7 @@ public struct StoreRecovery: Sendable, Equatable {
     /// Why it was moved, in words ("written by a newer Tabdeck: unknown migrations v7").
     public var reason: String
 
+    /// Makes a recovery report.
     public init(movedTo: String, reason: String) { self.movedTo = movedTo; self.reason = reason }
 }
 

@@ -185,6 +185,11 @@ import TabdeckCore
         }
     }
 
+    @Test func anEmptyStateDirectoryPathIsAClearError() {
+        let error = #expect(throws: StoreError.self) { try AppDatabase.open(stateDirectory: "") }
+        #expect(error == .directoryUnavailable(path: "", reason: "no state directory was given"))
+    }
+
     @Test func timestampsAreUTCAndSortable() {
         #expect(DatabaseFiles.timestamp(Date(timeIntervalSince1970: 0)) == "19700101T000000Z")
         #expect(DatabaseFiles.timestamp(Date(timeIntervalSince1970: 1_735_689_599.9)) == "20241231T235959Z")
