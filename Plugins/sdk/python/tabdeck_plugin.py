@@ -518,7 +518,7 @@ class TablePlugin(TableSource):
         are redirected to stderr (see the module docs). Pass binary streams to run in-process.
         Typical use: ``raise SystemExit(MyPlugin().run())``.
         """
-        if not logging.getLogger().handlers and not log.handlers:
+        if stdout is None and not logging.getLogger().handlers and not log.handlers:
             level = getattr(logging, os.environ.get("TABDECK_LOG_LEVEL", "INFO").upper(), None)
             logging.basicConfig(stream=sys.stderr,
                                 level=level if isinstance(level, int) else logging.INFO,
