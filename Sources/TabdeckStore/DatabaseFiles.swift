@@ -19,6 +19,7 @@ enum DatabaseFiles {
 
     /// `mkdir -p` with mode 0700 (the state may name private things).
     static func makeDirectory(_ directory: String) throws(StoreError) {
+        guard !directory.isEmpty else { throw .directoryUnavailable(path: directory, reason: "no state directory was given") }
         var missing: [String] = []
         var path = directory
         while !path.isEmpty, !exists(path) {

@@ -18,11 +18,13 @@ import GRDB
 /// - `hidden_tab(tab_id)`: the hidden set.
 /// - `workspace(key, value)`: singletons: `selected_tab`, and `layout_saved`, which tells
 ///   "never saved" (``AppDatabase/loadLayout()`` returns nil) from "saved empty".
-/// - `table_view(tab_id, table_key, sort_json, columns_json, scroll_offset, cursor)`: one
-///   row per table ever shown (`table_key` "" = the tab's root table, else the drill-down
-///   path). Sort keys and column customizations are small ordered lists that are always
-///   read and written whole and never queried by content, so they are JSON columns:
-///   normalizing them would add two positional tables and buy nothing.
+/// - `table_view(tab_id, table_key, sort_json, columns_json, scroll_offset, cursor,
+///   selection_count, selection_digest)`: one row per table ever shown (`table_key` "" =
+///   the tab's root table, else the drill-down path). Sort keys and column customizations
+///   are small ordered lists that are always read and written whole and never queried by
+///   content, so they are JSON columns: normalizing them would add two positional tables
+///   and buy nothing. The two `selection_*` columns fingerprint the selection
+///   (``SelectionDigest``) so an unchanged selection is not rewritten.
 /// - `selected_row(tab_id, table_key, row_id)`: the selection, one row per id, because it
 ///   can hold 100,000 ids and is saved often; as rows it can be diffed and batch-inserted,
 ///   which a JSON array cannot. Deleting a `table_view` row cascades to its selection.
@@ -58,6 +60,8 @@ enum Migrations {
                     columns_json  TEXT NOT NULL DEFAULT '[]',
                     scroll_offset INTEGER NOT NULL DEFAULT 0,
                     cursor        INTEGER NOT NULL DEFAULT 0,
+                    selection_count  INTEGER NOT NULL DEFAULT 0,
+                    selection_digest INTEGER NOT NULL DEFAULT 0,
                     PRIMARY KEY (tab_id, table_key)
                 ) WITHOUT ROWID;
                 CREATE TABLE selected_row (

@@ -10,6 +10,7 @@ public struct StoreRecovery: Sendable, Equatable {
     /// Why it was moved, in words ("written by a newer Tabdeck: unknown migrations v7").
     public var reason: String
 
+    /// Makes a recovery report.
     public init(movedTo: String, reason: String) { self.movedTo = movedTo; self.reason = reason }
 }
 
@@ -55,46 +56,51 @@ extension AppDatabase {
         case broken(reason: String, error: StoreError)
     }
 
-    /// Opens, checks and migrates the database at `path`.
+    /// Checks, then opens and migrates the database at `path`.
     static func attemptOpen(path: String) throws(StoreError) -> OpenAttempt {
         let migrator = Migrations.migrator
+        if DatabaseFiles.exists(path), let broken = try inspect(path: path, migrator: migrator) {
+            return broken
+        }
         let queue: DatabaseQueue
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration(wal: true))
+            try migrator.migrate(queue)
         } catch {
-            return try brokenOrThrow(.open, path: path, error)
+            return try brokenOrThrow(.migrate, path: path, error)
         }
-        func broken(_ reason: String) -> OpenAttempt {
-            try? queue.close()
-            return .broken(reason: reason, error: .unusable(path: path, reason: reason))
-        }
+        return .opened(AppDatabase(dbQueue: queue, path: path))
+    }
 
+    /// Looks at an existing file through a read-only connection, so that a broken file is
+    /// moved aside byte for byte as it was found: a read-write connection would set up WAL
+    /// mode (a write) and checkpoint its WAL into the file when closed.
+    /// - Returns: nil if the file looks fine, else why it must be moved aside.
+    static func inspect(path: String, migrator: DatabaseMigrator) throws(StoreError) -> OpenAttempt? {
+        var config = configuration(wal: false)
+        config.readonly = true
         let problems: [String]
         let unknown: [String]
         do {
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            defer { try? queue.close() }
             (problems, unknown) = try queue.read { db in
                 let problems = try String.fetchAll(db, sql: "PRAGMA quick_check")
                 let unknown = try migrator.appliedIdentifiers(db).subtracting(migrator.migrations).sorted()
                 return (problems, unknown)
             }
         } catch {
-            try? queue.close()
             return try brokenOrThrow(.check, path: path, error)
         }
         if problems != ["ok"] {
-            return broken("it fails PRAGMA quick_check: \(problems.prefix(3).joined(separator: "; "))")
+            let reason = "it fails PRAGMA quick_check: \(problems.prefix(3).joined(separator: "; "))"
+            return .broken(reason: reason, error: .unusable(path: path, reason: reason))
         }
         if !unknown.isEmpty {
-            return broken("it was written by a newer Tabdeck (unknown migrations: \(unknown.joined(separator: ", ")))")
+            let reason = "it was written by a newer Tabdeck (unknown migrations: \(unknown.joined(separator: ", ")))"
+            return .broken(reason: reason, error: .unusable(path: path, reason: reason))
         }
-
-        do {
-            try migrator.migrate(queue)
-        } catch {
-            try? queue.close()
-            return try brokenOrThrow(.migrate, path: path, error)
-        }
-        return .opened(AppDatabase(dbQueue: queue, path: path))
+        return nil
     }
 
     /// SQLite's verdict on the file itself (not a database, corrupt) means "move it aside";

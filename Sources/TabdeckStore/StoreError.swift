@@ -3,11 +3,9 @@ import GRDB
 /// What the store was doing when something failed. Carried by ``StoreError`` so that a
 /// message can say "saving the view of tab `ps`" rather than just "SQLite error 8".
 public enum StoreOperation: String, Sendable, Hashable, CustomStringConvertible {
-    case createDirectory = "creating the state directory"
     case open = "opening the database"
     case check = "checking the database"
     case migrate = "migrating the database"
-    case moveAside = "moving a broken database aside"
     case loadLayout = "loading the workspace layout"
     case saveLayout = "saving the workspace layout"
     case resetLayout = "resetting the workspace layout"
@@ -16,6 +14,7 @@ public enum StoreOperation: String, Sendable, Hashable, CustomStringConvertible 
     case loadAllViews = "loading all table views"
     case close = "closing the database"
 
+    /// The operation in words, as it appears in error messages.
     public var description: String { rawValue }
 }
 
@@ -30,6 +29,7 @@ public struct SQLiteFailure: Sendable, Hashable, CustomStringConvertible {
     /// The statement that failed, when there was one.
     public var sql: String?
 
+    /// Makes a failure from SQLite's codes and message.
     public init(code: Int32, extendedCode: Int32, message: String, sql: String? = nil) {
         self.code = code; self.extendedCode = extendedCode; self.message = message; self.sql = sql
     }
@@ -39,6 +39,7 @@ public struct SQLiteFailure: Sendable, Hashable, CustomStringConvertible {
                   message: error.message ?? "unknown error", sql: error.sql)
     }
 
+    /// "SQLite error 26: file is not a database (while executing `…`)".
     public var description: String {
         var text = "SQLite error \(extendedCode): \(message)"
         if let sql { text += " (while executing `\(sql)`)" }
@@ -78,6 +79,7 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Hashable {
         }
     }
 
+    /// One line for the user: what failed, where, and SQLite's or the OS's own words.
     public var description: String {
         switch self {
         case .directoryUnavailable(let path, let reason):

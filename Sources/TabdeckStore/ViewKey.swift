@@ -6,7 +6,9 @@ public struct ViewKey: Hashable, Sendable, CustomStringConvertible {
     /// from the row ids it drilled through.
     public var table: String
 
+    /// The key of `tab`'s root table (`table` "") or of one of its drill-down tables.
     public init(tab: String, table: String = "") { self.tab = tab; self.table = table }
 
+    /// "tab" or "tab/table", for messages.
     public var description: String { table.isEmpty ? tab : "\(tab)/\(table)" }
 }

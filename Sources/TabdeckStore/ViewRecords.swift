@@ -4,7 +4,8 @@ import TabdeckCore
 import TabdeckProtocol
 
 /// A row of `table_view`: everything of a ``TableViewState`` but the selection.
-struct TableViewRecord: Codable, FetchableRecord, PersistableRecord {
+/// Fetched as a GRDB record; written by the explicit upsert in ``ViewStore/save(_:_:key:)``.
+struct TableViewRecord: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "table_view"
     var tabId: String
     var tableKey: String
@@ -12,10 +13,13 @@ struct TableViewRecord: Codable, FetchableRecord, PersistableRecord {
     var columnsJSON: String
     var scrollOffset: Int
     var cursor: Int
+    var selectionCount: Int
+    var selectionDigest: Int64
 
     enum CodingKeys: String, CodingKey {
         case tabId = "tab_id", tableKey = "table_key", sortJSON = "sort_json", columnsJSON = "columns_json"
         case scrollOffset = "scroll_offset", cursor
+        case selectionCount = "selection_count", selectionDigest = "selection_digest"
     }
 
     init(_ view: TableViewState, key: ViewKey) throws {
@@ -25,7 +29,12 @@ struct TableViewRecord: Codable, FetchableRecord, PersistableRecord {
         columnsJSON = try Self.encode(view.columns)
         scrollOffset = view.scrollOffset
         cursor = view.cursor
+        let digest = SelectionDigest(view.selection)
+        selectionCount = digest.count
+        selectionDigest = digest.sum
     }
+
+    var digest: SelectionDigest { SelectionDigest(count: selectionCount, sum: selectionDigest) }
 
     var key: ViewKey { ViewKey(tab: tabId, table: tableKey) }
 
@@ -89,16 +98,36 @@ enum ViewStore {
         return views
     }
 
-    /// Upserts the view row, then brings `selected_row` to `view.selection` by deleting
-    /// and inserting only the difference with what is stored, through prepared statements.
-    /// Moving the cursor in a table with a big selection therefore writes one row.
+    /// Upserts the view row, then brings `selected_row` to `view.selection`: not at all when
+    /// the selection's ``SelectionDigest`` is unchanged (a cursor move), else by deleting
+    /// and inserting only the difference with what is stored, through one prepared
+    /// statement each (``RowIDBatch``).
     static func save(_ db: Database, _ view: TableViewState, key: ViewKey) throws {
-        // An upsert (INSERT ... ON CONFLICT DO UPDATE), never INSERT OR REPLACE: a replace
-        // deletes the row first, and the delete would cascade to the selection.
-        try TableViewRecord(view, key: key).upsert(db)
+        let record = try TableViewRecord(view, key: key)
+        let previous = try Row.fetchOne(
+            db, sql: "SELECT selection_count, selection_digest FROM table_view WHERE tab_id = ? AND table_key = ?",
+            arguments: [key.tab, key.table]
+        ).map { SelectionDigest(count: $0[0], sum: $0[1]) }
 
-        let stored = try String.fetchSet(db, sql: "SELECT row_id FROM selected_row WHERE tab_id = ? AND table_key = ?",
-                                         arguments: [key.tab, key.table])
+        // An upsert (INSERT ... ON CONFLICT DO UPDATE), never INSERT OR REPLACE: a replace
+        // deletes the row first, and the delete would cascade to the selection. Written out
+        // because GRDB 7.10's `upsert(_:)` appends `RETURNING rowid`, which a WITHOUT ROWID
+        // table rejects ("no such column: rowid").
+        try db.cachedStatement(sql: """
+            INSERT INTO table_view (tab_id, table_key, sort_json, columns_json, scroll_offset, cursor,
+                                    selection_count, selection_digest)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (tab_id, table_key) DO UPDATE SET
+                sort_json = excluded.sort_json, columns_json = excluded.columns_json,
+                scroll_offset = excluded.scroll_offset, cursor = excluded.cursor,
+                selection_count = excluded.selection_count, selection_digest = excluded.selection_digest
+            """).execute(arguments: [record.tabId, record.tableKey, record.sortJSON, record.columnsJSON,
+                                     record.scrollOffset, record.cursor, record.selectionCount, record.selectionDigest])
+
+        guard previous != record.digest else { return }
+        // No previous row means no selected_row rows either (foreign key).
+        let stored = previous == nil ? [] : try String.fetchSet(
+            db, sql: "SELECT row_id FROM selected_row WHERE tab_id = ? AND table_key = ?", arguments: [key.tab, key.table])
         let removed = stored.subtracting(view.selection)
         let added = stored.isEmpty ? view.selection : view.selection.subtracting(stored)
 
@@ -106,19 +135,13 @@ enum ViewStore {
             if removed.count == stored.count {
                 try db.execute(sql: "DELETE FROM selected_row WHERE tab_id = ? AND table_key = ?", arguments: [key.tab, key.table])
             } else {
-                let delete = try db.cachedStatement(sql: "DELETE FROM selected_row WHERE tab_id = ? AND table_key = ? AND row_id = ?")
-                for id in removed {
-                    delete.setUncheckedArguments([key.tab, key.table, id])
-                    try delete.execute()
-                }
+                try RowIDBatch.run(db, sql: "DELETE FROM selected_row WHERE tab_id = ?1 AND table_key = ?2 AND row_id = ?3",
+                                   key: key, ids: removed)
             }
         }
         if !added.isEmpty {
-            let insert = try db.cachedStatement(sql: "INSERT INTO selected_row (tab_id, table_key, row_id) VALUES (?, ?, ?)")
-            for id in added {
-                insert.setUncheckedArguments([key.tab, key.table, id])
-                try insert.execute()
-            }
+            try RowIDBatch.run(db, sql: "INSERT INTO selected_row (tab_id, table_key, row_id) VALUES (?1, ?2, ?3)",
+                               key: key, ids: added)
         }
     }
 }
