@@ -23,7 +23,7 @@ import TabdeckCore
     }
 
     @Test func invalidJSONNamesLineAndColumn() {
-        #expect(error("{\n  \"tabs\": [\n    {\"id\": \"a\",, }\n]}") == "/etc/w/config.json:3:17: invalid JSON: expected a string key, found ','")
+        #expect(error("{\n  \"tabs\": [\n    {\"id\": \"a\",, }\n]}") == "/etc/w/config.json:3:16: invalid JSON: expected a string key, found ','")
     }
 
     @Test func namesThePathOfBadFields() {

@@ -191,10 +191,10 @@ import TabdeckProtocol
 
 @Suite struct PluginFailureTests {
     @Test func crashFailsTheCommandShowsBangAndRestartsWithBackoff() {
-        var h = Harness(count: 100)
+        var h = Harness(count: 1000)
         h.run("show 1")
         h.plugins["people"]!.holdRows = true
-        h.run("goto 50")
+        h.run("goto 500")
         h.feed(.command("show 3"))  // waits for rows
         h.feed(.plugin(tab: "people", .stderr("Traceback: boom")))
         h.feed(.plugin(tab: "people", .exited("exited with status 3")))
