@@ -27,10 +27,11 @@ public struct LineSplitter: Sendable {
         var start = 0
         while start < bytes.count {
             let rest = UnsafeBufferPointer(rebasing: bytes[start...])
-            guard let newline = rest.firstIndex(of: 0x0A) else {
+            guard let found = rest.firstIndex(of: 0x0A) else {
                 append(rest)
                 break
             }
+            let newline = start + found  // `rest` is rebased: its indices start at 0
             append(UnsafeBufferPointer(rebasing: bytes[start..<newline]))
             pieces.append(takeLine())
             start = newline + 1
