@@ -16,10 +16,12 @@ public final class CSVTable: @unchecked Sendable {
         /// Index only the first 65,536 rows before returning and the rest on a background
         /// thread (rows past them, sorting and filtering wait for it).
         public var background: Bool
-        /// Called (on the indexing thread) with bytes done and bytes in all, per 65,536 rows.
-        public var progress: (@Sendable (Int, Int) -> Void)?
+        /// Called on the indexing thread every 65,536 rows and at the end with bytes done,
+        /// bytes in all and rows indexed so far (done == all: the index is complete).
+        public var progress: (@Sendable (_ bytesDone: Int, _ bytesTotal: Int, _ rows: Int) -> Void)?
 
-        public init(delimiter: UInt8? = nil, background: Bool = false, progress: (@Sendable (Int, Int) -> Void)? = nil) {
+        public init(delimiter: UInt8? = nil, background: Bool = false,
+                    progress: (@Sendable (_ bytesDone: Int, _ bytesTotal: Int, _ rows: Int) -> Void)? = nil) {
             self.delimiter = delimiter; self.background = background; self.progress = progress
         }
     }
@@ -74,6 +76,20 @@ public final class CSVTable: @unchecked Sendable {
         let step = max(1, sampleRows / 2000)
         var r = 0
         while r < sampleRows { inference.add(record: first[r], scanner: scanner); r += step }
+        if !done {
+            // Widths only, from line starts spread over the rest of the file (a line start
+            // may be inside a quoted field: good enough for widths, not for types).
+            let from = first.count > 0 ? first[first.count - 1] : dataStart
+            let stride = max(1, (limit - from) / 500)
+            var p = from + stride
+            while p < limit {
+                if let nl = memchr(base + p, Int32(Byte.newline), limit - p) {
+                    let s = UnsafeRawPointer(nl) - UnsafeRawPointer(base) + 1
+                    if s < limit { inference.add(record: s, scanner: scanner, widthsOnly: true) }
+                }
+                p += stride
+            }
+        }
         var used = Set<String>()
         var columns: [CSVColumn] = []
         for (j, raw) in names.enumerated() {

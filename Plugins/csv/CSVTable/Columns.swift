@@ -36,11 +36,18 @@ struct ColumnInference {
         widths = [[Int]](repeating: [], count: columns)
     }
 
-    mutating func add(record start: Int, scanner: FieldScanner) {
+    /// Adds a sampled record: its cells narrow the possible types (unless `widthsOnly`) and
+    /// their display widths are recorded.
+    mutating func add(record start: Int, scanner: FieldScanner, widthsOnly: Bool = false) {
         let columns = possible.count
         _ = scanner.scan(record: start) { j, span in
             guard j < columns else { return false }
             guard span.count > 0 else { return true }
+            if widthsOnly {
+                widths[j].append(span.escaped ? DisplayWidth.of(scanner.unescaped(span))
+                                              : DisplayWidth.of(UnsafeBufferPointer(start: scanner.base + span.start, count: span.count)))
+                return true
+            }
             seen[j] = true
             if span.escaped {
                 possible[j] = 0

@@ -65,6 +65,7 @@ final class IndexBuilder: @unchecked Sendable {
     let index: RowIndex
     private(set) var position: Int
     private var chunk: [Int] = []
+    private var rowsPublished = 0
     /// Set to stop a background run (the table was closed).
     nonisolated(unsafe) var stopped = false
 
@@ -75,8 +76,9 @@ final class IndexBuilder: @unchecked Sendable {
 
     var finished: Bool { position >= file.count }
 
-    /// Indexes up to `maxChunks` chunks; publishes each one. Returns true when the file is done.
-    func run(maxChunks: Int, progress: ((Int, Int) -> Void)? = nil) -> Bool {
+    /// Indexes up to `maxChunks` chunks; publishes each one and reports (bytes done, bytes in
+    /// all, rows so far). Returns true when the file is done.
+    func run(maxChunks: Int, progress: ((Int, Int, Int) -> Void)? = nil) -> Bool {
         let base = file.base, limit = file.count
         var published = 0
         while position < limit {
@@ -90,15 +92,17 @@ final class IndexBuilder: @unchecked Sendable {
             chunk.append(start)
             if chunk.count == RowOffsets.chunkSize {
                 index.publish(chunk, complete: position >= limit)
+                rowsPublished += chunk.count
                 chunk.removeAll(keepingCapacity: true)
                 published += 1
-                progress?(position, limit)
+                progress?(position, limit, rowsPublished)
                 if published >= maxChunks && position < limit { return false }
             }
         }
         index.publish(chunk, complete: true)
+        rowsPublished += chunk.count
         chunk = []
-        progress?(limit, limit)
+        progress?(limit, limit, rowsPublished)
         return true
     }
 
