@@ -36,7 +36,7 @@ public final class CSVTable: @unchecked Sendable {
     let scanner: FieldScanner
     let index: RowIndex
     private let builder: IndexBuilder
-    private let caches = SortCaches()
+    private let caches: SortCaches
 
     public convenience init(path: String, delimiter: UInt8? = nil) throws(CSVError) {
         try self.init(path: path, options: Options(delimiter: delimiter))
@@ -46,6 +46,8 @@ public final class CSVTable: @unchecked Sendable {
         self.path = path
         let file = try MappedFile(path: path)
         self.file = file
+        // Column keys take ~21 bytes a row for text: keep up to 256 MB or half the file.
+        caches = SortCaches(columnKeyBudget: max(256 << 20, file.count / 2))
         let base = file.base, limit = file.count
         var pos = 0
         if limit >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF { pos = 3 }

@@ -13,6 +13,11 @@ final class SortCaches: @unchecked Sendable {
     static let maxColumnKeys = 3
     static let maxMatches = 2
 
+    /// Bytes the cached column keys may hold (the most recent one is always kept).
+    let columnKeyBudget: Int
+
+    init(columnKeyBudget: Int) { self.columnKeyBudget = columnKeyBudget }
+
     private let lock = NSLock()
     private let computeLock = NSLock()
     private var orders: [(OrderKey, [UInt32])] = []
@@ -46,7 +51,9 @@ final class SortCaches: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         keys.removeAll { $0.column == k.column }
         keys.append(k)
-        if keys.count > Self.maxColumnKeys { keys.removeFirst() }
+        while keys.count > 1 && (keys.count > Self.maxColumnKeys || keys.reduce(0, { $0 + $1.memoryFootprint }) > columnKeyBudget) {
+            keys.removeFirst()
+        }
     }
 
     func matches(_ filter: String) -> RowSet? {

@@ -26,7 +26,7 @@ final class MappedFile: @unchecked Sendable {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw CSVError("cannot stat \(path): \(String(cString: strerror(errno)))") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw CSVError("\(path) is not a regular file") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw CSVError("cannot open \(path): not a regular file") }
         count = Int(st.st_size)
         if count == 0 {
             mapping = nil

@@ -82,7 +82,12 @@ final class IndexBuilder: @unchecked Sendable {
         let base = file.base, limit = file.count
         var published = 0
         while position < limit {
-            if stopped { return false }
+            if stopped {
+                // Closed: release anyone waiting for rows (they get what was found).
+                index.publish(chunk, complete: true)
+                chunk = []
+                return false
+            }
             let start = position
             let end = IndexBuilder.recordEnd(base: base, from: start, limit: limit, delimiter: delimiter)
             position = end

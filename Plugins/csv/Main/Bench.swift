@@ -12,7 +12,8 @@ enum Bench {
     static func time<T>(_ label: String, _ body: () throws -> T) rethrows -> T {
         let t0 = now()
         let v = try body()
-        FileHandle.standardError.write(String(format: "%-36@ %8.1f ms\n", label as NSString, (now() - t0) * 1000).data(using: .utf8)!)
+        let padded = label.padding(toLength: 40, withPad: " ", startingAt: 0)
+        FileHandle.standardError.write((padded + String(format: "%8.1f ms\n", (now() - t0) * 1000)).data(using: .utf8)!)
         return v
     }
 

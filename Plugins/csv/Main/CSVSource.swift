@@ -35,12 +35,10 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
         }
         let title = (path as NSString).lastPathComponent
         lock.lock()
-        opened += 1
-        let handle = opened == 1 ? "root" : "t\(opened)"
         let notifier = self.notifier
         lock.unlock()
 
-        let progress = IndexProgress(table: handle, title: title, notifier: notifier)
+        let progress = IndexProgress(title: title, notifier: notifier)
         let table: CSVTable
         do {
             table = try CSVTable(path: path, options: .init(delimiter: delimiter, background: true,
@@ -49,8 +47,13 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
             throw RPCError(code: RPCError.invalidParams, message: "cannot open \(path): \(Self.reason(error, path: path))",
                            data: ["path": "params.args.path", "file": .string(path)])
         }
-        let total = progress.opened(rowCount: { table.rowCount })
-        lock.lock(); tables[handle] = table; lock.unlock()
+        // The first table is "root", later ones "t2", "t3"... (failed opens use no handle).
+        lock.lock()
+        opened += 1
+        let handle = opened == 1 ? "root" : "t\(opened)"
+        tables[handle] = table
+        lock.unlock()
+        let total = progress.opened(table: handle, rowCount: { table.rowCount })
         PluginLog.info("opened \(path): \(table.columns.count) columns, \(total.map(String.init) ?? "indexing") rows")
 
         var columns = table.columns.map { c -> ColumnSpec in
@@ -123,23 +126,24 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
 /// Turns the indexer's progress into `progress` notifications (at most ~10 a second) and,
 /// when indexing ends after `open` returned, an `invalidate` with the final total.
 final class IndexProgress: @unchecked Sendable {
-    let table: String
     let title: String
     let notifier: Notifier?
     private let lock = NSLock()
+    private var table = ""
     private var isOpen = false
     private var done = false
     private var lastSent = 0.0
 
-    init(table: String, title: String, notifier: Notifier?) {
-        self.table = table; self.title = title; self.notifier = notifier
+    init(title: String, notifier: Notifier?) {
+        self.title = title; self.notifier = notifier
     }
 
     /// Called by `open` once the table exists, with its row count (nil while indexing).
     /// Returns the total for the description; if nil, `report` will send the invalidate.
     /// The count is read under the lock: a final report that came before is then seen in it.
-    func opened(rowCount: () -> Int?) -> Int? {
+    func opened(table: String, rowCount: () -> Int?) -> Int? {
         lock.lock(); defer { lock.unlock() }
+        self.table = table
         isOpen = true
         let count = rowCount()
         if count != nil { done = true }
@@ -154,6 +158,7 @@ final class IndexProgress: @unchecked Sendable {
         if !final && now - lastSent < 0.1 { lock.unlock(); return }
         lastSent = now
         if final { done = true }
+        let table = self.table
         lock.unlock()
         notifier?.progress(done: Double(bytesDone), total: Double(bytesTotal), message: "indexing \(title): \(rows) rows")
         if final { notifier?.invalidate(table: table, total: rows) }
