@@ -7,6 +7,32 @@ import TabdeckProtocol
 /// A handler reports failure by throwing: an ``RPCError`` goes to the host as it is, a
 /// `JSONFieldError` becomes -32602 (invalid params) naming the field, `CancellationError`
 /// becomes -32800, anything else -32603 (internal error).
+///
+/// A whole plugin:
+///
+/// ```swift
+/// import TabdeckPluginKit
+/// import TabdeckProtocol
+///
+/// struct Squares: TableDataSource {
+///     let capabilities = PluginCapabilities()
+///
+///     func open(args: JSONValue) throws -> TableDescription {
+///         TableDescription(table: "root", title: "Squares",
+///                          columns: [ColumnSpec(id: "n", type: .integer), ColumnSpec(id: "square", type: .integer)],
+///                          total: 1_000_000)
+///     }
+///
+///     func rows(_ request: RowsRequest, cancel: CancellationFlag) throws -> RowsResult {
+///         guard request.table == "root" else { throw RPCError.unknown(table: request.table) }
+///         let range = request.offset..<min(request.offset + request.limit, 1_000_000)
+///         return request.result(range.map { n in Row(id: String(n), cells: [.int(Int64(n)), .int(Int64(n * n))]) },
+///                               total: 1_000_000)
+///     }
+/// }
+///
+/// PluginRunner(name: "squares", version: "1.0.0", dataSource: Squares()).run()
+/// ```
 public protocol TableDataSource: Sendable {
     /// What the plugin can do (sent in the `initialize` result).
     var capabilities: PluginCapabilities { get }
