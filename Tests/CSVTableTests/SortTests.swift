@@ -143,6 +143,9 @@ private func referenceOrder(_ rows: [[String?]], types: [CSVColumnType], keys: [
         #expect(try t.page(offset: 100, limit: 2, sort: desc).rows == [149, 148])
         #expect(try t.page(offset: 248, limit: 10, sort: desc).rows == [1, 0])
         #expect(try t.page(offset: 0, limit: .max, sort: desc).rows.count == 250)
+        #expect(try t.page(offset: 7, limit: .max, sort: desc).rows.count == 243)
+        #expect(try t.page(offset: 7, limit: .max).rows.count == 243)
+        #expect(try t.page(offset: 7, limit: .max, filter: "1").rows.count > 0)
     }
 
     @Test func filterMatchesCellsIgnoringCase() throws {

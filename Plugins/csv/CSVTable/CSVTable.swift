@@ -215,13 +215,18 @@ public final class CSVTable: @unchecked Sendable {
         if sort.isEmpty && filter == nil {
             let (end, overflow) = offset.addingReportingOverflow(limit)
             let offsets = try index.wait(forRows: overflow ? .max : end, isCancelled: isCancelled)
-            let rows = offset < offsets.count ? Array(offset..<min(offset + limit, offsets.count)) : []
+            let rows = offset < offsets.count ? Array(offset..<CSVTable.end(offset, limit, offsets.count)) : []
             return Page(rows: rows, total: offsets.complete ? offsets.count : nil)
         }
         let offsets = try index.waitComplete(isCancelled: isCancelled)
         let order = try self.order(sort: sort, filter: filter, offsets: offsets, isCancelled: isCancelled)
-        let rows = offset < order.count ? order[offset..<min(offset + limit, order.count)].map { Int($0) } : []
+        let rows = offset < order.count ? order[offset..<CSVTable.end(offset, limit, order.count)].map { Int($0) } : []
         return Page(rows: rows, total: order.count)
+    }
+
+    /// `min(offset + limit, count)` without overflow (`offset < count`).
+    static func end(_ offset: Int, _ limit: Int, _ count: Int) -> Int {
+        limit >= count - offset ? count : offset + limit
     }
 
     /// The full display order for a sort and filter (cached).

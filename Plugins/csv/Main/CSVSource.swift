@@ -75,7 +75,9 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
             keys.append(CSVSortKey(column: column, descending: key.direction == .descending))
         }
         if table.columns.isEmpty { return request.result([], total: 0) }
-        let page = try table.page(offset: request.offset, limit: request.limit, sort: keys, filter: request.filter,
+        // A reply must fit the protocol's 4 MiB line: no page needs more than this many rows.
+        let limit = min(request.limit, Self.maxPageRows)
+        let page = try table.page(offset: request.offset, limit: limit, sort: keys, filter: request.filter,
                                   isCancelled: { cancel.isCancelled })
         let rows = page.rows.map { row in
             Row(id: String(row + 1), cells: table.values(row: row).map(Self.json))
@@ -95,6 +97,8 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
         guard let table = tables[handle] else { throw RPCError.unknown(table: handle) }
         return table
     }
+
+    static let maxPageRows = 50_000
 
     static func json(_ value: CSVValue) -> JSONValue {
         switch value {
