@@ -20,7 +20,7 @@ public enum RequestID: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A JSON-RPC error object.
-public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     public var code: Int
     public var message: String
     public var data: JSONValue?
@@ -52,7 +52,7 @@ public struct RPCError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// One protocol message: a line on the wire.
-public enum Message: Equatable, Sendable {
+public enum Message: Hashable, Sendable {
     case request(id: RequestID, method: String, params: JSONValue)
     case notification(method: String, params: JSONValue)
     case response(id: RequestID, result: JSONValue)

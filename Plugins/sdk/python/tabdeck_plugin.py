@@ -1,0 +1,931 @@
+"""Tabdeck plugin SDK for Python: one file, standard library only.
+
+A Tabdeck plugin is a subprocess that serves a lazily paged table over a JSON-lines
+(JSON-RPC 2.0 shaped) protocol on stdin/stdout; see ``docs/PROTOCOL.md`` (protocol v1).
+
+Write a subclass of :class:`TablePlugin`, describe the columns, serve rows, call
+:meth:`TablePlugin.run`::
+
+    from tabdeck_plugin import TablePlugin, column, row
+
+    class Hello(TablePlugin):
+        name, version = "hello", "1.0.0"
+        def capabilities(self): return {"sort": True, "multiSort": True}
+        def columns(self): return [column("word"), column("len", type="integer")]
+        def all_rows(self):
+            return [row(w, [w, len(w)]) for w in ("hello", "tabdeck", "world")]
+
+    if __name__ == "__main__":
+        raise SystemExit(Hello().run())
+
+What :meth:`TablePlugin.run` does for you:
+
+* reads stdin as bytes and splits lines itself (4 MiB maximum, longer lines are discarded);
+* answers ``initialize`` (protocol version 1; unknown host capabilities are ignored);
+* validates params and dispatches ``open``, ``rows``, ``children``, ``action``, ``close``,
+  ``shutdown`` and ``$/cancel``; answers with the documented error codes;
+* echoes ``generation`` in ``rows`` results, validates the sort keys against the columns;
+* writes compact UTF-8 JSON, one object per line, under a lock, flushing each line, so the
+  notification helpers (:meth:`~TablePlugin.badge`, :meth:`~TablePlugin.invalidate`,
+  :meth:`~TablePlugin.progress`, :meth:`~TablePlugin.status`, :meth:`~TablePlugin.log`)
+  may be called from any thread;
+* protects the protocol channel: while :meth:`~TablePlugin.run` uses the real stdio, file
+  descriptor 1 and ``sys.stdout`` are pointed at stderr, so a stray ``print()`` (or a child
+  process writing to its stdout) ends up in the tab's log instead of corrupting the protocol.
+
+Threading model: one reader thread (the caller of ``run``) and one worker thread that runs the
+request handlers one after the other, in arrival order. Handlers therefore never run
+concurrently with each other, only with the plugin's own background threads. ``$/cancel`` is
+handled by the reader at once: a request that has not started yet is answered with -32800, a
+running one can poll :meth:`TablePlugin.is_cancelled` / :meth:`TablePlugin.check_cancelled`.
+
+Diagnostics go to stderr only (the ``logging`` module, level from ``TABDECK_LOG_LEVEL``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import queue
+import sys
+import threading
+from typing import Any, BinaryIO, Callable, Iterable, Mapping, Sequence
+
+__all__ = [
+    "PROTOCOL_VERSION", "MAX_LINE_BYTES",
+    "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR",
+    "REQUEST_CANCELLED", "UNKNOWN_TABLE", "NOT_SUPPORTED", "ACTION_FAILED",
+    "RpcError", "Cancelled",
+    "column", "row", "action_spec",
+    "sort_key", "sort_rows", "filter_rows", "validate_sort",
+    "TableSource", "Table", "TablePlugin",
+    "encode_message",
+]
+
+PROTOCOL_VERSION = 1
+"""The protocol version this SDK speaks."""
+
+MAX_LINE_BYTES = 4 * 1024 * 1024
+"""Maximum length of one message line in bytes, excluding the terminating ``\\n``."""
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+REQUEST_CANCELLED = -32800
+UNKNOWN_TABLE = -32001
+NOT_SUPPORTED = -32002
+ACTION_FAILED = -32003
+
+COLUMN_TYPES = ("text", "integer", "decimal", "bool", "date", "enum")
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+log = logging.getLogger("tabdeck_plugin")
+
+_UNSET: Any = object()
+
+
+# --------------------------------------------------------------------------- errors
+
+class RpcError(Exception):
+    """Raise from a handler to answer the request with a JSON-RPC error.
+
+    >>> raise RpcError(ACTION_FAILED, "pid 42: permission denied", {"pid": "42"})
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``error`` member of an error response."""
+        err: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            err["data"] = self.data
+        return err
+
+
+class Cancelled(RpcError):
+    """The request was cancelled by the host (``$/cancel``); answered with -32800."""
+
+    def __init__(self, message: str = "request cancelled") -> None:
+        super().__init__(REQUEST_CANCELLED, message)
+
+
+# --------------------------------------------------------------------------- builders
+
+def column(id: str, title: str | None = None, type: str = "text", *,
+           width: int | Mapping[str, int] | None = None, align: str | None = None,
+           sortable: bool | None = None, values: Sequence[str] | None = None) -> dict[str, Any]:
+    """Build a column description (the entries of a table description's ``columns``).
+
+    ``width`` is an integer (fixed) or a mapping with optional ``min``/``ideal``/``max``;
+    ``values`` is required for ``type="enum"`` and gives the enum's sort order.
+    """
+    if type not in COLUMN_TYPES:
+        raise ValueError(f"column {id!r}: unknown type {type!r}")
+    if type == "enum" and not values:
+        raise ValueError(f"column {id!r}: an enum column needs values")
+    col: dict[str, Any] = {"id": id, "title": title if title is not None else id, "type": type}
+    if values is not None:
+        col["values"] = list(values)
+    if width is not None:
+        col["width"] = width if isinstance(width, int) else dict(width)
+    if align is not None:
+        if align not in ("left", "right", "center"):
+            raise ValueError(f"column {id!r}: bad align {align!r}")
+        col["align"] = align
+    if sortable is not None:
+        col["sortable"] = bool(sortable)
+    return col
+
+
+def row(id: str | int, cells: Sequence[Any], *, section: str | None = None,
+        detail: str | None = None, has_children: bool | None = None) -> dict[str, Any]:
+    """Build a row: a stable ``id`` (kept across sorts and pages) and one cell per column."""
+    r: dict[str, Any] = {"id": str(id), "cells": list(cells)}
+    if section is not None:
+        r["section"] = section
+    if detail is not None:
+        r["detail"] = detail
+    if has_children is not None:
+        r["hasChildren"] = bool(has_children)
+    return r
+
+
+def action_spec(id: str, title: str | None = None, *, confirm: bool = False,
+                multiple: bool = False) -> dict[str, Any]:
+    """Build an action description (the entries of a table description's ``actions``)."""
+    return {"id": id, "title": title if title is not None else id,
+            "confirm": bool(confirm), "multiple": bool(multiple)}
+
+
+# --------------------------------------------------------------------------- sorting
+
+def sort_key(value: Any, col: Mapping[str, Any] | None = None) -> tuple:
+    """A key that orders the cells of one column, type-aware.
+
+    ``None`` sorts before everything (so first ascending, last descending); enum cells sort by
+    their position in the column's ``values`` (unknown values after the known ones); booleans
+    ``False`` < ``True``; numbers numerically; text case-insensitively, ties broken by the exact
+    text; dates (ISO 8601 strings) as text. Cells of different kinds in one column are grouped
+    by kind instead of raising ``TypeError``.
+    """
+    if value is None:
+        return (0,)
+    if col is not None and col.get("type") == "enum":
+        values = col.get("values") or []
+        try:
+            return (1, 0, values.index(value), "")
+        except ValueError:
+            return (1, 0, len(values), str(value))
+    if isinstance(value, bool):
+        return (1, 1, int(value), "")
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and math.isnan(value):
+            return (1, 2, -math.inf, "")
+        return (1, 2, value, "")
+    if isinstance(value, str):
+        return (1, 3, value.casefold(), value)
+    return (1, 4, json.dumps(value, sort_keys=True, default=str), "")
+
+
+def validate_sort(sort: Any, columns: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
+    """Check a ``rows`` request's ``sort`` against the columns; return it normalized.
+
+    Raises :class:`RpcError` -32602 for a malformed key or an unknown column and -32002 for a
+    column declared ``"sortable": false``. A missing direction means ``"asc"``.
+    """
+    if sort is None:
+        return []
+    if not isinstance(sort, list):
+        raise RpcError(INVALID_PARAMS, "sort must be a list of {column, direction}")
+    by_id = {c.get("id"): c for c in columns}
+    keys: list[dict[str, str]] = []
+    for key in sort:
+        if not isinstance(key, dict) or not isinstance(key.get("column"), str):
+            raise RpcError(INVALID_PARAMS, f"bad sort key: {key!r}")
+        direction = key.get("direction", "asc")
+        if direction not in ("asc", "desc"):
+            raise RpcError(INVALID_PARAMS, f"bad sort direction: {direction!r}")
+        col = by_id.get(key["column"])
+        if col is None:
+            raise RpcError(INVALID_PARAMS, f"unknown sort column: {key['column']!r}")
+        if col.get("sortable", True) is False:
+            raise RpcError(NOT_SUPPORTED, f"column {key['column']!r} is not sortable")
+        keys.append({"column": key["column"], "direction": direction})
+    return keys
+
+
+def sort_rows(rows: Iterable[Mapping[str, Any]], sort: Sequence[Mapping[str, Any]],
+              columns: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """Return the rows sorted by a list of ``{"column", "direction"}`` keys (first key first).
+
+    Rows are mappings with ``cells`` in column order. The sort is stable, so rows equal in every
+    key keep their input order. Cells are compared with :func:`sort_key`. An unknown column
+    raises :class:`RpcError` -32602.
+    """
+    out = list(rows)
+    index = {c.get("id"): (i, c) for i, c in enumerate(columns)}
+    for key in reversed(list(sort)):
+        found = index.get(key.get("column"))
+        if found is None:
+            raise RpcError(INVALID_PARAMS, f"unknown sort column: {key.get('column')!r}")
+        i, col = found
+        out.sort(key=lambda r, i=i, col=col: sort_key(r["cells"][i], col),
+                 reverse=key.get("direction", "asc") == "desc")
+    return out
+
+
+def filter_rows(rows: Iterable[Mapping[str, Any]], text: str) -> list[Any]:
+    """Rows with at least one cell whose text contains ``text``, case-insensitively."""
+    needle = text.casefold()
+    return [r for r in rows
+            if any(c is not None and needle in str(c).casefold() for c in r["cells"])]
+
+
+# --------------------------------------------------------------------------- encoding
+
+def _finite(obj: Any) -> Any:
+    """Replace NaN and infinities (not valid JSON) by ``None``, recursively."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def encode_message(obj: Any) -> bytes:
+    """Encode one message as compact UTF-8 JSON, without the trailing newline.
+
+    Control characters are escaped by ``json``, so the result never contains a raw ``\\n``.
+    NaN/Infinity become ``null``; lone surrogates become ``?``.
+    """
+    try:
+        text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        text = json.dumps(_finite(obj), separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False)
+    return text.encode("utf-8", "replace")
+
+
+# --------------------------------------------------------------------------- tables
+
+class TableSource:
+    """What every table has: a title, columns, a row count and rows.
+
+    Override :meth:`columns` and either :meth:`all_rows` (the SDK then filters, sorts with
+    :func:`sort_rows` and pages for you) or :meth:`rows` (+ :meth:`count`) for big or external
+    data. Both :class:`TablePlugin` (the root table) and :class:`Table` (child tables) are
+    table sources.
+    """
+
+    title: str = ""
+
+    def columns(self) -> list[dict[str, Any]]:
+        """The column descriptions (see :func:`column`). Must not be empty."""
+        raise NotImplementedError("override columns()")
+
+    def all_rows(self) -> list[dict[str, Any]]:
+        """Every row, for small tables (see :func:`row`). Used by the default rows()/count()."""
+        raise NotImplementedError("override all_rows() or rows()")
+
+    def count(self) -> int | None:
+        """The number of rows, or ``None`` when unknown. Default: ``len(all_rows())``."""
+        try:
+            return len(self.all_rows())
+        except NotImplementedError:
+            return None
+
+    def rows(self, offset: int, limit: int, sort: list[dict[str, str]],
+             filter: Any) -> list[dict[str, Any]] | tuple[list[dict[str, Any]], int | None]:
+        """Return up to ``limit`` rows starting at ``offset`` in the given order.
+
+        ``sort`` is already validated (and empty when the plugin does not declare ``sort``).
+        Return a list of rows (the response's ``total`` is then :meth:`count`), or a tuple
+        ``(rows, total)``. The default uses :meth:`all_rows`, keeps only rows matching a
+        string ``filter`` (see :func:`filter_rows`) and sorts with :func:`sort_rows`.
+        """
+        data = self.all_rows()
+        total: int | None = None
+        if isinstance(filter, str) and filter:
+            data = filter_rows(data, filter)
+            total = len(data)
+        if sort:
+            data = sort_rows(data, sort, self.columns())
+        page = data[offset:offset + limit]
+        return (page, total) if total is not None else page
+
+    def actions(self) -> list[dict[str, Any]]:
+        """The actions of this table (see :func:`action_spec`). Default: none."""
+        return []
+
+    def sections(self) -> list[dict[str, Any]] | None:
+        """The sections of this table (``id``, ``title``, optional ``footer``). Default: none."""
+        return None
+
+    def describe(self) -> dict[str, Any]:
+        """A table description without the ``table`` handle (the SDK adds it)."""
+        desc: dict[str, Any] = {"title": self.title, "columns": self.columns(),
+                                "total": self.count()}
+        actions = self.actions()
+        if actions:
+            desc["actions"] = actions
+        sections = self.sections()
+        if sections:
+            desc["sections"] = sections
+        return desc
+
+
+class Table(TableSource):
+    """A child table, returned by :meth:`TablePlugin.children`.
+
+    The SDK gives it a handle, routes ``rows``, ``children`` and ``action`` requests naming that
+    handle to it, and calls :meth:`close` when the host sends ``close``.
+    """
+
+    def action(self, action: str, rows: list[str]) -> dict[str, Any] | str | None:
+        """Run an action on rows of this table; see :meth:`TablePlugin.action`."""
+        raise RpcError(NOT_SUPPORTED, "this table has no actions")
+
+    def children(self, row: str) -> "Table":
+        """The child table of one of this table's rows."""
+        raise RpcError(NOT_SUPPORTED, "this table has no children")
+
+    def close(self) -> None:
+        """The host no longer needs this table: release what it holds."""
+
+
+class _Request:
+    __slots__ = ("id", "method", "params", "is_request")
+
+    def __init__(self, id: Any, method: str, params: Any, is_request: bool) -> None:
+        self.id = id
+        self.method = method
+        self.params = params
+        self.is_request = is_request
+
+
+class TablePlugin(TableSource):
+    """Base class of a plugin. The plugin object itself is the root table.
+
+    Override at least :meth:`columns` and :meth:`all_rows` (or :meth:`rows`), set
+    :attr:`name` and :attr:`version`, declare :meth:`capabilities`, then call :meth:`run`.
+    """
+
+    name: str = "plugin"
+    """Plugin name, sent in the ``initialize`` result."""
+    version: str = "0.0.0"
+    """Plugin (app) version, separate from the protocol version."""
+    root_table: str = "root"
+    """Handle of the root table, unless :meth:`open` returns another ``table``."""
+
+    def __init__(self) -> None:
+        self.host: dict[str, Any] = {}
+        """The ``host`` member of ``initialize`` params (name, version)."""
+        self.host_capabilities: dict[str, Any] = {}
+        """The host's capabilities from ``initialize`` (unknown ones are simply kept)."""
+        self.args: dict[str, Any] = {}
+        """The ``args`` of the last ``open``."""
+        self._write_lock = threading.Lock()
+        self._state_lock = threading.Lock()
+        self._out: BinaryIO | None = None
+        self._out_broken = False
+        self._queue: queue.Queue[_Request | None] = queue.Queue()
+        self._pending: set[Any] = set()
+        self._cancelled: set[Any] = set()
+        self._current_id: Any = None
+        self._initialized = False
+        self._opened = False
+        self._shutdown = threading.Event()
+        self._tables: dict[str, Table] = {}
+        self._next_handle = 1
+
+    # ------------------------------------------------------------ to override
+
+    def capabilities(self) -> dict[str, bool]:
+        """Capabilities sent in the ``initialize`` result.
+
+        Keys: ``sort``, ``multiSort``, ``filter``, ``sections``, ``children``, ``actions``,
+        ``live``, ``paging``. Default: none (the host sorts; ``paging`` defaults to true).
+        """
+        return {}
+
+    def open(self, args: dict[str, Any]) -> dict[str, Any] | None:
+        """Handle ``open``: ``args`` is the tab's ``args`` from config.json.
+
+        Return a table description, or ``None`` for :meth:`describe` of the plugin itself.
+        A missing ``table`` member means :attr:`root_table`. Raise :class:`RpcError` with
+        -32602 for bad args.
+        """
+        return None
+
+    def children(self, table: str, row: str) -> Table:
+        """Return the child :class:`Table` of ``row`` of the root table ``table``.
+
+        Declare the ``children`` capability and mark rows with ``has_children=True``.
+        Requests naming a child table's handle go to that :class:`Table` instead.
+        """
+        raise RpcError(NOT_SUPPORTED, "this plugin has no children")
+
+    def action(self, table: str, action: str, rows: list[str]) -> dict[str, Any] | str | None:
+        """Run ``action`` on the rows (ids) of the root table ``table``.
+
+        The action id is already checked against :meth:`actions`. Return a dict with optional
+        ``message`` and ``invalidate``, a message string, or ``None``; raise
+        ``RpcError(ACTION_FAILED, "...")`` on failure.
+        """
+        raise RpcError(NOT_SUPPORTED, "this plugin has no actions")
+
+    def close(self, table: str) -> None:
+        """``close`` for a table handled by the plugin itself (not a child :class:`Table`)."""
+
+    def on_shutdown(self) -> None:
+        """Called on ``shutdown`` (before it is answered) and at the end of input: stop
+        background threads here."""
+
+    # ------------------------------------------------------------ notifications
+
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        """Send a notification to the host. Thread-safe; a no-op before :meth:`run`."""
+        self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def badge(self, value: int | str | None) -> None:
+        """Set the tab's badge: a number, a short string (cut to 4 characters), or ``None``."""
+        self.notify("badge", {"value": value})
+
+    def invalidate(self, table: str | None = None, rows: Sequence[str] | None = None,
+                   total: int | None = _UNSET) -> None:
+        """Tell the host to refetch rows: the whole table, or only the given row ids.
+
+        ``total`` (optional) announces the new row count (``None`` = unknown).
+        """
+        params: dict[str, Any] = {"table": table or self.root_table}
+        if rows is not None:
+            params["rows"] = [str(r) for r in rows]
+        if total is not _UNSET:
+            params["total"] = total
+        self.notify("invalidate", params)
+
+    def progress(self, done: int | float, total: int | float | None = None,
+                 message: str | None = None) -> None:
+        """Report progress of a long load; ``done == total`` ends it."""
+        params: dict[str, Any] = {"done": done, "total": total}
+        if message is not None:
+            params["message"] = message
+        self.notify("progress", params)
+
+    def status(self, text: str) -> None:
+        """Set the tab's status text."""
+        self.notify("status", {"text": text})
+
+    def log(self, message: str, level: str = "info") -> None:
+        """Send a log line to the host (levels: debug, info, warning, error)."""
+        if level not in LOG_LEVELS:
+            raise ValueError(f"bad log level {level!r}")
+        self.notify("log", {"level": level, "message": message})
+
+    # ------------------------------------------------------------ cancellation
+
+    def is_cancelled(self) -> bool:
+        """True when the host cancelled the request that is being handled right now."""
+        with self._state_lock:
+            return self._current_id is not None and self._current_id in self._cancelled
+
+    def check_cancelled(self) -> None:
+        """Raise :class:`Cancelled` if the current request was cancelled (call it in loops)."""
+        if self.is_cancelled():
+            raise Cancelled()
+
+    @property
+    def shutting_down(self) -> bool:
+        """True once ``shutdown`` was received."""
+        return self._shutdown.is_set()
+
+    # ------------------------------------------------------------ main loop
+
+    def run(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
+        """Serve the protocol until stdin ends; return the exit code (0).
+
+        With no arguments the process's real stdin/stdout are used and stray writes to stdout
+        are redirected to stderr (see the module docs). Pass binary streams to run in-process.
+        Typical use: ``raise SystemExit(MyPlugin().run())``.
+        """
+        if stdout is None and not logging.getLogger().handlers and not log.handlers:
+            level = getattr(logging, os.environ.get("TABDECK_LOG_LEVEL", "INFO").upper(), None)
+            logging.basicConfig(stream=sys.stderr,
+                                level=level if isinstance(level, int) else logging.INFO,
+                                format=f"%(asctime)s {self.name} %(levelname)s %(message)s")
+        if stdout is None:
+            sys.stdout.flush()
+            proto_fd = os.dup(1)
+            os.dup2(2, 1)  # anything else writing to fd 1 now goes to the log
+            sys.stdout = sys.stderr
+            self._out = os.fdopen(proto_fd, "wb", buffering=0)
+        else:
+            self._out = stdout
+        if stdin is None:
+            fd = sys.stdin.fileno()
+
+            def read_chunk() -> bytes:
+                return os.read(fd, 1 << 16)
+        else:
+            reader = getattr(stdin, "read1", None) or stdin.read
+
+            def read_chunk() -> bytes:
+                return reader(1 << 16)
+
+        worker = threading.Thread(target=self._work, name="tabdeck-worker", daemon=True)
+        worker.start()
+        try:
+            for line in self._lines(read_chunk):
+                self._receive(line)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self._queue.put(None)
+            worker.join()
+            if not self._shutdown.is_set():
+                self._shutdown.set()
+                self._safe_call(self.on_shutdown)
+        return 0
+
+    # ------------------------------------------------------------ internals: I/O
+
+    def _lines(self, read_chunk: Callable[[], bytes]) -> Iterable[bytes]:
+        """Split the byte stream into lines; discard (and report) lines over the limit."""
+        buf = bytearray()
+        discarding = False
+        while True:
+            try:
+                chunk = read_chunk()
+            except InterruptedError:
+                continue
+            except OSError as e:
+                log.error("reading stdin failed: %s", e)
+                chunk = b""
+            if not chunk:
+                if buf and not discarding:
+                    yield bytes(buf)
+                return
+            start = 0
+            while True:
+                nl = chunk.find(b"\n", start)
+                if nl < 0:
+                    if not discarding:
+                        buf += chunk[start:]
+                        if len(buf) > MAX_LINE_BYTES:
+                            buf.clear()
+                            discarding = True
+                    break
+                if discarding:
+                    discarding = False
+                    self._too_long()
+                else:
+                    buf += chunk[start:nl]
+                    if len(buf) > MAX_LINE_BYTES:
+                        self._too_long()
+                    else:
+                        yield bytes(buf)
+                    buf.clear()
+                start = nl + 1
+
+    def _too_long(self) -> None:
+        log.error("discarded an input line longer than %d bytes", MAX_LINE_BYTES)
+        self._send_error(None, RpcError(INVALID_REQUEST,
+                                        f"message longer than {MAX_LINE_BYTES} bytes"))
+
+    def _send(self, msg: dict[str, Any]) -> bool:
+        data = encode_message(msg)
+        if len(data) > MAX_LINE_BYTES:
+            log.error("not sending a %d-byte message (limit %d)", len(data), MAX_LINE_BYTES)
+            if "id" in msg and "method" not in msg:
+                data = encode_message({"jsonrpc": "2.0", "id": msg["id"], "error": {
+                    "code": INTERNAL_ERROR,
+                    "message": f"response of {len(data)} bytes exceeds the line limit"}})
+            else:
+                return False
+        with self._write_lock:
+            if self._out is None or self._out_broken:
+                return False
+            try:
+                self._out.write(data + b"\n")
+                self._out.flush()
+            except (BrokenPipeError, ValueError, OSError) as e:
+                self._out_broken = True
+                log.error("stdout closed: %s", e)
+                return False
+        return True
+
+    def _send_result(self, id: Any, result: Any) -> None:
+        self._send({"jsonrpc": "2.0", "id": id, "result": result})
+
+    def _send_error(self, id: Any, err: RpcError) -> None:
+        self._send({"jsonrpc": "2.0", "id": id, "error": err.to_json()})
+
+    def _safe_call(self, fn: Callable[[], Any]) -> None:
+        try:
+            fn()
+        except Exception:
+            log.exception("error in %s", getattr(fn, "__name__", fn))
+
+    # ------------------------------------------------------------ internals: dispatch
+
+    def _receive(self, line: bytes) -> None:
+        """Parse one line (reader thread) and queue it, or answer protocol errors at once."""
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if not line.strip():
+            return
+        try:
+            msg = json.loads(line)
+        except ValueError as e:  # includes UnicodeDecodeError
+            self._send_error(None, RpcError(PARSE_ERROR, f"parse error: {e}"))
+            return
+        if not isinstance(msg, dict):
+            self._send_error(None, RpcError(INVALID_REQUEST, "a message must be a JSON object"))
+            return
+        has_id = "id" in msg
+        mid = msg.get("id")
+        if has_id and (isinstance(mid, bool) or not isinstance(mid, (int, str))):
+            self._send_error(None, RpcError(INVALID_REQUEST, "id must be an integer or string"))
+            return
+        method = msg.get("method")
+        if method is None and has_id and ("result" in msg or "error" in msg):
+            log.debug("ignoring a response from the host (id %r)", mid)
+            return
+        if not isinstance(method, str):
+            if has_id:
+                self._send_error(mid, RpcError(INVALID_REQUEST, "method must be a string"))
+            else:
+                self._send_error(None, RpcError(INVALID_REQUEST, "not a request"))
+            return
+        params = msg.get("params")
+        if method == "$/cancel":
+            self._cancel(params)
+            if has_id:
+                self._send_result(mid, None)
+            return
+        if has_id:
+            with self._state_lock:
+                self._pending.add(mid)
+        self._queue.put(_Request(mid, method, params, has_id))
+
+    def _cancel(self, params: Any) -> None:
+        if not isinstance(params, dict) or "id" not in params:
+            log.debug("ignoring $/cancel without id")
+            return
+        with self._state_lock:
+            if params["id"] in self._pending:
+                self._cancelled.add(params["id"])
+
+    def _work(self) -> None:
+        while True:
+            req = self._queue.get()
+            if req is None:
+                return
+            if req.is_request:
+                with self._state_lock:
+                    cancelled = req.id in self._cancelled
+                    self._current_id = req.id
+                try:
+                    if cancelled:
+                        raise Cancelled()
+                    result = self._dispatch(req)
+                except RpcError as e:
+                    self._send_error(req.id, e)
+                except Exception as e:
+                    log.exception("%s failed", req.method)
+                    self._send_error(req.id, RpcError(
+                        INTERNAL_ERROR, f"{type(e).__name__}: {e}"))
+                else:
+                    self._send_result(req.id, result)
+                finally:
+                    with self._state_lock:
+                        self._current_id = None
+                        self._pending.discard(req.id)
+                        self._cancelled.discard(req.id)
+            else:
+                try:
+                    self._dispatch_notification(req)
+                except Exception:
+                    log.exception("notification %s failed", req.method)
+
+    def _dispatch_notification(self, req: _Request) -> None:
+        if req.method == "close":
+            params = req.params if isinstance(req.params, dict) else {}
+            self._close(params.get("table"))
+        else:
+            log.debug("ignoring notification %s", req.method)
+
+    def _dispatch(self, req: _Request) -> Any:
+        method = req.method
+        if method == "initialize":
+            return self._initialize(req.params)
+        if method == "shutdown":
+            return self._do_shutdown()
+        if method == "close":  # a notification in v1; tolerate it as a request
+            self._close(req.params.get("table") if isinstance(req.params, dict) else None)
+            return None
+        handler = {"open": self._open, "rows": self._rows, "children": self._children,
+                   "action": self._action}.get(method)
+        if handler is None:
+            raise RpcError(METHOD_NOT_FOUND, f"method not found: {method}")
+        if not self._initialized:
+            raise RpcError(INVALID_REQUEST, "initialize first")
+        if req.params is None:
+            params: dict[str, Any] = {}
+        elif isinstance(req.params, dict):
+            params = req.params
+        else:
+            raise RpcError(INVALID_PARAMS, "params must be an object")
+        return handler(params)
+
+    def _initialize(self, params: Any) -> dict[str, Any]:
+        if params is not None and not isinstance(params, dict):
+            raise RpcError(INVALID_PARAMS, "params must be an object")
+        params = params or {}
+        if self._initialized:
+            raise RpcError(INVALID_REQUEST, "already initialized")
+        host = params.get("host")
+        caps = params.get("capabilities")
+        self.host = host if isinstance(host, dict) else {}
+        self.host_capabilities = caps if isinstance(caps, dict) else {}
+        if params.get("protocolVersion") != PROTOCOL_VERSION:
+            log.warning("host speaks protocol %r, this plugin speaks %d",
+                        params.get("protocolVersion"), PROTOCOL_VERSION)
+        self._initialized = True
+        return {"name": self.name, "version": self.version,
+                "protocolVersion": PROTOCOL_VERSION, "capabilities": dict(self.capabilities())}
+
+    def _do_shutdown(self) -> None:
+        if not self._shutdown.is_set():
+            self._shutdown.set()
+            self._safe_call(self.on_shutdown)
+        return None
+
+    def _caps(self) -> dict[str, Any]:
+        return dict(self.capabilities())
+
+    def _source(self, table: Any) -> TableSource:
+        if not isinstance(table, str):
+            raise RpcError(INVALID_PARAMS, "table must be a string")
+        if self._opened and table == self.root_table:
+            return self
+        child = self._tables.get(table)
+        if child is None:
+            raise RpcError(UNKNOWN_TABLE, f"unknown table: {table}")
+        return child
+
+    @staticmethod
+    def _check_description(desc: dict[str, Any]) -> None:
+        cols = desc.get("columns")
+        if not isinstance(cols, list) or not cols:
+            raise RpcError(INTERNAL_ERROR, "plugin bug: a table needs at least one column")
+        ids = [c.get("id") if isinstance(c, dict) else None for c in cols]
+        if any(not isinstance(i, str) for i in ids) or len(set(ids)) != len(ids):
+            raise RpcError(INTERNAL_ERROR, "plugin bug: column ids must be unique strings")
+
+    def _open(self, params: dict[str, Any]) -> dict[str, Any]:
+        args = params.get("args")
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
+            raise RpcError(INVALID_PARAMS, "args must be an object")
+        self.args = args
+        desc = self.open(args)
+        desc = dict(desc) if desc is not None else self.describe()
+        if not isinstance(desc.get("table"), str):
+            desc = {"table": self.root_table, **desc}
+        self._check_description(desc)
+        self.root_table = desc["table"]
+        self._opened = True
+        return desc
+
+    def _rows(self, params: dict[str, Any]) -> dict[str, Any]:
+        source = self._source(params.get("table"))
+        offset = params.get("offset", 0)
+        limit = params.get("limit")
+        for name, value in (("offset", offset), ("limit", limit)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise RpcError(INVALID_PARAMS, f"{name} must be a non-negative integer")
+        caps = self._caps()
+        columns = source.columns()
+        if caps.get("sort"):
+            sort = validate_sort(params.get("sort"), columns)
+            if len(sort) > 1 and not caps.get("multiSort"):
+                sort = sort[:1]
+        else:
+            sort = []  # the host sorts; a sort sent anyway is ignored
+        filt = params.get("filter") if caps.get("filter") else None
+        got = source.rows(offset, limit, sort, filt)
+        if isinstance(got, tuple):
+            page, total = got
+        else:
+            page, total = got, source.count()
+        page = [self._check_row(r, len(columns)) for r in page]
+        result: dict[str, Any] = {}
+        if "generation" in params:
+            result["generation"] = params["generation"]
+        result.update({"offset": offset, "rows": page, "total": total})
+        return self._fit(result)
+
+    @staticmethod
+    def _check_row(r: Any, ncols: int) -> dict[str, Any]:
+        if not isinstance(r, dict) or "cells" not in r or "id" not in r:
+            raise RpcError(INTERNAL_ERROR, f"plugin bug: a row needs id and cells: {r!r:.200}")
+        if len(r["cells"]) != ncols:
+            raise RpcError(INTERNAL_ERROR, f"plugin bug: row {r['id']!r} has "
+                                           f"{len(r['cells'])} cells for {ncols} columns")
+        if not isinstance(r["id"], str):
+            r = {**r, "id": str(r["id"])}
+        return r
+
+    def _fit(self, result: dict[str, Any]) -> dict[str, Any]:
+        """Shorten a rows page so the response line stays under the limit (when total is known,
+        the host asks again for the rest)."""
+        rows = result["rows"]
+        if len(encode_message(result)) + 64 <= MAX_LINE_BYTES:
+            return result
+        if result.get("total") is None or len(rows) <= 1:
+            raise RpcError(INTERNAL_ERROR, "page too large for one line; ask for fewer rows")
+        lo, hi = 1, len(rows)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if len(encode_message({**result, "rows": rows[:mid]})) + 64 <= MAX_LINE_BYTES:
+                lo = mid
+            else:
+                hi = mid - 1
+        if len(encode_message({**result, "rows": rows[:lo]})) + 64 > MAX_LINE_BYTES:
+            raise RpcError(INTERNAL_ERROR, "a single row is too large for one line")
+        return {**result, "rows": rows[:lo]}
+
+    def _row_id(self, params: dict[str, Any]) -> str:
+        r = params.get("row")
+        if isinstance(r, bool) or not isinstance(r, (str, int)):
+            raise RpcError(INVALID_PARAMS, "row must be a row id")
+        return str(r)
+
+    def _register(self, child: Any) -> dict[str, Any]:
+        if not isinstance(child, Table):
+            raise RpcError(INTERNAL_ERROR, "plugin bug: children() must return a Table")
+        handle = f"t{self._next_handle}"
+        self._next_handle += 1
+        desc = {"table": handle, **child.describe()}
+        self._check_description(desc)
+        self._tables[handle] = child
+        return desc
+
+    def _children(self, params: dict[str, Any]) -> dict[str, Any]:
+        source = self._source(params.get("table"))
+        row_id = self._row_id(params)
+        if source is self:
+            if not self._caps().get("children"):
+                raise RpcError(NOT_SUPPORTED, "this plugin has no children")
+            child = self.children(params["table"], row_id)
+        else:
+            assert isinstance(source, Table)
+            child = source.children(row_id)
+        return self._register(child)
+
+    def _action(self, params: dict[str, Any]) -> dict[str, Any]:
+        source = self._source(params.get("table"))
+        act = params.get("action")
+        rows = params.get("rows")
+        if not isinstance(act, str):
+            raise RpcError(INVALID_PARAMS, "action must be a string")
+        if not isinstance(rows, list) or any(
+                isinstance(r, bool) or not isinstance(r, (str, int)) for r in rows):
+            raise RpcError(INVALID_PARAMS, "rows must be a list of row ids")
+        rows = [str(r) for r in rows]
+        spec = next((a for a in source.actions() if a.get("id") == act), None)
+        if spec is None:
+            raise RpcError(INVALID_PARAMS, f"unknown action: {act}")
+        if len(rows) > 1 and not spec.get("multiple"):
+            raise RpcError(INVALID_PARAMS, f"action {act} applies to one row at a time")
+        if source is self:
+            result = self.action(params["table"], act, rows)
+        else:
+            assert isinstance(source, Table)
+            result = source.action(act, rows)
+        if result is None:
+            return {}
+        if isinstance(result, str):
+            return {"message": result}
+        return dict(result)
+
+    def _close(self, table: Any) -> None:
+        if not isinstance(table, str):
+            return
+        child = self._tables.pop(table, None)
+        if child is not None:
+            self._safe_call(child.close)
+        elif table == self.root_table:
+            self._safe_call(lambda: self.close(table))

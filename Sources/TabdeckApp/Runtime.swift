@@ -1,0 +1,229 @@
+import Foundation
+import TabdeckCore
+import TabdeckProtocol
+import TabdeckStore
+import TabdeckSupervisor
+
+/// How the runtime prints command results.
+public enum OutputFormat: String, Sendable {
+    case text, json
+}
+
+/// The edge that runs the pure core: it feeds events to ``Workspace/update(_:now:)`` and
+/// carries out the effects (plugins, database, files, output).
+public final class Runtime {
+    public private(set) var workspace: Workspace
+    let database: AppDatabase
+    let supervisor: PluginSupervisor
+    let queue = EventQueue()
+    let stateDirectory: String
+    let output: OutputFormat
+    let clock = ContinuousClock()
+    let started: ContinuousClock.Instant
+    var wakeAt: Double?
+    var export: ExportWriter?
+    var finished = false
+    var currentLine = ""
+    /// A write to the database failed during the current command.
+    var persistFailure: String?
+    /// Commands that failed so far.
+    public private(set) var failures = 0
+    public private(set) var quitRequested = false
+    /// Where results go (stdout by default); replaced in tests.
+    var write: (String) -> Void = { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
+    var writeError: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+
+    /// Loads the config, opens the store and prepares the workspace. Nothing is spawned yet.
+    public init(configPath: String, stateDirectory: String, output: OutputFormat = .text,
+                settings: CoreSettings = CoreSettings()) throws(AppError) {
+        signal(SIGPIPE, SIG_IGN)
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: configPath)) } catch {
+            throw .unreadableConfig(path: configPath, reason: (error as NSError).localizedDescription)
+        }
+        let directory = URL(fileURLWithPath: configPath).deletingLastPathComponent().path
+        let config: WorkspaceConfig
+        do { config = try WorkspaceConfig.parse(Array(data), file: configPath, directory: directory) } catch {
+            throw .config(error.description)
+        }
+        let database: AppDatabase
+        let recovery: StoreRecovery?
+        do { (database, recovery) = try AppDatabase.open(stateDirectory: stateDirectory) } catch {
+            throw .store(error.description)
+        }
+        let layout: WorkspaceLayout?
+        var views: [TableViewKey: TableViewState] = [:]
+        do {
+            layout = try database.loadLayout()
+            for (key, view) in try database.loadAllViews() { views[TableViewKey(tab: key.tab, table: key.table)] = view }
+        } catch { throw .store(error.description) }
+        self.database = database
+        self.stateDirectory = stateDirectory
+        self.output = output
+        self.started = clock.now
+        self.workspace = Workspace(config: config, storedLayout: layout, storedViews: views, settings: settings)
+        let queue = self.queue
+        self.supervisor = PluginSupervisor(onEvent: { event in queue.put(Runtime.translate(event)) })
+        if let recovery {
+            writeError("tabdeck: \(recovery.reason); the old database was moved to \(recovery.movedTo) and a fresh one started")
+        }
+    }
+
+    /// The per-tab plugin log file.
+    public func logFile(tab: String) -> String { stateDirectory + "/logs/\(tab).log" }
+
+    /// Seconds since the runtime started: the core's clock.
+    func now() -> Double {
+        let d = clock.now - started
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    /// Starts background plugins.
+    public func launch() { execute(workspace.launch(now: now())) }
+
+    /// Runs one command line to completion (waiting for plugins as needed); false if it failed.
+    @discardableResult
+    public func run(_ line: String) -> Bool {
+        let before = failures
+        finished = false
+        persistFailure = nil
+        currentLine = line
+        dispatch(.command(line))
+        pump { self.finished }
+        return failures == before
+    }
+
+    /// Stops every plugin and waits for them to exit.
+    public func shutdown() {
+        execute(workspace.shutdown())
+        supervisor.stopAll()
+    }
+
+    /// Handles events until `done()` holds.
+    func pump(until done: () -> Bool) {
+        while !done() {
+            let deadline = wakeAt.map { started + .milliseconds(Int64($0 * 1000) + 1) }
+            let date = deadline.map { Date().addingTimeInterval(Double(($0 - clock.now).components.seconds) + Double(($0 - clock.now).components.attoseconds) / 1e18) }
+            if let event = queue.take(until: date) {
+                dispatch(event)
+            } else {
+                wakeAt = nil
+                dispatch(.wake)
+            }
+        }
+    }
+
+    func dispatch(_ event: Event) {
+        execute(workspace.update(event, now: now()))
+    }
+
+    func execute(_ effects: [Effect]) {
+        for effect in effects { perform(effect) }
+    }
+
+    func perform(_ effect: Effect) {
+        switch effect {
+        case .startPlugin(let tab):
+            guard let config = workspace.config.tab(tab) else { return }
+            var env = config.env
+            env["TABDECK_PROTOCOL"] = String(ProtocolVersion.current)
+            let spec = PluginSpec(tab: tab, command: config.command, environment: env,
+                                  workingDirectory: workspace.config.directory, logFile: logFile(tab: tab))
+            do { try supervisor.start(spec) } catch {
+                queue.put(.plugin(tab: tab, .spawnFailed(error.description)))
+            }
+        case .send(let tab, let message):
+            do { try supervisor.send(message, to: tab) } catch {
+                appendLog(tab, "tabdeck: could not send to plugin: \(error)")
+            }
+        case .stopPlugin(let tab): supervisor.stop(tab)
+        case .killPlugin(let tab): supervisor.kill(tab)
+        case .saveLayout(let layout): persist { () throws(StoreError) in try database.saveLayout(layout) }
+        case .resetLayout: persist { () throws(StoreError) in try database.resetLayout() }
+        case .saveView(let tab, let table, let view):
+            persist { () throws(StoreError) in try database.saveView(view, tab: tab, table: table) }
+        case .log(let tab, let line): appendLog(tab, line)
+        case .wake(let at): wakeAt = min(wakeAt ?? at, at)
+        case .exportBegin(let path, let format, let columns):
+            let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            do { export = try ExportWriter(path: full, format: format, columns: columns) } catch {
+                queue.put(.effectFailed("export: cannot write \(full): \(error)"))
+            }
+        case .exportRows(let rows):
+            guard let export else { return }
+            do { try export.write(rows) } catch {
+                self.export = nil
+                queue.put(.effectFailed("export: writing \(export.path) failed: \(error.localizedDescription)"))
+            }
+        case .exportEnd:
+            try? export?.finish()
+            export = nil
+        case .showLog(let tab):
+            let text = tailOfLog(tab, lines: 50)
+            report(.success(CommandOutput(text: text.isEmpty ? "(log of \(tab) is empty)" : text,
+                                          json: ["tab": .string(tab), "log": .string(text)])))
+        case .commandDone(let out):
+            if let persistFailure { report(.failure(persistFailure)) } else { report(.success(out)) }
+        case .commandFailed(let message):
+            report(.failure(message))
+        case .quit:
+            quitRequested = true
+        }
+    }
+
+    func persist(_ body: () throws(StoreError) -> Void) {
+        do { try body() } catch { persistFailure = "not saved: \(error.description)" }
+    }
+
+    enum Outcome { case success(CommandOutput), failure(String) }
+
+    func report(_ outcome: Outcome) {
+        finished = true
+        switch (outcome, output) {
+        case (.success(let out), .text):
+            if !out.text.isEmpty { write(out.text) }
+        case (.success(let out), .json):
+            if currentLine.trimmingCharacters(in: .whitespaces).isEmpty || currentLine.trimmingCharacters(in: .whitespaces).hasPrefix("#") { return }
+            write(JSONWriter.string(["command": .string(currentLine), "ok": true, "result": out.json]))
+        case (.failure(let message), _):
+            failures += 1
+            writeError("error: \(message)")
+            if output == .json {
+                write(JSONWriter.string(["command": .string(currentLine), "ok": false, "error": .string(message)]))
+            }
+        }
+    }
+
+    func appendLog(_ tab: String, _ line: String) {
+        let path = logFile(tab: tab)
+        try? FileManager.default.createDirectory(atPath: stateDirectory + "/logs", withIntermediateDirectories: true)
+        let stamp = ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!,
+                                                formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        let bytes = Array("\(stamp) \(line)\n".utf8)
+        _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+
+    func tailOfLog(_ tab: String, lines: Int) -> String {
+        guard let data = FileManager.default.contents(atPath: logFile(tab: tab)) else { return "" }
+        let text = String(decoding: data, as: UTF8.self)
+        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines + 1)
+            .map { Sanitizer.clean(String($0)) }.joined(separator: "\n").trimmingCharacters(in: .newlines)
+    }
+
+    static func translate(_ event: SupervisorEvent) -> Event {
+        switch event {
+        case .message(let tab, let message): .plugin(tab: tab, .message(message))
+        case .protocolViolation(let tab, let reason): .plugin(tab: tab, .violation(reason))
+        case .timedOut(let tab, let id, let method): .plugin(tab: tab, .timedOut(id, method: method))
+        case .stderrLine(let tab, let line): .plugin(tab: tab, .stderr(line))
+        case .exited(let tab, let exit, _):
+            switch exit {
+            case .exited(let code): .plugin(tab: tab, .exited("exited with status \(code)"))
+            case .signalled(let signal): .plugin(tab: tab, .exited("was killed by signal \(signal)"))
+            }
+        }
+    }
+}

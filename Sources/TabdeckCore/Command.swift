@@ -1,0 +1,304 @@
+import TabdeckProtocol
+
+/// A parsed command of the command language (docs/COMMANDS.md).
+public enum Command: Hashable, Sendable {
+    public enum TabMove: Hashable, Sendable {
+        case toPosition(Int)
+        case before(String)
+        case after(String)
+        case toSection(String)
+    }
+    public enum PageMove: String, Hashable, Sendable, CaseIterable { case next, prev, first, last }
+    public enum ExportFormat: String, Hashable, Sendable, CaseIterable { case csv, json }
+    public enum PluginVerb: String, Hashable, Sendable, CaseIterable { case status, restart, log }
+
+    case tabs
+    case tabSelect(String)
+    case tabMove(String, TabMove)
+    case tabHide(String)
+    case tabShow(String)
+    case tabReset
+    case sectionMove(String, Int)
+    case columns
+    case columnHide(String)
+    case columnShow(String)
+    case columnMove(String, Int)
+    case columnWidth(String, Int)
+    case sortShow
+    case sortBy(String, SortDirection?)
+    case sortClear
+    case show(Int?)
+    case goto(Int)
+    case page(PageMove)
+    case select([String])
+    case selectAll
+    case selectNone
+    case selection
+    case open(String?)
+    case back
+    case action(String, confirmed: Bool)
+    case export(path: String, format: ExportFormat?)
+    case plugin(PluginVerb, tab: String?)
+    case help(String?)
+    case quit
+}
+
+/// A command line that could not be parsed: what is wrong, and a suggestion.
+public struct CommandError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public var suggestion: String?
+    public init(_ message: String, suggestion: String? = nil) { self.message = message; self.suggestion = suggestion }
+    public var description: String {
+        guard let suggestion else { return message }
+        return "\(message) (did you mean \(suggestion)?)"
+    }
+}
+
+/// One entry of the command catalog: usage and a summary. The catalog drives `help`,
+/// suggestions for misspelled commands, and completion at the prompt.
+public struct CommandInfo: Hashable, Sendable {
+    public var name: String
+    public var usage: String
+    public var summary: String
+}
+
+/// Parsing command lines.
+public enum CommandParser {
+    /// Every command, in the order `help` lists them.
+    public static let catalog: [CommandInfo] = [
+        .init(name: "tabs", usage: "tabs", summary: "list the tabs with their sections, badges and state"),
+        .init(name: "tab select", usage: "tab select TAB", summary: "select a tab by id, title or 1-based position"),
+        .init(name: "tab move", usage: "tab move TAB to N | before TAB | after TAB | to section SECTION", summary: "reorder a tab or move it to another section"),
+        .init(name: "tab hide", usage: "tab hide TAB", summary: "hide a tab"),
+        .init(name: "tab show", usage: "tab show TAB", summary: "show a hidden tab"),
+        .init(name: "tab reset", usage: "tab reset", summary: "forget tab and section customization (back to config.json order)"),
+        .init(name: "section move", usage: "section move SECTION to N", summary: "reorder a section"),
+        .init(name: "columns", usage: "columns", summary: "list the columns of the current table"),
+        .init(name: "column hide", usage: "column hide COL", summary: "hide a column"),
+        .init(name: "column show", usage: "column show COL", summary: "show a hidden column"),
+        .init(name: "column move", usage: "column move COL to N", summary: "move a column to a 1-based position"),
+        .init(name: "column width", usage: "column width COL N", summary: "set a column's width in cells (0 = automatic)"),
+        .init(name: "sort", usage: "sort [COL [asc|desc] | clear]", summary: "show the sort order, sort by a column (again flips it), or clear"),
+        .init(name: "show", usage: "show [N]", summary: "print the rows in view, or N rows from the current position"),
+        .init(name: "goto", usage: "goto ROW", summary: "move to a 1-based row number"),
+        .init(name: "page", usage: "page next|prev|first|last", summary: "scroll by a page"),
+        .init(name: "select", usage: "select ID... | all | none", summary: "add rows to the selection by id, select all rows, or none"),
+        .init(name: "selection", usage: "selection", summary: "list the selected row ids"),
+        .init(name: "open", usage: "open [ID]", summary: "drill down into a row's children (the cursor row by default)"),
+        .init(name: "back", usage: "back", summary: "go back up one level"),
+        .init(name: "action", usage: "action NAME [--yes]", summary: "run a plugin action on the selected rows (--yes confirms)"),
+        .init(name: "export", usage: "export FILE [--format csv|json]", summary: "write every row of the current table in the current order"),
+        .init(name: "plugin", usage: "plugin status|restart|log [TAB]", summary: "plugin state, restart a plugin, or show its log"),
+        .init(name: "help", usage: "help [COMMAND]", summary: "list commands, or explain one"),
+        .init(name: "quit", usage: "quit", summary: "leave Tabdeck"),
+    ]
+
+    /// The first words of every command, for suggestions and completion.
+    public static let verbs: [String] = Array(Set(catalog.map { String($0.name.split(separator: " ")[0]) })).sorted()
+
+    /// Splits a line into words: whitespace separates, "double" or 'single' quotes group, `#` starts a comment.
+    public static func words(_ line: String) throws(CommandError) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var inWord = false
+        var quote: Character?
+        for ch in line {
+            if let q = quote {
+                if ch == q { quote = nil } else { current.append(ch) }
+                continue
+            }
+            if ch == "\"" || ch == "'" { quote = ch; inWord = true; continue }
+            if ch == "#" && !inWord { break }
+            if ch.isWhitespace {
+                if inWord { words.append(current); current = ""; inWord = false }
+                continue
+            }
+            current.append(ch); inWord = true
+        }
+        if quote != nil { throw CommandError("unterminated quote") }
+        if inWord { words.append(current) }
+        return words
+    }
+
+    /// Parses one line; nil for a blank or comment-only line.
+    public static func parse(_ line: String) throws(CommandError) -> Command? {
+        let w = try words(line)
+        guard let verb = w.first else { return nil }
+        let rest = Array(w.dropFirst())
+        switch verb {
+        case "tabs": try noArgs(rest, "tabs"); return .tabs
+        case "tab": return try parseTab(rest)
+        case "section": return try parseSection(rest)
+        case "columns": try noArgs(rest, "columns"); return .columns
+        case "column": return try parseColumn(rest)
+        case "sort":
+            if rest.isEmpty { return .sortShow }
+            if rest == ["clear"] { return .sortClear }
+            if rest.count > 2 { throw usage("sort") }
+            var direction: SortDirection?
+            if rest.count == 2 {
+                guard let d = SortDirection(rawValue: rest[1]) ?? ["ascending": .ascending, "descending": .descending][rest[1]] else {
+                    throw CommandError("sort direction must be asc or desc, not \"\(rest[1])\"",
+                                       suggestion: suggest(rest[1], among: ["asc", "desc"]))
+                }
+                direction = d
+            }
+            return .sortBy(rest[0], direction)
+        case "show":
+            if rest.isEmpty { return .show(nil) }
+            guard rest.count == 1 else { throw usage("show") }
+            return .show(try positive(rest[0], "show"))
+        case "goto":
+            guard rest.count == 1 else { throw usage("goto") }
+            return .goto(try positive(rest[0], "goto"))
+        case "page":
+            guard rest.count == 1 else { throw usage("page") }
+            guard let m = Command.PageMove(rawValue: rest[0]) else {
+                throw CommandError("unknown page move \"\(rest[0])\"", suggestion: suggest(rest[0], among: Command.PageMove.allCases.map(\.rawValue)))
+            }
+            return .page(m)
+        case "select":
+            guard !rest.isEmpty else { throw usage("select") }
+            if rest == ["all"] { return .selectAll }
+            if rest == ["none"] { return .selectNone }
+            return .select(rest)
+        case "selection": try noArgs(rest, "selection"); return .selection
+        case "open":
+            guard rest.count <= 1 else { throw usage("open") }
+            return .open(rest.first)
+        case "back": try noArgs(rest, "back"); return .back
+        case "action":
+            let confirmed = rest.contains("--yes")
+            let names = rest.filter { $0 != "--yes" }
+            guard names.count == 1 else { throw usage("action") }
+            return .action(names[0], confirmed: confirmed)
+        case "export": return try parseExport(rest)
+        case "plugin":
+            guard let v = rest.first, rest.count <= 2 else { throw usage("plugin") }
+            guard let verb = Command.PluginVerb(rawValue: v) else {
+                throw CommandError("unknown plugin command \"\(v)\"", suggestion: suggest(v, among: Command.PluginVerb.allCases.map(\.rawValue)))
+            }
+            return .plugin(verb, tab: rest.count == 2 ? rest[1] : nil)
+        case "help":
+            return .help(rest.isEmpty ? nil : rest.joined(separator: " "))
+        case "quit", "exit": try noArgs(rest, verb); return .quit
+        default:
+            throw CommandError("unknown command \"\(verb)\"", suggestion: suggest(verb, among: verbs))
+        }
+    }
+
+    static func parseTab(_ w: [String]) throws(CommandError) -> Command {
+        guard let sub = w.first else { throw CommandError("tab needs a subcommand: select, move, hide, show or reset") }
+        let rest = Array(w.dropFirst())
+        switch sub {
+        case "select": guard rest.count == 1 else { throw usage("tab select") }; return .tabSelect(rest[0])
+        case "hide": guard rest.count == 1 else { throw usage("tab hide") }; return .tabHide(rest[0])
+        case "show": guard rest.count == 1 else { throw usage("tab show") }; return .tabShow(rest[0])
+        case "reset": try noArgs(rest, "tab reset"); return .tabReset
+        case "move":
+            guard rest.count >= 3 else { throw usage("tab move") }
+            let tab = rest[0]
+            switch (rest[1], rest.count) {
+            case ("to", 3): return .tabMove(tab, .toPosition(try positive(rest[2], "tab move")))
+            case ("to", 4) where rest[2] == "section": return .tabMove(tab, .toSection(rest[3]))
+            case ("before", 3): return .tabMove(tab, .before(rest[2]))
+            case ("after", 3): return .tabMove(tab, .after(rest[2]))
+            default: throw usage("tab move")
+            }
+        default:
+            throw CommandError("unknown tab command \"\(sub)\"", suggestion: suggest(sub, among: ["select", "move", "hide", "show", "reset"]))
+        }
+    }
+
+    static func parseSection(_ w: [String]) throws(CommandError) -> Command {
+        guard w.count == 4, w[0] == "move", w[2] == "to" else {
+            if let s = w.first, s != "move" { throw CommandError("unknown section command \"\(s)\"", suggestion: suggest(s, among: ["move"])) }
+            throw usage("section move")
+        }
+        return .sectionMove(w[1], try positive(w[3], "section move"))
+    }
+
+    static func parseColumn(_ w: [String]) throws(CommandError) -> Command {
+        guard let sub = w.first else { throw CommandError("column needs a subcommand: hide, show, move or width") }
+        let rest = Array(w.dropFirst())
+        switch sub {
+        case "hide": guard rest.count == 1 else { throw usage("column hide") }; return .columnHide(rest[0])
+        case "show": guard rest.count == 1 else { throw usage("column show") }; return .columnShow(rest[0])
+        case "move":
+            guard rest.count == 3, rest[1] == "to" else { throw usage("column move") }
+            return .columnMove(rest[0], try positive(rest[2], "column move"))
+        case "width":
+            guard rest.count == 2, let n = Int(rest[1]), n >= 0, n <= 1000 else { throw usage("column width") }
+            return .columnWidth(rest[0], n)
+        default:
+            throw CommandError("unknown column command \"\(sub)\"", suggestion: suggest(sub, among: ["hide", "show", "move", "width"]))
+        }
+    }
+
+    static func parseExport(_ w: [String]) throws(CommandError) -> Command {
+        var path: String?
+        var format: Command.ExportFormat?
+        var i = 0
+        while i < w.count {
+            if w[i] == "--format" || w[i].hasPrefix("--format=") {
+                let value: String
+                if w[i] == "--format" {
+                    guard i + 1 < w.count else { throw usage("export") }
+                    value = w[i + 1]; i += 1
+                } else { value = String(w[i].dropFirst("--format=".count)) }
+                guard let f = Command.ExportFormat(rawValue: value) else {
+                    throw CommandError("unknown export format \"\(value)\"", suggestion: suggest(value, among: ["csv", "json"]))
+                }
+                format = f
+            } else if path == nil {
+                path = w[i]
+            } else { throw usage("export") }
+            i += 1
+        }
+        guard let path else { throw usage("export") }
+        return .export(path: path, format: format)
+    }
+
+    static func noArgs(_ rest: [String], _ name: String) throws(CommandError) {
+        if !rest.isEmpty { throw CommandError("\(name) takes no arguments; usage: \(name)") }
+    }
+
+    static func positive(_ s: String, _ name: String) throws(CommandError) -> Int {
+        guard let n = Int(String(s.filter { $0 != "," && $0 != "_" })), n >= 1 else {
+            throw CommandError("\(name): expected a positive number, got \"\(s)\"")
+        }
+        return n
+    }
+
+    static func usage(_ name: String) -> CommandError {
+        let info = catalog.first { $0.name == name }
+        return CommandError("usage: \(info?.usage ?? name)")
+    }
+
+    /// The closest candidate to `word` (edit distance at most 2, or a unique prefix), quoted.
+    public static func suggest(_ word: String, among candidates: [String]) -> String? {
+        let lower = word.lowercased()
+        let prefixed = candidates.filter { $0.lowercased().hasPrefix(lower) }
+        if prefixed.count == 1 { return "\"\(prefixed[0])\"" }
+        let scored = candidates.map { ($0, editDistance(lower, $0.lowercased())) }.filter { $0.1 <= max(1, min(2, word.count / 3 + 1)) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+        return "\"\(best.0)\""
+    }
+
+    /// Levenshtein distance.
+    public static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var prev = Array(0...b.count)
+        var cur = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            cur[0] = i
+            for j in 1...b.count {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            swap(&prev, &cur)
+        }
+        return prev[b.count]
+    }
+}

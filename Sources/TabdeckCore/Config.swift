@@ -1,0 +1,164 @@
+import TabdeckProtocol
+
+/// A section of tabs, from config.json.
+public struct SectionConfig: Hashable, Sendable {
+    public var id: String
+    public var title: String
+    public init(id: String, title: String) { self.id = id; self.title = title }
+}
+
+/// A tab, from config.json: what it is called and which plugin fills it.
+public struct TabConfig: Hashable, Sendable {
+    public var id: String
+    public var title: String
+    public var glyph: String?
+    public var section: String?
+    /// The plugin's argv; a relative program path is already resolved against the config folder.
+    public var command: [String]
+    /// Passed to the plugin's `open` as `args`.
+    public var args: JSONValue
+    public var customizable: Bool
+    /// Start the plugin at launch so its badge is live.
+    public var background: Bool
+    public var env: [String: String]
+    /// Write this tab's protocol traffic to the trace file.
+    public var trace: Bool
+
+    public init(id: String, title: String, glyph: String? = nil, section: String? = nil, command: [String],
+                args: JSONValue = [:], customizable: Bool = true, background: Bool = false,
+                env: [String: String] = [:], trace: Bool = false) {
+        self.id = id; self.title = title; self.glyph = glyph; self.section = section; self.command = command
+        self.args = args; self.customizable = customizable; self.background = background; self.env = env; self.trace = trace
+    }
+}
+
+/// The workspace as configured: sections and tabs in config order.
+public struct WorkspaceConfig: Hashable, Sendable {
+    /// The config file's path, for messages.
+    public var file: String
+    /// The folder plugins run in and relative paths resolve against.
+    public var directory: String
+    public var sections: [SectionConfig]
+    public var tabs: [TabConfig]
+
+    public init(file: String, directory: String, sections: [SectionConfig], tabs: [TabConfig]) {
+        self.file = file; self.directory = directory; self.sections = sections; self.tabs = tabs
+    }
+
+    /// The tab with this id.
+    public func tab(_ id: String) -> TabConfig? { tabs.first { $0.id == id } }
+    /// The section with this id.
+    public func section(_ id: String) -> SectionConfig? { sections.first { $0.id == id } }
+}
+
+/// What is wrong with a config file, and where.
+public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    /// The JSON path (`tabs[2].command`), empty for whole-file problems.
+    public var path: String
+    /// Line and column for invalid JSON.
+    public var line: Int?
+    public var column: Int?
+    public var reason: String
+
+    public init(file: String, path: String = "", line: Int? = nil, column: Int? = nil, reason: String) {
+        self.file = file; self.path = path; self.line = line; self.column = column; self.reason = reason
+    }
+
+    public var description: String {
+        var place = file
+        if let line, let column { place += ":\(line):\(column)" }
+        if !path.isEmpty { place += ": \(path)" }
+        return "\(place): \(reason)"
+    }
+}
+
+extension WorkspaceConfig {
+    static let rootKeys: Set<String> = ["sections", "tabs", "$schema", "comment"]
+    static let sectionKeys: Set<String> = ["id", "title"]
+    static let tabKeys: Set<String> = ["id", "title", "glyph", "section", "command", "args", "customizable", "background", "env", "trace"]
+
+    /// Parses config.json. `file` names it in errors; `directory` is where relative paths resolve.
+    public static func parse(_ bytes: [UInt8], file: String, directory: String) throws(ConfigError) -> WorkspaceConfig {
+        let root: JSONValue
+        do { root = try JSONParser.parse(bytes) } catch {
+            throw ConfigError(file: file, line: error.line, column: error.column, reason: "invalid JSON: \(error.reason)")
+        }
+        do { return try build(root, file: file, directory: directory) } catch let e as JSONFieldError {
+            throw ConfigError(file: file, path: e.path, reason: e.reason)
+        } catch let e as ConfigError {
+            throw e
+        } catch {
+            throw ConfigError(file: file, reason: "\(error)")
+        }
+    }
+
+    private static func build(_ root: JSONValue, file: String, directory: String) throws -> WorkspaceConfig {
+        let r = try JSONReader(root)
+        try r.rejectUnknownKeys(rootKeys)
+        var sections: [SectionConfig] = []
+        for s in try r.optionalObjects("sections") {
+            try s.rejectUnknownKeys(sectionKeys)
+            let id = try nonEmpty(s, "id")
+            if sections.contains(where: { $0.id == id }) {
+                throw JSONFieldError(path: s.pathOf("id"), reason: "duplicate section id \"\(id)\"")
+            }
+            sections.append(SectionConfig(id: id, title: try s.optionalString("title") ?? id))
+        }
+        var tabs: [TabConfig] = []
+        let tabReaders = try r.objects("tabs")
+        if tabReaders.isEmpty { throw JSONFieldError(path: "tabs", reason: "a workspace needs at least one tab") }
+        for t in tabReaders {
+            try t.rejectUnknownKeys(tabKeys)
+            let id = try nonEmpty(t, "id")
+            if tabs.contains(where: { $0.id == id }) {
+                throw JSONFieldError(path: t.pathOf("id"), reason: "duplicate tab id \"\(id)\"")
+            }
+            let section = try t.optionalString("section")
+            if let section, !sections.contains(where: { $0.id == section }) {
+                let known = sections.map(\.id).joined(separator: ", ")
+                throw JSONFieldError(path: t.pathOf("section"), reason: "unknown section \"\(section)\" (sections: \(known.isEmpty ? "none" : known))")
+            }
+            guard t.value("command") != nil else {
+                throw JSONFieldError(path: t.pathOf("command"), reason: "missing (expected an array of strings: the plugin's argv)")
+            }
+            guard var command = try t.optionalStrings("command"), !command.isEmpty, !command[0].isEmpty else {
+                throw JSONFieldError(path: t.pathOf("command"), reason: "must be a non-empty array of strings (the plugin's argv)")
+            }
+            command[0] = resolve(command[0], against: directory)
+            let args = t.value("args") ?? [:]
+            guard case .object = args else {
+                throw JSONFieldError(path: t.pathOf("args"), reason: "expected an object, got \(args.typeDescription)")
+            }
+            var env: [String: String] = [:]
+            if let e = try t.optionalObject("env") {
+                for (key, value) in e.object {
+                    guard case .string(let s) = value else {
+                        throw JSONFieldError(path: e.pathOf(key), reason: "expected a string, got \(value.typeDescription)")
+                    }
+                    env[key] = s
+                }
+            }
+            tabs.append(TabConfig(
+                id: id, title: try t.optionalString("title") ?? id, glyph: try t.optionalString("glyph"), section: section,
+                command: command, args: args, customizable: try t.bool("customizable", default: true),
+                background: try t.bool("background", default: false), env: env, trace: try t.bool("trace", default: false)))
+        }
+        return WorkspaceConfig(file: file, directory: directory, sections: sections, tabs: tabs)
+    }
+
+    private static func nonEmpty(_ r: JSONReader, _ key: String) throws -> String {
+        let s = try r.string(key)
+        if s.isEmpty { throw JSONFieldError(path: r.pathOf(key), reason: "must not be empty") }
+        return s
+    }
+
+    /// A program path with a slash that is relative resolves against the config folder;
+    /// a bare name (`python3`) is looked up on PATH at spawn time.
+    static func resolve(_ program: String, against directory: String) -> String {
+        guard program.contains("/"), !program.hasPrefix("/") else { return program }
+        var p = Substring(program)
+        while p.hasPrefix("./") { p = p.dropFirst(2) }
+        return directory.hasSuffix("/") ? directory + p : directory + "/" + p
+    }
+}

@@ -1,0 +1,75 @@
+import TabdeckProtocol
+
+/// What a plugin process did, as the supervisor reports it (the core's own view of it,
+/// so the core does not depend on the supervisor).
+public enum PluginEvent: Hashable, Sendable {
+    /// A decoded protocol message.
+    case message(Message)
+    /// A malformed or over-long line; the process is being killed.
+    case violation(String)
+    /// A request got no reply in time.
+    case timedOut(RequestID, method: String)
+    /// The process ended; `how` says how ("exited with status 3", "killed by signal 9").
+    case exited(String)
+    /// A line the plugin wrote to stderr (already in its log file).
+    case stderr(String)
+    /// The plugin could not be started at all (command not found, ...).
+    case spawnFailed(String)
+}
+
+/// An input to ``Workspace/update(_:)``.
+public enum Event: Hashable, Sendable {
+    /// A command line typed by the user or read in line mode.
+    case command(String)
+    /// Something happened to a tab's plugin.
+    case plugin(tab: String, PluginEvent)
+    /// A wake-up asked for with ``Effect/wake(at:)``.
+    case wake
+    /// The runtime could not carry out an effect of the active command (e.g. the export file).
+    case effectFailed(String)
+    /// The terminal shows this many table rows.
+    case viewport(rows: Int)
+}
+
+/// What a command printed, as text and as JSON (for `--output json`).
+public struct CommandOutput: Hashable, Sendable {
+    public var text: String
+    public var json: JSONValue
+    public init(text: String, json: JSONValue) { self.text = text; self.json = json }
+}
+
+/// Work for the runtime: the only way the core touches the world.
+public enum Effect: Hashable, Sendable {
+    /// Spawn the tab's plugin (its spec comes from the config).
+    case startPlugin(tab: String)
+    /// Send a message to the tab's plugin.
+    case send(tab: String, Message)
+    /// Stop the plugin gracefully (shutdown, close stdin, SIGTERM, SIGKILL).
+    case stopPlugin(tab: String)
+    /// Kill the plugin now.
+    case killPlugin(tab: String)
+    /// Persist the layout (before the command is acknowledged).
+    case saveLayout(WorkspaceLayout)
+    /// Forget the stored layout.
+    case resetLayout
+    /// Persist one table's view state.
+    case saveView(tab: String, table: String, TableViewState)
+    /// Append a line to the tab's log file.
+    case log(tab: String, String)
+    /// Send ``Event/wake`` at or after this time (seconds, the clock of `now`).
+    case wake(at: Double)
+    /// Start writing an export file with these column titles.
+    case exportBegin(path: String, format: Command.ExportFormat, columns: [String])
+    /// Append rows (cells in the same column order) to the export file.
+    case exportRows([[JSONValue]])
+    /// Finish the export file.
+    case exportEnd
+    /// Print the tail of the tab's log file as the command's output, then finish the command.
+    case showLog(tab: String)
+    /// The active command finished with this output.
+    case commandDone(CommandOutput)
+    /// The active command failed.
+    case commandFailed(String)
+    /// Leave.
+    case quit
+}

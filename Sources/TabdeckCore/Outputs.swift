@@ -1,0 +1,69 @@
+import TabdeckProtocol
+
+extension Workspace {
+    func columnsOutput(_ t: TableState) -> CommandOutput {
+        var lines: [String] = []
+        var items: [JSONValue] = []
+        for (i, (spec, custom)) in t.orderedColumns.enumerated() {
+            var attrs = [spec.type.name]
+            if case .enumeration(let values) = spec.type { attrs[0] = "enum(\(values.joined(separator: "<")))" }
+            if custom.hidden { attrs.append("hidden") }
+            if let w = custom.width { attrs.append("width \(w)") }
+            if !spec.sortable { attrs.append("not sortable") }
+            if let k = t.view.sort.firstIndex(where: { $0.column == spec.id }) {
+                attrs.append("sort #\(k + 1) \(t.view.sort[k].direction.rawValue)")
+            }
+            lines.append("\(i + 1). \(spec.id) \"\(Sanitizer.clean(spec.title))\" — \(attrs.joined(separator: ", "))")
+            items.append(["id": .string(spec.id), "title": .string(spec.title), "type": .string(spec.type.name),
+                          "hidden": .bool(custom.hidden), "width": custom.width.map { .int(Int64($0)) } ?? .null,
+                          "sortable": .bool(spec.sortable)])
+        }
+        return CommandOutput(text: lines.joined(separator: "\n"), json: .array(items))
+    }
+
+    func sortOutput(_ t: TableState) -> CommandOutput {
+        CommandOutput(text: "sort: \(SortOrder.describe(t.view.sort))", json: .array(t.view.sort.map(\.json)))
+    }
+
+    mutating func positionOutput(_ tab: String, _ effects: inout [Effect]) -> CommandOutput {
+        let t = tabs[tab]!.table!
+        // Prefetch the new view so a following `show` is quick; not waited for.
+        _ = fetch(tab, t.view.scrollOffset..<(t.view.scrollOffset + viewportRows), &effects)
+        let total = t.total.map { formatCount($0) } ?? "?"
+        return CommandOutput(text: "row \(formatCount(t.view.cursor + 1)) of \(total)",
+                             json: ["row": .int(Int64(t.view.cursor + 1)), "offset": .int(Int64(t.view.scrollOffset)),
+                                    "total": t.total.map { .int(Int64($0)) } ?? .null])
+    }
+
+    func selectionOutput(_ t: TableState, brief: Bool) -> CommandOutput {
+        let ids = t.view.selection.sorted(by: naturalOrder)
+        let head = "\(formatCount(ids.count)) selected"
+        let text = brief || ids.isEmpty ? head : head + ": " + ids.prefix(1000).map(Sanitizer.clean).joined(separator: " ")
+            + (ids.count > 1000 ? " …" : "")
+        return CommandOutput(text: text, json: ["count": .int(Int64(ids.count)), "ids": .array(ids.map { .string($0) })])
+    }
+
+    func breadcrumbOutput(_ tab: String) -> CommandOutput {
+        let labels = tabs[tab]!.stack.map { Sanitizer.clean($0.label) }
+        return CommandOutput(text: labels.joined(separator: " > "), json: ["breadcrumb": .array(labels.map { .string($0) })])
+    }
+
+    func help(_ topic: String?) throws(CommandError) -> CommandOutput {
+        let catalog = CommandParser.catalog
+        if let topic {
+            let matches = catalog.filter { $0.name == topic || $0.name.hasPrefix(topic + " ") }
+            guard !matches.isEmpty else {
+                throw CommandError("no command \"\(topic)\"", suggestion: CommandParser.suggest(topic, among: catalog.map(\.name)))
+            }
+            return CommandOutput(text: matches.map { "\($0.usage)\n    \($0.summary)" }.joined(separator: "\n"),
+                                 json: .array(matches.map { ["usage": .string($0.usage), "summary": .string($0.summary)] }))
+        }
+        let width = catalog.map(\.usage.count).max() ?? 0
+        let text = catalog.map { $0.usage.padding(to: width) + "  " + $0.summary }.joined(separator: "\n")
+        return CommandOutput(text: text, json: .array(catalog.map { ["usage": .string($0.usage), "summary": .string($0.summary)] }))
+    }
+}
+
+extension String {
+    func padding(to width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+}

@@ -1,0 +1,104 @@
+import TabdeckProtocol
+
+/// Where a tab's plugin is in its life.
+public enum PluginPhase: Hashable, Sendable {
+    /// Not running (never started, or stopped).
+    case stopped
+    /// Spawned; `initialize` sent.
+    case starting
+    /// Handshake done.
+    case ready(InitializeResult)
+    /// Crashed, hung or misbehaved; restarts on next use after `retryAt`.
+    case failed(reason: String, retryAt: Double)
+    /// Will not be restarted until `plugin restart` (crash budget spent, or incompatible).
+    case down(reason: String)
+
+    public var name: String {
+        switch self {
+        case .stopped: "stopped"
+        case .starting: "starting"
+        case .ready: "running"
+        case .failed: "failed"
+        case .down: "down"
+        }
+    }
+}
+
+/// One table on a tab's navigation stack (the root table, or a drilled-down child).
+public struct TableState: Hashable, Sendable {
+    /// Persistence key: "" for the root, parent key + "/" + row id for children.
+    public var key: String
+    public var description: TableDescription
+    public var view: TableViewState
+    /// Bumped whenever the sort (or filter) changes; pages of older generations are dropped.
+    public var generation: Int = 1
+    public var total: Int?
+    public var cache: PageCache
+    /// The breadcrumb label.
+    public var label: String
+
+    public init(key: String, description: TableDescription, view: TableViewState, label: String, cache: PageCache) {
+        self.key = key; self.description = description; self.view = view; self.total = description.total
+        self.label = label; self.cache = cache
+    }
+
+    /// The columns in the user's order, with their customization.
+    public var orderedColumns: [(spec: ColumnSpec, custom: ColumnCustomization)] {
+        view.columns.compactMap { c in description.columns.first { $0.id == c.id }.map { ($0, c) } }
+    }
+
+    /// The visible columns in the user's order.
+    public var visibleColumns: [ColumnSpec] { orderedColumns.filter { !$0.custom.hidden }.map(\.spec) }
+
+    /// The index of a column in the plugin's cell order.
+    public func cellIndex(of column: String) -> Int? { description.columns.firstIndex { $0.id == column } }
+}
+
+/// Progress reported by a plugin.
+public struct PluginProgress: Hashable, Sendable {
+    public var done: Double
+    public var total: Double?
+    public var message: String?
+}
+
+/// Everything the host knows about one tab.
+public struct TabState: Hashable, Sendable {
+    public var id: String
+    public var phase: PluginPhase = .stopped
+    public var badge: BadgeValue?
+    /// The last failure, shown in the tab (with a `!` badge) until the plugin works again.
+    public var error: String?
+    public var status: String?
+    public var progress: PluginProgress?
+    /// The navigation stack; empty until the root table is open.
+    public var stack: [TableState] = []
+    /// An `open` or `children` request is in flight.
+    public var navigating = false
+    /// Times of recent crashes, for backoff and the crash budget.
+    public var crashes: [Double] = []
+    /// Why the process is going away, when the host knows better than the exit status.
+    var exitReason: String?
+    /// The last lines of stderr, quoted in crash messages.
+    public var recentStderr: [String] = []
+    /// The host is stopping this plugin on purpose (its exit is not a crash).
+    var stopping = false
+    /// The process is going away (stopped, killed or violating); no new one starts until it has.
+    var terminating = false
+
+    public init(id: String) { self.id = id }
+
+    /// The table shown (top of the stack).
+    public var table: TableState? {
+        get { stack.last }
+        set { if let newValue, !stack.isEmpty { stack[stack.count - 1] = newValue } }
+    }
+
+    /// The badge to show: `!` while the tab has an error.
+    public var shownBadge: String? { error != nil ? "!" : badge?.description }
+
+    /// Capabilities once the handshake is done.
+    public var capabilities: PluginCapabilities? {
+        if case .ready(let r) = phase { return r.capabilities }
+        return nil
+    }
+}

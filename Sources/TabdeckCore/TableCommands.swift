@@ -1,0 +1,223 @@
+import TabdeckProtocol
+
+extension Workspace {
+    /// Commands on the selected tab's current table.
+    mutating func runTableCommand(_ a: inout ActiveCommand, _ effects: inout [Effect]) throws(CommandError) -> Step {
+        let tab = a.tab
+        guard config.tab(tab) != nil else { throw CommandError("no tab is selected (all tabs are hidden?)") }
+        switch ensureTable(tab, &effects) {
+        case .ready: break
+        case .waiting: return .waiting
+        case .unavailable(let reason): return .failed("tab \(tab): \(reason)")
+        }
+        if case .failed(let message)? = a.reply.map({ r -> Step in if case .error(let m) = r { .failed(m) } else { .waiting } }) {
+            return .failed(message)
+        }
+        var t = tabs[tab]!.table!
+        switch a.command {
+        case .columns:
+            return .done(columnsOutput(t))
+        case .columnHide(let word), .columnShow(let word):
+            let id = try resolveColumn(word, in: t)
+            let hide: Bool
+            if case .columnHide = a.command { hide = true } else { hide = false }
+            if hide && t.visibleColumns.count == 1 && t.visibleColumns[0].id == id {
+                throw CommandError("column \(id) is the last visible column")
+            }
+            let i = t.view.columns.firstIndex { $0.id == id }!
+            t.view.columns[i].hidden = hide
+            return .done(saveTable(t, tab, &effects, columnsOutput(t)))
+        case .columnMove(let word, let position):
+            let id = try resolveColumn(word, in: t)
+            let i = t.view.columns.firstIndex { $0.id == id }!
+            let c = t.view.columns.remove(at: i)
+            t.view.columns.insert(c, at: min(position - 1, t.view.columns.count))
+            return .done(saveTable(t, tab, &effects, columnsOutput(t)))
+        case .columnWidth(let word, let width):
+            let id = try resolveColumn(word, in: t)
+            let i = t.view.columns.firstIndex { $0.id == id }!
+            t.view.columns[i].width = width == 0 ? nil : width
+            return .done(saveTable(t, tab, &effects, columnsOutput(t)))
+        case .sortShow:
+            return .done(sortOutput(t))
+        case .sortBy(let word, let direction):
+            let id = try resolveColumn(word, in: t)
+            let spec = t.description.columns.first { $0.id == id }!
+            guard spec.sortable else { throw CommandError("column \(id) is not sortable") }
+            try requireSort(tab)
+            setSort(&t, SortOrder.choose(id, direction: direction, in: t.view.sort), tab, &effects)
+            return .done(saveTable(t, tab, &effects, sortOutput(t)))
+        case .sortClear:
+            setSort(&t, [], tab, &effects)
+            return .done(saveTable(t, tab, &effects, sortOutput(t)))
+        case .show(let n):
+            let count = n ?? viewportRows
+            guard count <= settings.maxShow else {
+                throw CommandError("show prints at most \(settings.maxShow) rows; use export for more")
+            }
+            let start = t.view.scrollOffset
+            switch fetch(tab, start..<(start + count), &effects) {
+            case .waiting: return .waiting
+            case .unavailable(let reason): return .failed(reason)
+            case .ready: break
+            }
+            t = tabs[tab]!.table!
+            return .done(TableText.rows(t, from: start, count: count))
+        case .goto(let row):
+            if let total = t.total, row > total { throw CommandError("row \(row) is past the end (\(total) rows)") }
+            move(&t, cursor: row - 1)
+            saveTable(t, tab, &effects, ())
+            return .done(positionOutput(tab, &effects))
+        case .page(let how):
+            let page = viewportRows
+            switch how {
+            case .first: move(&t, cursor: 0, scroll: 0)
+            case .next: move(&t, cursor: t.view.cursor + page, scroll: t.view.scrollOffset + page)
+            case .prev: move(&t, cursor: max(0, t.view.cursor - page), scroll: max(0, t.view.scrollOffset - page))
+            case .last:
+                guard let total = t.total else { throw CommandError("the row count is not known yet, so there is no last page") }
+                move(&t, cursor: max(0, total - 1), scroll: max(0, total - page))
+            }
+            saveTable(t, tab, &effects, ())
+            return .done(positionOutput(tab, &effects))
+        case .select(let ids):
+            t.view.selection.formUnion(ids)
+            return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))
+        case .selectNone:
+            t.view.selection = []
+            return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))
+        case .selection:
+            return .done(selectionOutput(t, brief: false))
+        case .selectAll, .export:
+            return try runScan(&a, &effects)
+        case .open(let rowWord):
+            return try runOpen(rowWord, &a, &effects)
+        case .back:
+            guard tabs[tab]!.stack.count > 1 else { throw CommandError("already at the top of \(tab)") }
+            let child = tabs[tab]!.stack.removeLast()
+            effects.append(.send(tab: tab, .notification(method: Method.close, params: ["table": .string(child.description.table)])))
+            for id in child.cache.inflight.values { cancel(id, &effects) }
+            return .done(breadcrumbOutput(tab))
+        case .action(let word, let confirmed):
+            return try runAction(word, confirmed: confirmed, &a, &effects)
+        default:
+            throw CommandError("not a table command")
+        }
+    }
+
+    // MARK: Helpers
+
+    func resolveColumn(_ word: String, in t: TableState) throws(CommandError) -> String {
+        if t.description.columns.contains(where: { $0.id == word }) { return word }
+        if let c = t.description.columns.first(where: { $0.title.lowercased() == word.lowercased() || $0.id.lowercased() == word.lowercased() }) {
+            return c.id
+        }
+        throw CommandError("no column \"\(word)\" in \(t.label)",
+                           suggestion: CommandParser.suggest(word, among: t.description.columns.map(\.id)))
+    }
+
+    func requireSort(_ tab: String) throws(CommandError) {
+        guard let caps = tabs[tab]!.capabilities, caps.sort else {
+            throw CommandError("plugin \(tab) cannot sort, and host-side sorting is not available yet")
+        }
+    }
+
+    /// The sort keys sent to the plugin (only the first one if it cannot sort by several).
+    func wireSort(_ t: TableState, _ tab: String) -> [SortKey] {
+        guard let caps = tabs[tab]!.capabilities, caps.sort else { return [] }
+        return caps.multiSort ? t.view.sort : Array(t.view.sort.prefix(1))
+    }
+
+    /// Changes the sort order: a new generation, an empty cache, in-flight pages cancelled.
+    mutating func setSort(_ t: inout TableState, _ order: [SortKey], _ tab: String, _ effects: inout [Effect]) {
+        guard order != t.view.sort else { return }
+        t.view.sort = order
+        t.generation += 1
+        for id in t.cache.inflight.values { cancel(id, &effects) }
+        t.cache.removeAll()
+    }
+
+    /// Stores the table back into the tab and persists its view; returns `output`.
+    @discardableResult
+    mutating func saveTable<T>(_ t: TableState, _ tab: String, _ effects: inout [Effect], _ output: T) -> T {
+        tabs[tab]!.table = t
+        savedViews[TableViewKey(tab: tab, table: t.key)] = t.view
+        effects.append(.saveView(tab: tab, table: t.key, t.view))
+        return output
+    }
+
+    /// Moves the cursor (clamped to the table). The view scrolls to `scroll` (default: the cursor's
+    /// row at the top), then just enough to keep the cursor in view.
+    func move(_ t: inout TableState, cursor: Int, scroll: Int? = nil) {
+        var cursor = max(0, cursor)
+        var scroll = max(0, scroll ?? cursor)
+        if let total = t.total {
+            cursor = min(cursor, max(0, total - 1))
+            scroll = min(scroll, max(0, total - viewportRows))
+        }
+        if cursor < scroll { scroll = cursor }
+        if cursor >= scroll + viewportRows { scroll = cursor - viewportRows + 1 }
+        t.view.cursor = cursor
+        t.view.scrollOffset = scroll
+    }
+
+    /// Makes sure the rows in `range` are cached, requesting missing pages (plus read-ahead)
+    /// and cancelling in-flight pages that are no longer wanted.
+    mutating func fetch(_ tab: String, _ range: Range<Int>, _ effects: inout [Effect]) -> Readiness {
+        var t = tabs[tab]!.table!
+        var range = range
+        if let total = t.total { range = min(range.lowerBound, total)..<min(range.upperBound, total) }
+        if range.isEmpty { return .ready }
+        let firstPage = t.cache.page(of: range.lowerBound)
+        let lastPage = t.cache.page(of: range.upperBound - 1)
+        let needed = Set(firstPage...lastPage)
+        var wanted = needed
+        for p in max(0, firstPage - settings.readAhead)...(lastPage + settings.readAhead) {
+            if let total = t.total, p * t.cache.pageSize >= total { continue }
+            wanted.insert(p)
+        }
+        for (page, id) in t.cache.inflight where !wanted.contains(page) {
+            cancel(id, &effects)
+            t.cache.inflight[page] = nil
+        }
+        for page in wanted.sorted() where !t.cache.has(page: page) && t.cache.inflight[page] == nil {
+            let params = RowsRequest(table: t.description.table, offset: page * t.cache.pageSize, limit: t.cache.pageSize,
+                                     sort: wireSort(t, tab), generation: t.generation)
+            t.cache.inflight[page] = request(tab, Method.rows, params.json,
+                                             .rows(table: t.key, generation: t.generation, page: page), &effects)
+        }
+        for page in needed { t.cache.touch(page: page) }
+        tabs[tab]!.table = t
+        let missing = needed.filter { !t.cache.has(page: $0) }
+        return missing.isEmpty ? .ready : .waiting
+    }
+
+    mutating func pageReply(_ tab: String, table key: String, generation: Int, page: Int, _ outcome: ReplyOutcome,
+                            _ effects: inout [Effect]) {
+        guard let i = tabs[tab]!.stack.firstIndex(where: { $0.key == key }) else { return }
+        var t = tabs[tab]!.stack[i]
+        guard generation == t.generation else { return }  // a page of an old sort order
+        t.cache.inflight[page] = nil
+        switch outcome {
+        case .error(let message):
+            tabs[tab]!.stack[i] = t
+            if active?.tab == tab { finish(.failed("rows \(page * t.cache.pageSize + 1)…: \(message)"), &effects) }
+        case .result(let value):
+            do {
+                let result = try RowsResult(value)
+                guard result.generation == generation else { tabs[tab]!.stack[i] = t; return }
+                let visible = Set(t.cache.page(of: t.view.scrollOffset)...t.cache.page(of: t.view.scrollOffset + viewportRows))
+                t.cache.store(page: page, rows: result.rows, keep: visible)
+                if result.totalSent, let total = result.total { t.total = total }
+                if result.rows.count < t.cache.pageSize && (t.total == nil || !result.totalSent) {
+                    t.total = page * t.cache.pageSize + result.rows.count
+                }
+                tabs[tab]!.stack[i] = t
+            } catch {
+                tabs[tab]!.stack[i] = t
+                tabs[tab]!.error = "bad rows result: \(error)"
+                if active?.tab == tab { finish(.failed("tab \(tab): bad rows result: \(error)"), &effects) }
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import TabdeckProtocol
+
+/// Cell values as text.
+public enum CellText {
+    /// The text of a cell: numbers plainly, booleans as true/false, null as empty, strings sanitized.
+    public static func of(_ cell: JSONValue) -> String {
+        switch cell {
+        case .null: ""
+        case .bool(let b): b ? "true" : "false"
+        case .int(let i): String(i)
+        case .double(let d): d.rounded() == d && abs(d) < 1e15 ? String(Int64(d)) : String(d)
+        case .string(let s): Sanitizer.clean(s)
+        case .array, .object: Sanitizer.clean(JSONWriter.string(cell))
+        }
+    }
+}
+
+/// Rows printed as a text table (line mode's `show`).
+enum TableText {
+    static let maxAutoWidth = 40
+
+    static func rows(_ t: TableState, from start: Int, count: Int) -> CommandOutput {
+        let columns = t.visibleColumns
+        let indices = columns.map { t.cellIndex(of: $0.id)! }
+        var rows: [Row] = []
+        var index = start
+        while index < start + count, let row = t.cache.row(at: index) { rows.append(row); index += 1 }
+        let texts = rows.map { row in indices.map { $0 < row.cells.count ? CellText.of(row.cells[$0]) : "" } }
+        var widths = columns.map { DisplayWidth.of(Sanitizer.clean($0.title)) }
+        for (c, column) in columns.enumerated() {
+            if let custom = t.view.columns.first(where: { $0.id == column.id })?.width {
+                widths[c] = custom
+            } else if case .fixed(let n)? = column.width {
+                widths[c] = n
+            } else {
+                for r in texts { widths[c] = max(widths[c], min(maxAutoWidth, DisplayWidth.of(r[c]))) }
+            }
+        }
+        func line(_ cells: [String], mark: String) -> String {
+            var parts: [String] = []
+            for (c, text) in cells.enumerated() {
+                let right = columns[c].alignment == .right
+                parts.append(DisplayWidth.fit(text, widths[c], alignRight: right))
+            }
+            return (mark + " " + parts.joined(separator: "  ")).trimmingTrailingSpaces()
+        }
+        var lines = [line(columns.map { Sanitizer.clean($0.title) + sortMark(t, $0.id) }, mark: " ")]
+        lines.append("  " + widths.map { String(repeating: "─", count: $0) }.joined(separator: "  "))
+        for (r, row) in rows.enumerated() {
+            lines.append(line(texts[r], mark: t.view.selection.contains(row.id) ? "*" : " "))
+        }
+        let total = t.total.map { formatCount($0) } ?? "?"
+        let shown = rows.isEmpty ? "no rows" : "rows \(formatCount(start + 1))–\(formatCount(start + rows.count)) of \(total)"
+        var footer = [shown]
+        if !t.view.sort.isEmpty { footer.append("sorted by \(SortOrder.describe(t.view.sort))") }
+        if !t.view.selection.isEmpty { footer.append("\(formatCount(t.view.selection.count)) selected") }
+        lines.append(footer.joined(separator: " · "))
+        let json: JSONValue = [
+            "table": .string(t.label), "offset": .int(Int64(start)), "total": t.total.map { .int(Int64($0)) } ?? .null,
+            "columns": .array(columns.map { .string($0.id) }),
+            "sort": .array(t.view.sort.map(\.json)),
+            "rows": .array(rows.map { row in
+                var cells = JSONObject()
+                for (c, column) in columns.enumerated() { cells[column.id] = indices[c] < row.cells.count ? row.cells[indices[c]] : .null }
+                return ["id": .string(row.id), "cells": .object(cells), "selected": .bool(t.view.selection.contains(row.id))]
+            }),
+        ]
+        return CommandOutput(text: lines.joined(separator: "\n"), json: json)
+    }
+
+    /// ` ↑`/` ↓` after a sorted column's title, with the key's position when several keys sort.
+    static func sortMark(_ t: TableState, _ column: String) -> String {
+        guard let i = t.view.sort.firstIndex(where: { $0.column == column }) else { return "" }
+        let arrow = t.view.sort[i].direction == .ascending ? "↑" : "↓"
+        return " " + arrow + (t.view.sort.count > 1 ? String(i + 1) : "")
+    }
+}
+
+/// `1234567` as `1,234,567`.
+public func formatCount(_ n: Int) -> String {
+    let digits = String(n.magnitude)
+    var out = ""
+    for (i, ch) in digits.enumerated() {
+        if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+        out.append(ch)
+    }
+    return n < 0 ? "-" + out : out
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var s = Substring(self)
+        while s.last == " " { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,186 @@
+import TabdeckProtocol
+
+/// The outcome of one attempt to run the active command.
+enum Step {
+    case done(CommandOutput)
+    case failed(String)
+    case waiting
+}
+
+extension Workspace {
+    /// The update function: applies one event and returns the effects for the runtime to carry
+    /// out, in order. Pure: no I/O, time comes in as `now` (seconds).
+    public mutating func update(_ event: Event, now: Double) -> [Effect] {
+        self.now = now
+        var effects: [Effect] = []
+        switch event {
+        case .command(let line):
+            startCommand(line, &effects)
+        case .plugin(let tab, let pluginEvent):
+            guard tabs[tab] != nil else { return [] }
+            handle(pluginEvent, tab: tab, &effects)
+            advance(&effects)
+        case .wake:
+            advance(&effects)
+        case .effectFailed(let message):
+            if active != nil { finish(.failed(message), &effects) }
+        case .viewport(let rows):
+            viewportRows = max(1, rows)
+        }
+        return effects
+    }
+
+    // MARK: Commands
+
+    mutating func startCommand(_ line: String, _ effects: inout [Effect]) {
+        if let active {
+            effects.append(.commandFailed("busy: still running \"\(active.command)\""))
+            return
+        }
+        let command: Command
+        do {
+            guard let parsed = try CommandParser.parse(line) else {
+                effects.append(.commandDone(CommandOutput(text: "", json: .null)))
+                return
+            }
+            command = parsed
+        } catch {
+            effects.append(.commandFailed(error.description))
+            return
+        }
+        active = ActiveCommand(command: command, tab: layout.selected ?? "")
+        advance(&effects)
+    }
+
+    /// Runs the active command as far as it can go.
+    mutating func advance(_ effects: inout [Effect]) {
+        guard var command = active else { return }
+        let step = run(&command, &effects)
+        if active != nil { active = command }
+        finish(step, &effects)
+    }
+
+    mutating func finish(_ step: Step, _ effects: inout [Effect]) {
+        switch step {
+        case .waiting: return
+        case .done(let output):
+            active = nil
+            effects.append(.commandDone(output))
+        case .failed(let message):
+            if let scan = active?.scan {
+                for id in scan.inflight.values { cancel(id, &effects) }
+                if scan.started, case .export = active?.command { effects.append(.exportEnd) }
+            }
+            if let id = active?.awaiting { pending[id] = nil }
+            active = nil
+            effects.append(.commandFailed(message))
+        }
+    }
+
+    mutating func run(_ a: inout ActiveCommand, _ effects: inout [Effect]) -> Step {
+        do {
+            switch a.command {
+            case .tabs, .tabSelect, .tabMove, .tabHide, .tabShow, .tabReset, .sectionMove:
+                return .done(try runLayoutCommand(a.command, &effects))
+            case .help(let topic):
+                return .done(try help(topic))
+            case .quit:
+                quitting = true
+                effects.append(contentsOf: shutdown())
+                effects.append(.quit)
+                return .done(CommandOutput(text: "", json: ["quit": true]))
+            case .plugin(let verb, let tabWord):
+                return try runPluginCommand(verb, tabWord.map { (w) throws(CommandError) in try resolveTab(w) } ?? a.tab, &a, &effects)
+            default:
+                return try runTableCommand(&a, &effects)
+            }
+        } catch {
+            return .failed(error.description)
+        }
+    }
+
+    // MARK: Plugin events
+
+    mutating func handle(_ event: PluginEvent, tab: String, _ effects: inout [Effect]) {
+        switch event {
+        case .message(let message):
+            handle(message, tab: tab, &effects)
+        case .violation(let reason):
+            tabs[tab]!.exitReason = "protocol violation: \(reason)"
+            tabs[tab]!.terminating = true
+            effects.append(.log(tab: tab, "tabdeck: protocol violation: \(reason)"))
+        case .timedOut(let id, let method):
+            guard pending[id] != nil else { return }
+            tabs[tab]!.exitReason = "plugin did not answer \"\(method)\" in time (request \(id)); it was stopped"
+            tabs[tab]!.terminating = true
+            effects.append(.log(tab: tab, "tabdeck: request \(id) (\(method)) timed out; killing the plugin"))
+            effects.append(.killPlugin(tab: tab))
+        case .exited(let how):
+            pluginGone(tab, how: how, &effects)
+        case .spawnFailed(let reason):
+            tabs[tab]!.exitReason = reason
+            pluginGone(tab, how: "could not start", &effects)
+        case .stderr(let line):
+            var recent = tabs[tab]!.recentStderr
+            recent.append(line)
+            if recent.count > 5 { recent.removeFirst(recent.count - 5) }
+            tabs[tab]!.recentStderr = recent
+        }
+    }
+
+    mutating func handle(_ message: Message, tab: String, _ effects: inout [Effect]) {
+        switch message {
+        case .response(let id, let result):
+            guard let p = pending.removeValue(forKey: id), p.tab == tab else { return }
+            reply(p, id: id, .result(result), &effects)
+        case .failure(let id?, let error):
+            guard let p = pending.removeValue(forKey: id), p.tab == tab else { return }
+            reply(p, id: id, .error("plugin \(tab): \(error.message) (code \(error.code))"), &effects)
+        case .failure(nil, let error):
+            effects.append(.log(tab: tab, "tabdeck: plugin reported an error without id: \(error.message) (code \(error.code))"))
+        case .notification(let method, let params):
+            do {
+                guard let n = try PluginNotification.decode(method: method, params: params) else {
+                    effects.append(.log(tab: tab, "tabdeck: ignored unknown notification \"\(method)\""))
+                    return
+                }
+                apply(n, tab: tab, &effects)
+            } catch {
+                effects.append(.log(tab: tab, "tabdeck: bad \"\(method)\" notification: \(error)"))
+            }
+        case .request(_, let method, _):
+            effects.append(.log(tab: tab, "tabdeck: ignored request \"\(method)\" from plugin (plugins send no requests in v1)"))
+        }
+    }
+
+    mutating func apply(_ n: PluginNotification, tab: String, _ effects: inout [Effect]) {
+        switch n {
+        case .badge(let value): tabs[tab]!.badge = value
+        case .status(let text): tabs[tab]!.status = text.isEmpty ? nil : text
+        case .log(let level, let message): effects.append(.log(tab: tab, "[\(level)] \(message)"))
+        case .progress(let done, let total, let message):
+            let finished = total.map { done >= $0 } ?? false
+            tabs[tab]!.progress = finished ? nil : PluginProgress(done: done, total: total, message: message)
+        case .invalidate(let table, let rows, let total):
+            for i in tabs[tab]!.stack.indices where table == nil || tabs[tab]!.stack[i].description.table == table {
+                if let rows { tabs[tab]!.stack[i].cache.remove(ids: Set(rows)) } else { tabs[tab]!.stack[i].cache.removeAll() }
+                if let total { tabs[tab]!.stack[i].total = total }
+            }
+        }
+    }
+
+    /// A reply to one of our requests.
+    mutating func reply(_ p: PendingRequest, id: RequestID, _ outcome: ReplyOutcome, _ effects: inout [Effect]) {
+        let tab = p.tab
+        switch p.purpose {
+        case .initialize: handshakeReply(tab, outcome, &effects)
+        case .open: openReply(tab, outcome, &effects)
+        case .rows(let table, let generation, let page):
+            pageReply(tab, table: table, generation: generation, page: page, outcome, &effects)
+        case .scan(_, _, let offset):
+            scanReply(id: id, offset: offset, outcome)
+        case .children, .action:
+            if active?.awaiting == id { active?.reply = outcome; active?.awaiting = nil }
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import TabdeckProtocol
+
+/// Identifies a table's stored view state: a tab and a table key ("" = root).
+public struct TableViewKey: Hashable, Sendable {
+    public var tab: String
+    public var table: String
+    public init(tab: String, table: String) { self.tab = tab; self.table = table }
+}
+
+/// Tunables of the core, with the values the product uses.
+public struct CoreSettings: Hashable, Sendable {
+    /// Rows per page request.
+    public var pageSize = 100
+    /// Pages cached per table.
+    public var cachePages = 64
+    /// Pages fetched ahead of and behind the view.
+    public var readAhead = 1
+    /// Rows per request while exporting or selecting all.
+    public var scanPageSize = 1000
+    /// Crashes allowed within `crashWindow` seconds before a plugin stays down.
+    public var crashBudget = 5
+    public var crashWindow = 60.0
+    /// First restart delay; doubles per recent crash up to `maxBackoff`.
+    public var baseBackoff = 0.5
+    public var maxBackoff = 30.0
+    /// The most rows `show N` prints (use `export` for more).
+    public var maxShow = 1000
+    /// The host's version, sent in `initialize`.
+    public var hostVersion = "0.1.0"
+    public init() {}
+}
+
+/// Why a request was sent, so its reply can be routed.
+enum RequestPurpose: Hashable, Sendable {
+    case initialize
+    case open
+    case rows(table: String, generation: Int, page: Int)
+    case scan(table: String, generation: Int, offset: Int)
+    case children(table: String, row: String)
+    case action(String)
+}
+
+struct PendingRequest: Hashable, Sendable {
+    var tab: String
+    var purpose: RequestPurpose
+}
+
+/// A command that is waiting for a plugin before it can finish.
+struct ActiveCommand: Hashable, Sendable {
+    var command: Command
+    /// The tab the command concerns.
+    var tab: String
+    /// Export / select-all progress.
+    var scan: ScanProgress?
+    /// A request whose reply the command waits for, and the reply once it came.
+    var awaiting: RequestID?
+    var reply: ReplyOutcome?
+    /// The command already changed state (so re-running it must not do it again).
+    var applied = false
+    /// The row a drill-down was asked for.
+    var scanRowID: String?
+}
+
+enum ReplyOutcome: Hashable, Sendable {
+    case result(JSONValue)
+    case error(String)
+}
+
+/// Paging through a whole table for `export` and `select all`.
+struct ScanProgress: Hashable, Sendable {
+    var table: String
+    var generation: Int
+    var nextOffset = 0
+    var inflight: [Int: RequestID] = [:]
+    /// Pages that arrived out of order, waiting for their turn.
+    var arrived: [Int: [Row]] = [:]
+    var written = 0
+    var finished = false
+    var started = false
+}
+
+/// The whole state of the host: a value, changed only by ``update(_:now:)``.
+public struct Workspace: Sendable {
+    public let config: WorkspaceConfig
+    public var settings: CoreSettings
+    public internal(set) var layout: WorkspaceLayout
+    public internal(set) var tabs: [String: TabState]
+    /// View state loaded from the store, used when a table opens.
+    public internal(set) var savedViews: [TableViewKey: TableViewState]
+    /// Table rows the user sees at once (terminal height, or 20 in line mode).
+    public internal(set) var viewportRows = 20
+    public internal(set) var quitting = false
+    var nextRequestID: Int64 = 1
+    var pending: [RequestID: PendingRequest] = [:]
+    var active: ActiveCommand?
+    var now: Double = 0
+
+    /// A workspace for `config`, merged with what the store kept.
+    public init(config: WorkspaceConfig, storedLayout: WorkspaceLayout?, storedViews: [TableViewKey: TableViewState],
+                settings: CoreSettings = CoreSettings()) {
+        self.config = config
+        self.settings = settings
+        self.layout = LayoutMerge.merge(stored: storedLayout, config: config)
+        self.savedViews = storedViews
+        self.tabs = Dictionary(uniqueKeysWithValues: config.tabs.map { ($0.id, TabState(id: $0.id)) })
+    }
+
+    /// Whether a command is still waiting for a plugin.
+    public var isBusy: Bool { active != nil }
+
+    /// Requests in flight, per tab (for status and tests).
+    public func pendingRequests(tab: String) -> Int { pending.values.filter { $0.tab == tab }.count }
+
+    /// The selected tab's id.
+    public var selectedTab: String? { layout.selected }
+
+    /// Effects to run at launch: start the plugins of `background` tabs.
+    public mutating func launch(now: Double) -> [Effect] {
+        self.now = now
+        var effects: [Effect] = []
+        for tab in config.tabs where tab.background {
+            _ = ensureReady(tab.id, &effects)
+        }
+        return effects
+    }
+
+    /// Effects to run on quit: stop every running plugin.
+    public mutating func shutdown() -> [Effect] {
+        var effects: [Effect] = []
+        for (id, tab) in tabs.sorted(by: { $0.key < $1.key }) {
+            switch tab.phase {
+            case .starting, .ready:
+                Self.stop(&tabs[id]!, kill: false, &effects)
+            default: break
+            }
+        }
+        return effects
+    }
+
+    // MARK: Requests
+
+    mutating func request(_ tab: String, _ method: String, _ params: JSONValue, _ purpose: RequestPurpose, _ effects: inout [Effect]) -> RequestID {
+        let id = RequestID.int(nextRequestID)
+        nextRequestID += 1
+        pending[id] = PendingRequest(tab: tab, purpose: purpose)
+        effects.append(.send(tab: tab, .request(id: id, method: method, params: params)))
+        return id
+    }
+
+    mutating func cancel(_ id: RequestID, _ effects: inout [Effect]) {
+        guard let p = pending.removeValue(forKey: id) else { return }
+        effects.append(.send(tab: p.tab, .notification(method: Method.cancel, params: ["id": id.json])))
+    }
+
+    /// Resolves TAB as an id, a title (case-insensitive) or a 1-based position among visible tabs.
+    func resolveTab(_ word: String) throws(CommandError) -> String {
+        if config.tab(word) != nil { return word }
+        let visible = layout.visibleTabs
+        if let n = Int(word) {
+            guard n >= 1 && n <= visible.count else { throw CommandError("no tab at position \(n) (there are \(visible.count) visible tabs)") }
+            return visible[n - 1]
+        }
+        let byTitle = config.tabs.filter { $0.title.lowercased() == word.lowercased() }
+        if byTitle.count == 1 { return byTitle[0].id }
+        if byTitle.count > 1 { throw CommandError("\"\(word)\" is the title of several tabs; use an id: \(byTitle.map(\.id).joined(separator: ", "))") }
+        throw CommandError("no tab \"\(word)\"", suggestion: CommandParser.suggest(word, among: config.tabs.map(\.id) + config.tabs.map(\.title)))
+    }
+
+    func resolveSection(_ word: String) throws(CommandError) -> String {
+        if config.section(word) != nil { return word }
+        if let s = config.sections.first(where: { $0.title.lowercased() == word.lowercased() }) { return s.id }
+        throw CommandError("no section \"\(word)\"", suggestion: CommandParser.suggest(word, among: config.sections.map(\.id)))
+    }
+}

@@ -1,0 +1,117 @@
+import GRDB
+import TabdeckCore
+
+/// The database facade: the only door to Tabdeck's persisted state. One per process.
+///
+/// Thread-safe: a GRDB `DatabaseQueue` inside serializes every access on one connection.
+/// Every method is synchronous and each write is one transaction that has committed when
+/// the method returns.
+///
+/// ## Durability
+///
+/// File databases run in WAL mode with `PRAGMA synchronous = NORMAL` (GRDB's WAL setup).
+/// A commit is in the `-wal` file, i.e. handed to the kernel, before `write` returns, so a
+/// process crash or `kill -9` right after a save loses nothing: the kernel still writes the
+/// page cache out and the next open replays the WAL. Only a power cut or OS crash can lose
+/// the last few commits (never corrupting the file), which is the right trade for view
+/// state that is saved on every keystroke. Use `synchronous = FULL` if that ever changes.
+///
+/// Open it with ``open(stateDirectory:)`` (which also recovers from a broken file), or
+/// ``inMemory()`` in tests.
+public final class AppDatabase: Sendable {
+    /// The database file, or ":memory:".
+    public let path: String
+    let dbQueue: DatabaseQueue
+
+    init(dbQueue: DatabaseQueue, path: String) {
+        self.dbQueue = dbQueue
+        self.path = path
+    }
+
+    /// An empty in-memory database with the schema, for tests.
+    public static func inMemory() throws(StoreError) -> AppDatabase {
+        let path = ":memory:"
+        do {
+            let queue = try DatabaseQueue(configuration: configuration(wal: false))
+            try Migrations.migrator.migrate(queue)
+            return AppDatabase(dbQueue: queue, path: path)
+        } catch {
+            throw StoreError(.migrate, path: path, error)
+        }
+    }
+
+    /// The connection setup shared by file and memory databases.
+    static func configuration(wal: Bool) -> Configuration {
+        var config = Configuration()
+        config.label = "Tabdeck.store"
+        config.foreignKeysEnabled = true
+        // WAL + synchronous = NORMAL: see "Durability" above.
+        if wal { config.journalMode = .wal }
+        // Another Tabdeck on the same state directory waits its turn instead of failing.
+        config.busyMode = .timeout(5)
+        return config
+    }
+
+    // MARK: Layout
+
+    /// The saved workspace layout, or nil when none was ever saved (or it was reset).
+    public func loadLayout() throws(StoreError) -> WorkspaceLayout? {
+        try read(.loadLayout) { db in try LayoutStore.fetch(db) }
+    }
+
+    /// Replaces the saved layout with `layout`, atomically (one transaction): a reader
+    /// sees either the old layout or the new one. A tab or section listed twice is
+    /// rejected (UNIQUE constraint) and nothing changes.
+    public func saveLayout(_ layout: WorkspaceLayout) throws(StoreError) {
+        try write(.saveLayout) { db in try LayoutStore.replace(db, with: layout) }
+    }
+
+    /// Forgets the saved layout (the "reset tabs" command): the next ``loadLayout()``
+    /// returns nil and the app falls back to config.json's order. Table views are kept.
+    public func resetLayout() throws(StoreError) {
+        try write(.resetLayout) { db in try LayoutStore.erase(db) }
+    }
+
+    // MARK: Table views
+
+    /// The saved view of one table, or nil when it was never saved.
+    /// - Parameters:
+    ///   - tab: the tab id.
+    ///   - table: "" for the tab's root table; for a drill-down table, its path key.
+    public func loadView(tab: String, table: String) throws(StoreError) -> TableViewState? {
+        try read(.loadView) { db in try ViewStore.fetch(db, key: ViewKey(tab: tab, table: table)) }
+    }
+
+    /// Saves the view of one table, replacing what was stored for it (an upsert, in one
+    /// transaction). Only the difference with the stored selection is written, so saving
+    /// a cursor move is cheap even with a 100,000-row selection.
+    public func saveView(_ view: TableViewState, tab: String, table: String) throws(StoreError) {
+        try write(.saveView) { db in try ViewStore.save(db, view, key: ViewKey(tab: tab, table: table)) }
+    }
+
+    /// Every saved view, read in one transaction (for start-up), including views of tabs
+    /// that are no longer in config.json.
+    public func loadAllViews() throws(StoreError) -> [ViewKey: TableViewState] {
+        try read(.loadAllViews) { db in try ViewStore.fetchAll(db) }
+    }
+
+    // MARK: Lifecycle
+
+    /// Closes the connection (checkpointing the WAL). Later calls fail with a
+    /// ``StoreError``. Optional: the connection also closes when the object is released.
+    public func close() throws(StoreError) {
+        do { try dbQueue.close() } catch { throw StoreError(.close, path: path, error) }
+    }
+
+    // MARK: Access
+
+    /// Runs `body` in one read transaction, converting every error to a ``StoreError``.
+    func read<T>(_ operation: StoreOperation, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do { return try dbQueue.read(body) } catch { throw StoreError(operation, path: path, error) }
+    }
+
+    /// Runs `body` in one IMMEDIATE write transaction, committed before returning.
+    func write<T>(_ operation: StoreOperation, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do { return try dbQueue.write(body) } catch { throw StoreError(operation, path: path, error) }
+    }
+}

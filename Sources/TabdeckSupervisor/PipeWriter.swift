@@ -1,0 +1,107 @@
+import Foundation
+
+/// The write side of a plugin's stdin: a queue drained by a dedicated thread, so that
+/// `enqueue` returns at once even when the plugin is slow to read or the line is huge.
+///
+/// The first write error (EPIPE when the plugin exited or closed its stdin) closes the pipe;
+/// `state` reports it and later lines are refused.
+final class PipeWriter: @unchecked Sendable {
+    /// Whether lines can still be queued.
+    enum State: Equatable {
+        case open
+        /// `closeWhenDrained` was called: queued lines are written, then stdin is closed.
+        case closing
+        /// Closed after a write error (errno), or normally (nil).
+        case closed(errno: Int32?)
+    }
+
+    private let condition = NSCondition()
+    private var queue: [[UInt8]] = []
+    private var _state: State = .open
+    private var abandon = false
+    private let fd: Int32
+
+    /// Takes ownership of `fd` and starts the writer thread.
+    init(fd: Int32, name: String) {
+        self.fd = fd
+        let thread = Thread { [self] in run() }
+        thread.name = name
+        thread.stackSize = 256 * 1024
+        thread.start()
+    }
+
+    var state: State {
+        condition.lock(); defer { condition.unlock() }
+        return _state
+    }
+
+    /// Queues bytes to write; returns the state instead when the pipe no longer takes lines.
+    func enqueue(_ bytes: [UInt8]) -> State? {
+        condition.lock(); defer { condition.unlock() }
+        guard _state == .open else { return _state }
+        queue.append(bytes)
+        condition.signal()
+        return nil
+    }
+
+    /// Writes what is queued, then closes stdin (the plugin sees end of file).
+    func closeWhenDrained() {
+        condition.lock(); defer { condition.unlock() }
+        if _state == .open { _state = .closing }
+        condition.signal()
+    }
+
+    /// Drops what is queued and closes stdin as soon as the thread is not inside write(2)
+    /// (the process is gone).
+    func abandonAndClose() {
+        condition.lock(); defer { condition.unlock() }
+        abandon = true
+        queue.removeAll()
+        if _state == .open || _state == .closing { _state = .closing }
+        condition.signal()
+    }
+
+    private func run() {
+        var failure: Int32? = nil
+        outer: while true {
+            condition.lock()
+            while queue.isEmpty && _state == .open && !abandon {
+                condition.wait()
+            }
+            if abandon || queue.isEmpty {
+                condition.unlock()
+                break
+            }
+            let batch = queue
+            queue.removeAll(keepingCapacity: true)
+            condition.unlock()
+            for bytes in batch {
+                if let code = writeAll(bytes) {
+                    failure = code
+                    break outer
+                }
+            }
+        }
+        close(fd)
+        condition.lock()
+        queue.removeAll()
+        _state = .closed(errno: failure)
+        condition.unlock()
+    }
+
+    /// Writes every byte; returns errno on failure.
+    private func writeAll(_ bytes: [UInt8]) -> Int32? {
+        bytes.withUnsafeBytes { buffer -> Int32? in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import TabdeckProtocol
+
+/// What the reader threads do with the plugin's stdout and stderr lines.
+extension PluginProcess {
+    /// A stdout line: decoded here (on the reader thread), matched against the pending
+    /// requests, and delivered; a malformed or over-long line is a protocol violation that
+    /// kills the process.
+    func handleStdout(_ piece: LineSplitter.Piece) {
+        state.lock()
+        let ignore = violated || finished
+        state.unlock()
+        if ignore { return }
+
+        let decoded: Result<Message, ViolationReason>
+        switch piece {
+        case .overlong(let byteCount):
+            decoded = .failure(ViolationReason("line of \(byteCount) bytes is longer than the limit of \(settings.maxLineLength) bytes"))
+        case .line(let bytes):
+            if bytes.allSatisfy(isJSONWhitespace) { return }  // a stray blank line is harmless
+            do {
+                decoded = .success(try MessageCodec.decode(bytes))
+            } catch {
+                decoded = .failure(ViolationReason("malformed line (\(error.description)): \(preview(bytes))"))
+            }
+        }
+
+        emitLock.lock()
+        defer { emitLock.unlock() }
+        state.lock()
+        if violated || finished {
+            state.unlock()
+            return
+        }
+        switch decoded {
+        case .failure(let reason):
+            violated = true
+            signalLocked(SIGKILL)
+            state.unlock()
+            emit(.protocolViolation(tab: spec.tab, reason: reason.text))
+        case .success(let message):
+            let deliver = admitLocked(message)
+            state.unlock()
+            switch deliver {
+            case .deliver: emit(.message(tab: spec.tab, message))
+            case .dropped: onDroppedReply()
+            case .swallowed: break
+            }
+        }
+    }
+
+    /// Whether a message from the plugin is delivered; updates the pending requests.
+    /// Caller holds `state`.
+    private func admitLocked(_ message: Message) -> Admission {
+        switch message {
+        case .response(let id, _), .failure(let id?, _):
+            if deadlines.remove(id) != nil { return .deliver }
+            if shutdownSent && id == Self.shutdownID { return .swallowed }
+            return .dropped
+        case .notification("progress", _):
+            deadlines.progress(now: ContinuousClock.now)
+            return .deliver
+        default:
+            return .deliver
+        }
+    }
+
+    /// A stderr line: logged with a timestamp and delivered as text, never parsed.
+    func handleStderr(_ piece: LineSplitter.Piece, log: StderrLog?) {
+        var bytes: [UInt8]
+        switch piece {
+        case .line(let line):
+            bytes = line
+            if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        case .overlong(let byteCount):
+            bytes = Array("[a stderr line of \(byteCount) bytes was left out]".utf8)
+        }
+        log?.append(bytes)
+        let line = String(decoding: bytes, as: UTF8.self)
+        emitLock.lock()
+        defer { emitLock.unlock() }
+        state.lock()
+        let gone = finished
+        state.unlock()
+        if !gone {
+            emit(.stderrLine(tab: spec.tab, line: line))
+        }
+    }
+
+    func readerIsReading(_ reading: Bool) {
+        state.lock()
+        readersInRead += reading ? 1 : -1
+        lastReadTransition = ContinuousClock.now
+        state.unlock()
+    }
+
+    func readerEnded() {
+        state.lock()
+        readersRunning -= 1
+        state.broadcast()
+        state.unlock()
+    }
+}
+
+/// Why a stdout line broke the protocol.
+struct ViolationReason: Error {
+    var text: String
+    init(_ text: String) { self.text = text }
+}
+
+/// What happens to a message read from the plugin.
+enum Admission {
+    case deliver
+    /// A reply whose id is not pending: counted, not delivered.
+    case dropped
+    /// The reply to the supervisor's own `shutdown`.
+    case swallowed
+}
+
+private func isJSONWhitespace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
+}
+
+/// The start of a bad line, for the violation message.
+private func preview(_ bytes: [UInt8]) -> String {
+    let limit = 120
+    let text = String(decoding: bytes.prefix(limit), as: UTF8.self)
+    return bytes.count > limit ? text + "… (\(bytes.count) bytes)" : text
+}

@@ -1,0 +1,42 @@
+import Foundation
+import TabdeckProtocol
+
+/// Size of one read(2) from a plugin pipe.
+let readChunkSize = 64 * 1024
+
+/// Starts a dedicated thread that reads `fd` with blocking read(2) calls of 64 KiB, cuts
+/// the bytes into lines with a `LineSplitter`, and hands every piece to `onPiece` (on that
+/// thread). At end of file (or a read error) the final unterminated line is handed over,
+/// `fd` is closed and `onEnd` runs. `onReading(true)` runs before each read(2) and
+/// `onReading(false)` after it, so the owner can tell an idle pipe from a busy reader.
+func startReaderThread(
+    name: String, fd: Int32, maxLineLength: Int,
+    onReading: @escaping @Sendable (Bool) -> Void,
+    onPiece: @escaping @Sendable (LineSplitter.Piece) -> Void,
+    onEnd: @escaping @Sendable () -> Void
+) {
+    let thread = Thread {
+        var splitter = LineSplitter(maxLineLength: maxLineLength)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readChunkSize, alignment: 1)
+        defer { buffer.deallocate() }
+        while true {
+            onReading(true)
+            let count = read(fd, buffer.baseAddress, readChunkSize)
+            let code = errno
+            onReading(false)
+            if count < 0 && code == EINTR { continue }
+            if count <= 0 { break }
+            for piece in splitter.push(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) {
+                onPiece(piece)
+            }
+        }
+        for piece in splitter.finish() {
+            onPiece(piece)
+        }
+        close(fd)
+        onEnd()
+    }
+    thread.name = name
+    thread.stackSize = 512 * 1024
+    thread.start()
+}

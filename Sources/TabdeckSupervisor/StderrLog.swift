@@ -1,0 +1,79 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A plugin's log file: stderr lines appended as `2026-11-22T10:00:00.123Z <line>`.
+/// Used by one thread (the stderr reader); closed when that reader ends.
+final class StderrLog {
+    private var fd: Int32
+
+    /// Opens (creating it and its parent folders) `path` for appending.
+    init(path: String) throws(Errno) {
+        try makeParentDirectories(of: path)
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        if fd < 0 { throw Errno(code: errno) }
+    }
+
+    /// Appends one line with the current UTC time. Write errors (disk full) are ignored:
+    /// a plugin's logging must never take the plugin down.
+    func append(_ line: [UInt8]) {
+        guard fd >= 0 else { return }
+        var record = Array(utcTimestamp().utf8)
+        record.reserveCapacity(record.count + line.count + 2)
+        record.append(UInt8(ascii: " "))
+        record.append(contentsOf: line)
+        record.append(UInt8(ascii: "\n"))
+        record.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// Closes the file; later appends are ignored.
+    func closeFile() {
+        if fd >= 0 {
+            close(fd)
+            fd = -1
+        }
+    }
+
+    deinit { closeFile() }
+}
+
+/// The current UTC time as ISO 8601 with milliseconds, e.g. `2026-11-22T10:00:00.123Z`.
+func utcTimestamp() -> String {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    var seconds = now.tv_sec
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    func pad(_ value: Int32, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+    return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+        + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(now.tv_nsec / 1_000_000), 3))Z"
+}
+
+/// `mkdir -p` of the folder holding `path`.
+private func makeParentDirectories(of path: String) throws(Errno) {
+    var components = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+    guard !components.isEmpty else { return }
+    var current = path.hasPrefix("/") ? "" : "."
+    if path.hasPrefix("/") { components = components.dropFirst() }
+    for component in components where !component.isEmpty {
+        current += "/" + component
+        if mkdir(current, 0o755) != 0 && errno != EEXIST {
+            throw Errno(code: errno)
+        }
+    }
+}

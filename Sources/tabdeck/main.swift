@@ -1,1 +1,0 @@
-print("tabdeck: not yet implemented")

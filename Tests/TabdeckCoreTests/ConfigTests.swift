@@ -1,0 +1,72 @@
+import Testing
+import TabdeckCore
+
+@Suite struct ConfigTests {
+    func parse(_ text: String) throws(ConfigError) -> WorkspaceConfig {
+        try WorkspaceConfig.parse(Array(text.utf8), file: "/etc/w/config.json", directory: "/etc/w")
+    }
+
+    func error(_ text: String) -> String {
+        do { _ = try parse(text); return "no error" } catch { return error.description }
+    }
+
+    @Test func parsesAndResolvesRelativeCommands() throws {
+        let c = try parse("""
+            {"sections":[{"id":"s","title":"S"}],
+             "tabs":[{"id":"a","title":"A","section":"s","command":["./plug.py","x"],"args":{"path":"f.csv"},"background":true,"env":{"K":"V"}},
+                     {"id":"b","command":["python3","p.py"],"customizable":false}]}
+            """)
+        #expect(c.tabs[0].command == ["/etc/w/plug.py", "x"])
+        #expect(c.tabs[1].command == ["python3", "p.py"])
+        #expect(c.tabs[0].background && !c.tabs[1].customizable && c.tabs[1].title == "b")
+        #expect(c.tabs[0].env == ["K": "V"])
+    }
+
+    @Test func invalidJSONNamesLineAndColumn() {
+        #expect(error("{\n  \"tabs\": [\n    {\"id\": \"a\",, }\n]}") == "/etc/w/config.json:3:17: invalid JSON: expected a string key, found ','")
+    }
+
+    @Test func namesThePathOfBadFields() {
+        #expect(error(#"{"tabs":[{"id":"a","command":["x"]},{"id":"a","command":["y"]}]}"#)
+                == #"/etc/w/config.json: tabs[1].id: duplicate tab id "a""#)
+        #expect(error(#"{"tabs":[{"id":"a","command":["x"]},{"id":"b"}]}"#).contains("tabs[1].command: missing"))
+        #expect(error(#"{"tabs":[{"id":"a","command":"x"}]}"#).contains("tabs[0].command: expected an array, got a string"))
+        #expect(error(#"{"tabs":[{"id":"a","command":["x"],"section":"nope"}]}"#).contains(#"tabs[0].section: unknown section "nope""#))
+        #expect(error(#"{"tabs":[{"id":"a","command":["x"],"comand":["y"]}]}"#).contains(#"tabs[0].comand: unknown key "comand""#))
+        #expect(error(#"{"tabs":[{"id":"a","command":["x"],"background":"yes"}]}"#).contains("tabs[0].background: expected a boolean, got a string"))
+        #expect(error(#"{"tabs":[]}"#).contains("tabs: a workspace needs at least one tab"))
+    }
+}
+
+@Suite struct LayoutMergeTests {
+    let config = sampleConfig()
+
+    @Test func defaultLayoutFollowsConfig() {
+        let l = LayoutMerge.merge(stored: nil, config: config)
+        #expect(l.visibleTabs == ["people", "orders", "procs", "logs"])
+        #expect(l.selected == "people")
+    }
+
+    @Test func keepsStoredOrderDropsRemovedAndInsertsNewAtConfigPosition() {
+        let stored = WorkspaceLayout(
+            sections: ["sys", "data"],
+            tabs: [.init(tab: "logs", section: "sys"), .init(tab: "gone", section: "sys"), .init(tab: "procs", section: "sys"),
+                   .init(tab: "people", section: "data")],
+            hidden: ["gone"], selected: "gone")
+        let l = LayoutMerge.merge(stored: stored, config: config)
+        #expect(l.sections == ["sys", "data"])
+        // "orders" is new: it follows "people", its predecessor in config.
+        #expect(l.visibleTabs == ["logs", "procs", "people", "orders"])
+        #expect(l.hidden.isEmpty)
+        #expect(l.selected == "logs")
+    }
+
+    @Test func nonCustomizableTabsStayInTheirSectionAndVisible() {
+        let stored = WorkspaceLayout(sections: ["data", "sys"],
+                                     tabs: [.init(tab: "procs", section: "data"), .init(tab: "people", section: "data")],
+                                     hidden: ["procs"], selected: nil)
+        let l = LayoutMerge.merge(stored: stored, config: config)
+        #expect(l.tabs.first { $0.tab == "procs" }?.section == "sys")
+        #expect(!l.hidden.contains("procs"))
+    }
+}

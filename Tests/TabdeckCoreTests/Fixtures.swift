@@ -1,0 +1,117 @@
+import TabdeckCore
+import TabdeckProtocol
+
+/// A config with two sections and four tabs, built in code.
+func sampleConfig() -> WorkspaceConfig {
+    WorkspaceConfig(
+        file: "/w/config.json", directory: "/w",
+        sections: [SectionConfig(id: "data", title: "Data"), SectionConfig(id: "sys", title: "System")],
+        tabs: [
+            TabConfig(id: "people", title: "People", section: "data", command: ["plug"]),
+            TabConfig(id: "orders", title: "Orders", section: "data", command: ["plug"]),
+            TabConfig(id: "procs", title: "Processes", section: "sys", command: ["plug"], customizable: false),
+            TabConfig(id: "logs", title: "Logs", section: "sys", command: ["plug"]),
+        ])
+}
+
+/// An in-memory plugin serving `count` rows with columns id (integer), name (text), sorting itself.
+struct FakePlugin {
+    var count: Int
+    var sortable = true
+    var children = false
+    /// Requests seen, by method.
+    var seen: [String] = []
+    /// When set, `rows` requests are not answered (kept here instead).
+    var holdRows = false
+    var held: [(RequestID, JSONValue)] = []
+
+    func name(_ i: Int) -> String { "name\((i * 7919) % count)" }
+
+    func rows(_ params: JSONValue) -> JSONValue {
+        let r = try! RowsRequest(params)
+        var ids = Array(0..<count)
+        if let key = r.sort.first {
+            if key.column == "name" { ids.sort { name($0) < name($1) } }
+            if key.direction == .descending { ids.reverse() }
+        }
+        let page = ids.dropFirst(r.offset).prefix(r.limit)
+        let rows = page.map { Row(id: String($0), cells: [.int(Int64($0)), .string(name($0))], hasChildren: children) }
+        return RowsResult(generation: r.generation, offset: r.offset, rows: rows, total: count).json
+    }
+
+    mutating func answer(_ id: RequestID, _ method: String, _ params: JSONValue) -> Message? {
+        seen.append(method)
+        switch method {
+        case Method.initialize:
+            return .response(id: id, result: InitializeResult(name: "fake", version: "1", capabilities:
+                PluginCapabilities(sort: sortable, multiSort: sortable, children: children, actions: true)).json)
+        case Method.open, Method.children:
+            let d = TableDescription(table: method == Method.open ? "root" : "child",
+                                     columns: [ColumnSpec(id: "id", type: .integer), ColumnSpec(id: "name")],
+                                     total: count, actions: [ActionSpec(id: "delete", confirm: true), ActionSpec(id: "touch")])
+            return .response(id: id, result: d.json)
+        case Method.rows:
+            if holdRows { held.append((id, params)); return nil }
+            return .response(id: id, result: rows(params))
+        case Method.action:
+            return .response(id: id, result: ["message": .string("did \(params["action"]!.stringValue!) on \(params["rows"]!.arrayValue!.count)"), "invalidate": true])
+        default:
+            return nil
+        }
+    }
+}
+
+/// Drives a workspace with fake plugins answering synchronously, like a runtime would.
+struct Harness {
+    var ws: Workspace
+    var plugins: [String: FakePlugin]
+    var now = 0.0
+    var effects: [Effect] = []
+    var outputs: [CommandOutput] = []
+    var failures: [String] = []
+
+    init(count: Int = 1000, config: WorkspaceConfig = sampleConfig(), layout: WorkspaceLayout? = nil,
+         views: [TableViewKey: TableViewState] = [:]) {
+        ws = Workspace(config: config, storedLayout: layout, storedViews: views)
+        plugins = Dictionary(uniqueKeysWithValues: config.tabs.map { ($0.id, FakePlugin(count: count)) })
+    }
+
+    /// Runs a command line; returns its output or nil on failure.
+    @discardableResult
+    mutating func run(_ line: String) -> CommandOutput? {
+        let before = (outputs.count, failures.count)
+        feed(.command(line))
+        if failures.count > before.1 { return nil }
+        return outputs.count > before.0 ? outputs.last : nil
+    }
+
+    /// The last failure message.
+    var lastFailure: String? { failures.last }
+
+    mutating func feed(_ event: Event) {
+        var queue = [event]
+        while !queue.isEmpty {
+            let e = queue.removeFirst()
+            let out = ws.update(e, now: now)
+            effects += out
+            for effect in out {
+                switch effect {
+                case .send(let tab, .request(let id, let method, let params)):
+                    if let reply = plugins[tab]!.answer(id, method, params) { queue.append(.plugin(tab: tab, .message(reply))) }
+                case .commandDone(let o): outputs.append(o)
+                case .commandFailed(let m): failures.append(m)
+                case .killPlugin(let tab), .stopPlugin(let tab): queue.append(.plugin(tab: tab, .exited("was killed by signal 9")))
+                default: break
+                }
+            }
+        }
+    }
+
+    /// Effects of a given kind seen so far.
+    func sends(_ method: String) -> [(String, RequestID, JSONValue)] {
+        effects.compactMap {
+            if case .send(let tab, .request(let id, let m, let p)) = $0, m == method { return (tab, id, p) }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import Testing
+import TabdeckProtocol
+@testable import TabdeckSupervisor
+
+/// Processes: spawning, violations, crashes, stderr, the quit sequence, reaping.
+@Suite struct LifecycleTests {
+    @Test func malformedLineIsAViolationThenExited() async throws {
+        let (supervisor, log) = makeSupervisor()
+        try supervisor.start(pluginSpec("bad"))
+        try supervisor.send(request(1, "echo", .int(1)), to: "bad")
+        #expect(await log.wait { $0.contains { $0.replyID == .int(1) } })
+        try supervisor.send(request(2, "garbage"), to: "bad")
+        let exited = await log.exited("bad")
+        #expect(exited?.exit == .signalled(SIGKILL))
+        #expect(exited?.pending == [.int(2)])
+        let events = log.events
+        let violation = events.firstIndex {
+            if case .protocolViolation("bad", let reason) = $0 { return reason.contains("this is not json") }
+            return false
+        }
+        #expect(violation != nil)
+        // Nothing the plugin wrote after the bad line is delivered; .exited is last.
+        #expect(!events.contains { $0.replyID == .int(2) })
+        #expect(events.last?.isExited("bad") == true)
+        #expect(!supervisor.isRunning("bad"))
+    }
+
+    @Test func overlongLineIsAViolation() async throws {
+        let (supervisor, log) = makeSupervisor()
+        try supervisor.start(pluginSpec("long"))
+        try supervisor.send(request(1, "huge", .int(Int64(LineSplitter.defaultMaxLineLength + 10))), to: "long")
+        #expect(await log.exited("long")?.exit == .signalled(SIGKILL))
+        #expect(log.events.contains {
+            if case .protocolViolation("long", let reason) = $0 { return reason.contains("longer than") }
+            return false
+        })
+        #expect(!log.events.contains { $0.replyID == .int(1) })
+    }
+
+    @Test func crashReportsTheStatusAndThePendingRequests() async throws {
+        let (supervisor, log) = makeSupervisor()
+        try supervisor.start(pluginSpec("crash"))
+        try supervisor.send(request(1, "later"), to: "crash")
+        try supervisor.send(.request(id: .string("b"), method: "later", params: .null), to: "crash")
+        try supervisor.send(request(3, "crash", .int(3)), to: "crash")
+        let exited = await log.exited("crash")
+        #expect(exited?.exit == .exited(3))
+        #expect(exited?.pending == [.int(1), .string("b"), .int(3)])
+        #expect(log.events.filter { $0.isExited("crash") }.count == 1)
+        #expect(throws: SupervisorError.notRunning(tab: "crash")) {
+            try supervisor.send(request(4, "echo"), to: "crash")
+        }
+    }
+
+    @Test func everyMessageComesBeforeExited() async throws {
+        let (supervisor, log) = makeSupervisor()
+        let flood = "import sys\nfor i in range(2000): sys.stdout.write('{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":%d}\\n' % i)\nsys.exit(5)"
+        try supervisor.start(PluginSpec(tab: "flood", command: [python, "-c", flood]))
+        #expect(await log.exited("flood")?.exit == .exited(5))
+        let events = log.events
+        #expect(events.count == 2001)
+        #expect(events.dropLast().enumerated().allSatisfy { $0.element == .message(tab: "flood", .notification(method: "n", params: .int(Int64($0.offset)))) })
+        #expect(events.last?.isExited("flood") == true)
+    }
+
+    @Test func childLeftBehindHoldingThePipesIsKilled() async throws {
+        let (supervisor, log) = makeSupervisor()
+        try supervisor.start(PluginSpec(tab: "orphan", command: ["/bin/sh", "-c", "sleep 30 & echo $! >&2; exit 4"]))
+        let exited = await log.exited("orphan")
+        #expect(exited?.exit == .exited(4))
+        let orphan = log.events.compactMap { event -> pid_t? in
+            if case .stderrLine("orphan", let line) = event { return pid_t(line) }
+            return nil
+        }.first
+        let pid = try #require(orphan)
+        // Reparented to init, which may take a moment to reap it: dead or a zombie is fine.
+        var gone = false
+        for _ in 0..<100 where !gone {
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            gone = stat.isEmpty || stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+            if !gone { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(gone, "the orphaned sleep \(pid) is still running")
+    }
+
+    @Test func stderrGoesToTheLogFileAndNeverBecomesAMessage() async throws {
+        let folder = temporaryDirectory()
+        let logFile = folder + "/logs/nested/tab.log"
+        let (supervisor, log) = makeSupervisor()
+        try supervisor.start(pluginSpec("err", logFile: logFile))
+        let lines = ["plain text", #"{"jsonrpc":"2.0","id":1,"result":"fake"}"#, "caf\u{E9}"]
+        try supervisor.send(request(2, "stderr", .array(lines.map { .string($0) })), to: "err")
+        #expect(await log.wait { $0.contains { $0.replyID == .int(2) } })
+        #expect(await log.wait { events in lines.allSatisfy { events.contains(.stderrLine(tab: "err", line: $0)) } })
+        #expect(!log.events.contains { $0.replyID == .int(1) })
+        #expect(supervisor.droppedReplies("err") == 0)
+        await supervisor.stopAllOffThePool(grace: .milliseconds(500))
+
+        let written = try String(contentsOfFile: logFile, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(written.count == 3)
+        for (record, line) in zip(written, lines) {
+            // 2026-11-22T10:00:00.123Z <line>
+            let stamp = record.prefix(24)
+            #expect(stamp.count == 24 && stamp.hasSuffix("Z") && stamp.dropFirst(10).first == "T", "\(record)")
+            #expect(record.dropFirst(25) == line[...])
+        }
+    }
+
+    @Test func environmentWorkingDirectoryAndProcessGroup() async throws {
+        let folder = temporaryDirectory()
+        let script = writeScript("env.sh", """
+            #!/bin/sh
+            echo "$FOO $TABDECK_PROTOCOL $(pwd) $(cut -d' ' -f5 /proc/$$/stat)" >&2
+            read line
+            """)
+        let (supervisor, log) = makeSupervisor()
+        try supervisor.start(PluginSpec(tab: "env", command: [script], environment: ["FOO": "bar baz"], workingDirectory: folder))
+        let pid = try #require(supervisor.processID("env"))
+        #expect(await log.wait { $0.contains { if case .stderrLine("env", _) = $0 { return true } else { return false } } })
+        let realFolder = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
+        #expect(log.events.contains(.stderrLine(tab: "env", line: "bar baz 1 \(realFolder) \(pid)")))
+        await supervisor.stopAllOffThePool(grace: .milliseconds(500))
+        #expect(await log.exited("env")?.exit == .exited(0))
+    }
+
+    @Test func cooperativeStopSendsShutdownAndSwallowsItsReply() async throws {
+        let (supervisor, log) = makeSupervisor()
+        try supervisor.start(pluginSpec("nice"))
+        let pid = try #require(supervisor.processID("nice"))
+        let asked = ContinuousClock.now
+        supervisor.stop("nice", grace: .seconds(2))
+        supervisor.stop("nice", grace: .seconds(2))  // already stopping: no-op
+        let exited = await log.exited("nice")
+        #expect(exited?.exit == .exited(0))
+        #expect(exited.map { asked.duration(to: $0.at) < .seconds(1) } == true)
+        #expect(!log.events.contains { if case .message = $0 { return true } else { return false } })
+        #expect(supervisor.droppedReplies("nice") == 0)
+        #expect(isReaped(pid))
+        supervisor.stop("nice")  // not running: no-op
+        supervisor.kill("nice")
+    }
+
+    @Test func pluginIgnoringShutdownAndSIGTERMIsKilled() async throws {
+        let (supervisor, log) = makeSupervisor()
+        try await startReady(supervisor, log, pluginSpec("stubborn", mode: "stubborn"))  // up, handlers set
+        let grace = Duration.milliseconds(250)
+        let asked = ContinuousClock.now
+        supervisor.stop("stubborn", grace: grace)
+        #expect(throws: SupervisorError.stdinClosed(tab: "stubborn", errno: nil)) {
+            try supervisor.send(request(2, "echo"), to: "stubborn")
+        }
+        let exited = await log.exited("stubborn")
+        #expect(exited?.exit == .signalled(SIGKILL))
+        let took = exited.map { asked.duration(to: $0.at) }
+        #expect(took.map { $0 >= grace * 2 - .milliseconds(20) && $0 < grace * 2 + .seconds(1) } == true, "took \(String(describing: took))")
+    }
+
+    @Test func stopAllBlocksUntilEveryChildIsReaped() async throws {
+        let (supervisor, log) = makeSupervisor()
+        try supervisor.start(pluginSpec("a"))
+        try supervisor.start(pluginSpec("b", mode: "stubborn"))
+        try supervisor.start(PluginSpec(tab: "c", command: ["/bin/sh", "-c", "trap '' TERM; while :; do sleep 0.05; done"]))
+        try supervisor.send(request(1, "echo"), to: "b")
+        #expect(await log.wait { $0.contains { $0.replyID == .int(1) } })
+        let pids = ["a", "b", "c"].compactMap { supervisor.processID($0) }
+        #expect(pids.count == 3)
+        #expect(throws: SupervisorError.alreadyRunning(tab: "a")) { try supervisor.start(pluginSpec("a")) }
+
+        await supervisor.stopAllOffThePool(grace: .milliseconds(200))
+        for tab in ["a", "b", "c"] {
+            #expect(!supervisor.isRunning(tab))
+            #expect(log.events.filter { $0.isExited(tab) }.count == 1)
+        }
+        for pid in pids {
+            #expect(isReaped(pid), "pid \(pid) not reaped")
+        }
+    }
+
+    @Test func writingToAPluginThatClosedItsStdinIsAnErrorNotACrash() async throws {
+        let (supervisor, log) = makeSupervisor()
+        try supervisor.start(PluginSpec(tab: "deaf", command: ["/bin/sh", "-c", "exec 0<&-; echo closed >&2; sleep 5"]))
+        #expect(await log.wait { $0.contains(.stderrLine(tab: "deaf", line: "closed")) })
+        var failure: SupervisorError? = nil
+        for id in 1...50 as ClosedRange<Int64> where failure == nil {
+            do {
+                try supervisor.send(.notification(method: "status", params: .int(id)), to: "deaf")
+            } catch {
+                failure = error
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(failure == .stdinClosed(tab: "deaf", errno: EPIPE))
+        #expect(failure?.description.contains("deaf") == true)
+        supervisor.kill("deaf")
+        #expect(await log.exited("deaf")?.exit == .signalled(SIGKILL))
+    }
+
+    @Test func commandNotFoundIsReportedClearly() async {
+        let (supervisor, _) = makeSupervisor()
+        do {
+            try supervisor.start(PluginSpec(tab: "ghost", command: ["tabdeck-no-such-plugin", "--flag"]))
+            Issue.record("started a command that does not exist")
+        } catch {
+            guard case .commandNotFound(tab: "ghost", command: ["tabdeck-no-such-plugin", "--flag"], _) = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+            #expect(error.description.contains("tab 'ghost'"))
+            #expect(error.description.contains("command not found: tabdeck-no-such-plugin"))
+        }
+        #expect(throws: SupervisorError.commandNotFound(tab: "g2", command: ["/no/such/plugin"], searchPath: nil)) {
+            try supervisor.start(PluginSpec(tab: "g2", command: ["/no/such/plugin"]))
+        }
+        #expect(throws: SupervisorError.commandNotFound(tab: "g3", command: ["sh"], searchPath: "/nowhere")) {
+            try supervisor.start(PluginSpec(tab: "g3", command: ["sh"], environment: ["PATH": "/nowhere"]))
+        }
+        let notExecutable = writeScript("plain.txt", "not a program")
+        _ = chmod(notExecutable, 0o644)
+        #expect(throws: SupervisorError.notExecutable(tab: "g4", command: [notExecutable], errno: EACCES)) {
+            try supervisor.start(PluginSpec(tab: "g4", command: [notExecutable]))
+        }
+        #expect(throws: SupervisorError.emptyCommand(tab: "g5")) { try supervisor.start(PluginSpec(tab: "g5", command: [])) }
+        #expect(throws: SupervisorError.workingDirectoryUnavailable(tab: "g6", path: "/no/such/dir", errno: ENOENT)) {
+            try supervisor.start(PluginSpec(tab: "g6", command: ["sh"], workingDirectory: "/no/such/dir"))
+        }
+        #expect(!supervisor.isRunning("ghost"))
+    }
+}

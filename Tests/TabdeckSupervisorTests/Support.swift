@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+import TabdeckProtocol
+@testable import TabdeckSupervisor
+
+/// Collects a supervisor's events and lets a test wait for them.
+final class EventLog: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var storage: [(at: ContinuousClock.Instant, event: SupervisorEvent)] = []
+
+    func record(_ event: SupervisorEvent) {
+        condition.lock()
+        storage.append((ContinuousClock.now, event))
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var events: [SupervisorEvent] {
+        condition.lock(); defer { condition.unlock() }
+        return storage.map(\.event)
+    }
+
+    /// Waits (polling, without blocking a thread of the cooperative pool) until `predicate`
+    /// holds for the events so far; false on timeout. Events carry their own arrival times,
+    /// so polling does not blur the timings tests measure.
+    @discardableResult
+    func wait(timeout: Duration = .seconds(5), until predicate: ([SupervisorEvent]) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !predicate(events) {
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
+    /// Waits for the `.exited` of `tab` and returns it with when it came.
+    func exited(_ tab: String, timeout: Duration = .seconds(5)) async -> (exit: PluginExit, pending: [RequestID], at: ContinuousClock.Instant)? {
+        await wait(timeout: timeout) { $0.contains { $0.isExited(tab) } }
+        for (at, event) in timedEvents {
+            if case .exited(tab, let exit, let pending) = event { return (exit, pending, at) }
+        }
+        return nil
+    }
+
+    private var timedEvents: [(at: ContinuousClock.Instant, event: SupervisorEvent)] {
+        condition.lock(); defer { condition.unlock() }
+        return storage
+    }
+
+    /// When the first event matching `predicate` came.
+    func time(of predicate: (SupervisorEvent) -> Bool) -> ContinuousClock.Instant? {
+        condition.lock(); defer { condition.unlock() }
+        return storage.first { predicate($0.event) }?.at
+    }
+}
+
+extension SupervisorEvent {
+    func isExited(_ tab: String) -> Bool {
+        if case .exited(tab, _, _) = self { return true }
+        return false
+    }
+
+    /// The reply (result or error) to request `id`, if this is one.
+    var replyID: RequestID? {
+        switch self {
+        case .message(_, .response(let id, _)), .message(_, .failure(let id?, _)): return id
+        default: return nil
+        }
+    }
+}
+
+/// A supervisor whose events go to a fresh log.
+func makeSupervisor(
+    requestTimeout: Duration = .seconds(10), hardTimeout: Duration = .seconds(120),
+    handshakeTimeout: Duration = .seconds(5)
+) -> (PluginSupervisor, EventLog) {
+    let log = EventLog()
+    let supervisor = PluginSupervisor(
+        requestTimeout: requestTimeout, hardTimeout: hardTimeout, handshakeTimeout: handshakeTimeout,
+        onEvent: { log.record($0) })
+    return (supervisor, log)
+}
+
+extension PluginSupervisor {
+    /// `stopAll` on a thread of its own, so that its blocking does not hold a thread of the
+    /// cooperative pool.
+    func stopAllOffThePool(grace: Duration) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread {
+                self.stopAll(grace: grace)
+                continuation.resume()
+            }.start()
+        }
+    }
+}
+
+/// Starts the fixture plugin and waits until it answers, so that timings measured afterwards
+/// do not include the interpreter's start-up (slow when many tests start plugins at once).
+func startReady(_ supervisor: PluginSupervisor, _ log: EventLog, _ spec: PluginSpec) async throws {
+    try supervisor.start(spec)
+    let id = RequestID.string("ready")
+    try supervisor.send(.request(id: id, method: "echo", params: .null), to: spec.tab)
+    let ready = await log.wait(timeout: .seconds(10)) { $0.contains { $0.replyID == id } }
+    try #require(ready, "the fixture plugin did not start")
+}
+
+/// A JSON value written as JSON text (decoded with the protocol codec).
+func json(_ text: String) -> JSONValue {
+    let line = Array(#"{"jsonrpc":"2.0","id":0,"result":\#(text)}"#.utf8)
+    guard case .response(_, let result)? = try? MessageCodec.decode(line) else {
+        Issue.record("bad JSON in test: \(text)")
+        return .null
+    }
+    return result
+}
+
+func request(_ id: Int64, _ method: String, _ params: JSONValue = .null) -> Message {
+    .request(id: .int(id), method: method, params: params)
+}
+
+/// A fresh temporary folder.
+func temporaryDirectory() -> String {
+    var template = Array((NSTemporaryDirectory() + "/tabdeck-supervisor-XXXXXX").utf8CString)
+    let path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+    return path
+}
+
+/// Writes an executable script into a fresh temporary folder and returns its path.
+func writeScript(_ name: String, _ text: String) -> String {
+    let path = temporaryDirectory() + "/" + name
+    _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o755])
+    return path
+}
+
+let python: String = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
+
+/// The test plugin (see `fixturePluginSource`), written once.
+let fixturePlugin: String = writeScript("plugin.py", fixturePluginSource)
+
+/// A spec running the fixture plugin; `mode` "stubborn" ignores shutdown, stdin EOF and SIGTERM.
+func pluginSpec(_ tab: String, mode: String = "normal", logFile: String = "") -> PluginSpec {
+    PluginSpec(tab: tab, command: [python, fixturePlugin, mode], logFile: logFile)
+}
+
+/// Whether `pid` is gone for good: not our child any more (reaped) and not a zombie.
+func isReaped(_ pid: pid_t) -> Bool {
+    var status: Int32 = 0
+    let result = waitpid(pid, &status, WNOHANG)
+    let notOurChild = result == -1 && errno == ECHILD
+    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+    let zombie = stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+    return notOurChild && !zombie
+}
