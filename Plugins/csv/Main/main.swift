@@ -1,1 +1,28 @@
-print("tabdeck-csv: not yet implemented")
+import Foundation
+import TabdeckPluginKit
+
+let arguments = CommandLine.arguments
+if arguments.count == 3 && arguments[1] == "--bench" {
+    do { try Bench.run(path: arguments[2]) } catch {
+        FileHandle.standardError.write("\(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
+    exit(0)
+}
+if arguments.count == 2 && arguments[1] == "--version" {
+    print("tabdeck-csv \(CSVPlugin.version) (protocol 1)")
+    exit(0)
+}
+if arguments.count > 1 {
+    FileHandle.standardError.write("""
+        usage: tabdeck-csv                 speak the Tabdeck plugin protocol on stdin/stdout
+               tabdeck-csv --bench FILE    time the engine on FILE
+               tabdeck-csv --version
+
+        """.data(using: .utf8)!)
+    exit(2)
+}
+
+enum CSVPlugin { static let version = "1.0.0" }
+
+PluginRunner(name: "csv", version: CSVPlugin.version, dataSource: CSVSource(), workers: 3).run()

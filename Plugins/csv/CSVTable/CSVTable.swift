@@ -1,0 +1,288 @@
+import Foundation
+
+/// A CSV/TSV file opened for paging and sorting.
+///
+/// The file is memory-mapped and indexed once: an array of record start offsets (8 bytes
+/// a row, in chunks), nothing per cell. Cells are parsed only for the rows asked for.
+/// Rows are numbered from 0 in file order (the header is not a row, blank lines are
+/// skipped); the protocol's row id is that number plus one.
+///
+/// Thread-safe: any number of threads may call ``page(offset:limit:sort:filter:isCancelled:)``
+/// and ``values(row:)`` at once.
+public final class CSVTable: @unchecked Sendable {
+    public struct Options: Sendable {
+        /// The delimiter; nil to sniff it from the header line.
+        public var delimiter: UInt8?
+        /// Index only the first 65,536 rows before returning and the rest on a background
+        /// thread (rows past them, sorting and filtering wait for it).
+        public var background: Bool
+        /// Called on the indexing thread every 65,536 rows and at the end with bytes done,
+        /// bytes in all and rows indexed so far (done == all: the index is complete).
+        public var progress: (@Sendable (_ bytesDone: Int, _ bytesTotal: Int, _ rows: Int) -> Void)?
+
+        public init(delimiter: UInt8? = nil, background: Bool = false,
+                    progress: (@Sendable (_ bytesDone: Int, _ bytesTotal: Int, _ rows: Int) -> Void)? = nil) {
+            self.delimiter = delimiter; self.background = background; self.progress = progress
+        }
+    }
+
+    public let path: String
+    public let delimiter: UInt8
+    public let columns: [CSVColumn]
+    /// The file's size in bytes.
+    public var fileSize: Int { file.count }
+
+    let file: MappedFile
+    let scanner: FieldScanner
+    let index: RowIndex
+    private let builder: IndexBuilder
+    private let caches: SortCaches
+
+    public convenience init(path: String, delimiter: UInt8? = nil) throws(CSVError) {
+        try self.init(path: path, options: Options(delimiter: delimiter))
+    }
+
+    public init(path: String, options: Options) throws(CSVError) {
+        self.path = path
+        let file = try MappedFile(path: path)
+        self.file = file
+        // Column keys take ~21 bytes a row for text: keep up to 256 MB or half the file.
+        caches = SortCaches(columnKeyBudget: max(256 << 20, file.count / 2))
+        let base = file.base, limit = file.count
+        var pos = 0
+        if limit >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF { pos = 3 }
+        // The header: the first non-blank record.
+        var headerStart = pos
+        while headerStart < limit && (base[headerStart] == Byte.newline || base[headerStart] == Byte.cr) { headerStart += 1 }
+        let headerEnd = headerStart < limit
+            ? IndexBuilder.recordEnd(base: base, from: headerStart, limit: limit, delimiter: Byte.comma) : limit
+        let delimiter = options.delimiter ?? CSVDialect.sniff(file.buffer(headerStart, headerEnd), path: path)
+        self.delimiter = delimiter
+        let scanner = FieldScanner(base: base, limit: limit, delimiter: delimiter)
+        self.scanner = scanner
+        var dataStart = limit
+        var names: [String] = []
+        if headerStart < limit {
+            _ = scanner.scan(record: headerStart) { _, span in names.append(scanner.string(span)); return true }
+            dataStart = IndexBuilder.recordEnd(base: base, from: headerStart, limit: limit, delimiter: delimiter)
+        }
+
+        index = RowIndex()
+        builder = IndexBuilder(file: file, delimiter: delimiter, dataStart: dataStart, index: index)
+        let done = builder.run(maxChunks: 1, progress: options.progress)
+
+        // Types and widths from a sample of the first chunk: up to 2,000 rows spread over it.
+        let first = index.snapshot()
+        var inference = ColumnInference(columns: names.count)
+        let sampleRows = min(first.count, RowOffsets.chunkSize)
+        let step = max(1, sampleRows / 2000)
+        var r = 0
+        while r < sampleRows { inference.add(record: first[r], scanner: scanner); r += step }
+        if !done {
+            // Widths only, from line starts spread over the rest of the file (a line start
+            // may be inside a quoted field: good enough for widths, not for types).
+            let from = first.count > 0 ? first[first.count - 1] : dataStart
+            let stride = max(1, (limit - from) / 500)
+            var p = from + stride
+            while p < limit {
+                if let nl = memchr(base + p, Int32(Byte.newline), limit - p) {
+                    let s = UnsafeRawPointer(nl) - UnsafeRawPointer(base) + 1
+                    if s < limit { inference.add(record: s, scanner: scanner, widthsOnly: true) }
+                }
+                p += stride
+            }
+        }
+        var used = Set<String>()
+        var columns: [CSVColumn] = []
+        for (j, raw) in names.enumerated() {
+            let name = raw.isEmpty ? "column \(j + 1)" : raw
+            var id = name, n = 2
+            while used.contains(id) { id = "\(name)_\(n)"; n += 1 }
+            used.insert(id)
+            let w = inference.widths(of: j)
+            columns.append(CSVColumn(name: name, id: id, type: inference.type(of: j), headerWidth: DisplayWidth.of(Array(name.utf8)),
+                                     maxWidth: w.max, typicalWidth: w.typical))
+        }
+        self.columns = columns
+
+        if !done {
+            let builder = self.builder, progress = options.progress, file = self.file
+            if options.background {
+                let thread = Thread {
+                    _ = builder.run(maxChunks: .max, progress: progress)
+                    file.adviseRandom()
+                }
+                thread.stackSize = 1 << 20
+                thread.start()
+            } else {
+                _ = builder.run(maxChunks: .max, progress: progress)
+                file.adviseRandom()
+            }
+        } else {
+            file.adviseRandom()
+        }
+    }
+
+    deinit { builder.stopped = true }
+
+    /// Stops a background indexing run (the rows found so far stay usable).
+    public func close() { builder.stopped = true }
+
+    // MARK: Rows
+
+    /// The number of rows, or nil while the background indexer is still running.
+    public var rowCount: Int? {
+        let s = index.snapshot()
+        return s.complete ? s.count : nil
+    }
+
+    /// The number of rows found so far.
+    public var indexedRowCount: Int { index.snapshot().count }
+
+    /// Blocks until the whole file is indexed; returns the row count.
+    @discardableResult
+    public func waitUntilIndexed(isCancelled: () -> Bool = { false }) throws -> Int {
+        try index.waitComplete(isCancelled: isCancelled).count
+    }
+
+    /// The cells of a row (0-based, file order): one per column; cells past the end of a
+    /// short row are `.null`, fields past the last column are ignored. Empty cells are
+    /// `.null` in typed columns and `""` in text columns. A cell that does not parse as its
+    /// column's type is served as text.
+    public func values(row: Int) -> [CSVValue] {
+        let offsets = index.snapshot()
+        precondition(row >= 0 && row < offsets.count, "row \(row) out of range")
+        return values(recordAt: offsets[row])
+    }
+
+    func values(recordAt start: Int) -> [CSVValue] {
+        var out = [CSVValue](repeating: .null, count: columns.count)
+        let columns = self.columns, scanner = self.scanner
+        _ = scanner.scan(record: start) { j, span in
+            guard j < columns.count else { return false }
+            out[j] = CSVTable.value(span, type: columns[j].type, scanner: scanner)
+            return true
+        }
+        return out
+    }
+
+    static func value(_ span: FieldSpan, type: CSVColumnType, scanner: FieldScanner) -> CSVValue {
+        if span.count == 0 { return type == .text ? .text("") : .null }
+        if !span.escaped {
+            let b = UnsafeBufferPointer(start: scanner.base + span.start, count: span.count)
+            switch type {
+            case .integer: if let v = ValueParser.integer(b) { return .integer(v) }
+            case .decimal: if let v = ValueParser.decimal(b) { return .decimal(v) }
+            case .bool: if let v = ValueParser.bool(b) { return .bool(v) }
+            case .date, .text: break
+            }
+        }
+        return .text(scanner.string(span))
+    }
+
+    /// The raw text of every cell of a row (for tests and detail views).
+    public func strings(row: Int) -> [String?] {
+        let offsets = index.snapshot()
+        var out = [String?](repeating: nil, count: columns.count)
+        _ = scanner.scan(record: offsets[row]) { j, span in
+            guard j < out.count else { return false }
+            out[j] = scanner.string(span)
+            return true
+        }
+        return out
+    }
+
+    // MARK: Pages
+
+    /// A page of rows: 0-based row numbers in file order, in display order.
+    public struct Page: Equatable, Sendable {
+        public var rows: [Int]
+        /// The number of rows in the (filtered) table; nil while still indexing.
+        public var total: Int?
+    }
+
+    /// The rows at `offset..<offset+limit` of the table sorted by `sort` and filtered by
+    /// `filter` (a case-insensitive substring of any cell; ASCII letters fold).
+    ///
+    /// Without sort and filter, a page is served as soon as its rows are indexed; with
+    /// them, the whole file must be indexed first. Sort orders, per-column keys and filter
+    /// matches are cached (a few of each), so paging through one order is cheap.
+    public func page(offset: Int, limit: Int, sort: [CSVSortKey] = [], filter: String? = nil,
+                     isCancelled: () -> Bool = { false }) throws -> Page {
+        precondition(offset >= 0 && limit >= 0)
+        for key in sort { precondition(key.column >= 0 && key.column < columns.count, "sort column out of range") }
+        let filter = filter.flatMap { $0.isEmpty ? nil : $0 }
+        if sort.isEmpty && filter == nil {
+            let (end, overflow) = offset.addingReportingOverflow(limit)
+            let offsets = try index.wait(forRows: overflow ? .max : end, isCancelled: isCancelled)
+            let rows = offset < offsets.count ? Array(offset..<CSVTable.end(offset, limit, offsets.count)) : []
+            return Page(rows: rows, total: offsets.complete ? offsets.count : nil)
+        }
+        let offsets = try index.waitComplete(isCancelled: isCancelled)
+        let order = try self.order(sort: sort, filter: filter, offsets: offsets, isCancelled: isCancelled)
+        let rows = offset < order.count ? order[offset..<CSVTable.end(offset, limit, order.count)].map { Int($0) } : []
+        return Page(rows: rows, total: order.count)
+    }
+
+    /// `min(offset + limit, count)` without overflow (`offset < count`).
+    static func end(_ offset: Int, _ limit: Int, _ count: Int) -> Int {
+        limit >= count - offset ? count : offset + limit
+    }
+
+    /// The full display order for a sort and filter (cached).
+    func order(sort: [CSVSortKey], filter: String?, offsets: RowOffsets, isCancelled: () -> Bool) throws -> [UInt32] {
+        let key = SortCaches.OrderKey(sort: sort, filter: filter)
+        if let cached = caches.order(key) { return cached }
+        return try caches.computing(isCancelled: isCancelled) {
+            if let cached = caches.order(key) { return cached }
+            var order: [UInt32]
+            if sort.isEmpty {
+                order = []
+            } else if let cached = caches.order(SortCaches.OrderKey(sort: sort, filter: nil)) {
+                order = cached
+            } else {
+                var specs: [Sorter.Spec] = []
+                for k in sort {
+                    specs.append(Sorter.Spec(keys: try columnKeys(k.column, offsets: offsets, isCancelled: isCancelled),
+                                             descending: k.descending))
+                }
+                order = try withoutActuallyEscaping(isCancelled) { cancelled in
+                    try Sorter(specs: specs, isCancelled: cancelled).sortedOrder(count: offsets.count)
+                }
+                caches.store(order, for: SortCaches.OrderKey(sort: sort, filter: nil))
+            }
+            if let filter {
+                let matches = try self.matches(filter, offsets: offsets, isCancelled: isCancelled)
+                if sort.isEmpty {
+                    order.reserveCapacity(matches.count)
+                    for w in 0..<matches.words.count {
+                        var word = matches.words[w]
+                        while word != 0 {
+                            order.append(UInt32(w * 64 + word.trailingZeroBitCount))
+                            word &= word - 1
+                        }
+                    }
+                } else {
+                    order = order.filter { matches.contains(Int($0)) }
+                }
+                caches.store(order, for: key)
+            }
+            return order
+        }
+    }
+
+    func columnKeys(_ column: Int, offsets: RowOffsets, isCancelled: () -> Bool) throws -> ColumnKeys {
+        if let keys = caches.columnKeys(column) { return keys }
+        let keys = try ColumnKeys(column: column, type: columns[column].type, file: file, scanner: scanner,
+                                  offsets: offsets, isCancelled: isCancelled)
+        caches.store(keys)
+        return keys
+    }
+
+    func matches(_ filter: String, offsets: RowOffsets, isCancelled: () -> Bool) throws -> RowSet {
+        if let cached = caches.matches(filter) { return cached }
+        let set = try RowFilter(needle: filter, table: self).run(offsets: offsets, isCancelled: isCancelled)
+        caches.store(set, for: filter)
+        return set
+    }
+}

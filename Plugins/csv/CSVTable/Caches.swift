@@ -1,0 +1,156 @@
+import Foundation
+
+/// The sort and filter caches of one table: the last few display orders, per-column sort
+/// keys and filter matches. One computation runs at a time (a second request for the same
+/// order waits and then finds it cached).
+final class SortCaches: @unchecked Sendable {
+    struct OrderKey: Hashable {
+        var sort: [CSVSortKey]
+        var filter: String?
+    }
+
+    static let maxOrders = 4
+    static let maxColumnKeys = 3
+    static let maxMatches = 2
+
+    /// Bytes the cached column keys may hold (the most recent one is always kept).
+    let columnKeyBudget: Int
+
+    init(columnKeyBudget: Int) { self.columnKeyBudget = columnKeyBudget }
+
+    private let lock = NSLock()
+    private let computeLock = NSLock()
+    private var orders: [(OrderKey, [UInt32])] = []
+    private var keys: [ColumnKeys] = []
+    private var filters: [(String, RowSet)] = []
+
+    func order(_ key: OrderKey) -> [UInt32]? {
+        lock.lock(); defer { lock.unlock() }
+        guard let i = orders.firstIndex(where: { $0.0 == key }) else { return nil }
+        let entry = orders.remove(at: i)
+        orders.append(entry)
+        return entry.1
+    }
+
+    func store(_ order: [UInt32], for key: OrderKey) {
+        lock.lock(); defer { lock.unlock() }
+        orders.removeAll { $0.0 == key }
+        orders.append((key, order))
+        if orders.count > Self.maxOrders { orders.removeFirst() }
+    }
+
+    func columnKeys(_ column: Int) -> ColumnKeys? {
+        lock.lock(); defer { lock.unlock() }
+        guard let i = keys.firstIndex(where: { $0.column == column }) else { return nil }
+        let entry = keys.remove(at: i)
+        keys.append(entry)
+        return entry
+    }
+
+    func store(_ k: ColumnKeys) {
+        lock.lock(); defer { lock.unlock() }
+        keys.removeAll { $0.column == k.column }
+        keys.append(k)
+        while keys.count > 1 && (keys.count > Self.maxColumnKeys || keys.reduce(0, { $0 + $1.memoryFootprint }) > columnKeyBudget) {
+            keys.removeFirst()
+        }
+    }
+
+    func matches(_ filter: String) -> RowSet? {
+        lock.lock(); defer { lock.unlock() }
+        return filters.first { $0.0 == filter }?.1
+    }
+
+    func store(_ set: RowSet, for filter: String) {
+        lock.lock(); defer { lock.unlock() }
+        filters.removeAll { $0.0 == filter }
+        filters.append((filter, set))
+        if filters.count > Self.maxMatches { filters.removeFirst() }
+    }
+
+    /// Runs `body` alone among computations; gives up waiting when cancelled.
+    func computing<T>(isCancelled: () -> Bool, _ body: () throws -> T) throws -> T {
+        while !computeLock.lock(before: Date(timeIntervalSinceNow: 0.05)) {
+            if isCancelled() { throw CancellationError() }
+        }
+        defer { computeLock.unlock() }
+        if isCancelled() { throw CancellationError() }
+        return try body()
+    }
+}
+
+/// A set of row numbers as a bitmap.
+struct RowSet: Sendable {
+    var words: [UInt64]
+    var count: Int
+
+    init(rows: Int) { words = [UInt64](repeating: 0, count: (rows + 63) / 64); count = 0 }
+
+    @inline(__always) func contains(_ row: Int) -> Bool { words[row >> 6] & (1 << UInt64(row & 63)) != 0 }
+    @inline(__always) mutating func insert(_ row: Int) {
+        let bit: UInt64 = 1 << UInt64(row & 63)
+        if words[row >> 6] & bit == 0 { words[row >> 6] |= bit; count += 1 }
+    }
+}
+
+/// Finds the rows with a cell that contains a text, ignoring ASCII letter case.
+struct RowFilter {
+    let needle: [UInt8]
+    let table: CSVTable
+
+    init(needle: String, table: CSVTable) {
+        self.needle = needle.utf8.map(RowFilter.fold)
+        self.table = table
+    }
+
+    @inline(__always) static func fold(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
+
+    func run(offsets: RowOffsets, isCancelled: () -> Bool) throws -> RowSet {
+        var set = RowSet(rows: offsets.count)
+        let scanner = table.scanner
+        let limit = table.file.count
+        // The raw record can only miss a match that spans a doubled quote or a line break.
+        let prefilter = !needle.contains(Byte.quote) && !needle.contains(Byte.newline) && !needle.contains(Byte.cr)
+        let columns = table.columns.count
+        for row in 0..<offsets.count {
+            if row & 0xFFFF == 0 && isCancelled() { throw CancellationError() }
+            let start = offsets[row]
+            if prefilter {
+                let end = row + 1 < offsets.count ? offsets[row + 1] : limit
+                if !contains(UnsafeBufferPointer(start: scanner.base + start, count: end - start)) { continue }
+            }
+            var hit = false
+            _ = scanner.scan(record: start) { j, span in
+                guard j < columns else { return false }
+                if span.escaped {
+                    hit = scanner.unescaped(span).withUnsafeBufferPointer { contains($0) }
+                } else {
+                    hit = contains(UnsafeBufferPointer(start: scanner.base + span.start, count: span.count))
+                }
+                return !hit
+            }
+            if hit { set.insert(row) }
+        }
+        return set
+    }
+
+    @inline(__always) func contains(_ hay: UnsafeBufferPointer<UInt8>) -> Bool {
+        let m = needle.count
+        if m == 0 { return true }
+        if hay.count < m { return false }
+        return needle.withUnsafeBufferPointer { n in
+            let first = n[0]
+            var i = 0
+            let last = hay.count - m
+            while i <= last {
+                if RowFilter.fold(hay[i]) == first {
+                    var k = 1
+                    while k < m && RowFilter.fold(hay[i + k]) == n[k] { k += 1 }
+                    if k == m { return true }
+                }
+                i += 1
+            }
+            return false
+        }
+    }
+}

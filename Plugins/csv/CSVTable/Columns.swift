@@ -1,0 +1,113 @@
+/// A column of a CSV file: its header, an id unique in the table, the type inferred
+/// from a sample, and display widths measured on the same sample.
+public struct CSVColumn: Equatable, Sendable {
+    /// The header text ("column N" when the header cell is empty).
+    public var name: String
+    /// Unique id: the name, with `_2`, `_3`... appended to repeats.
+    public var id: String
+    public var type: CSVColumnType
+    /// Display width (terminal cells) of the header.
+    public var headerWidth: Int
+    /// The widest sampled cell, and the 90th percentile of sampled cell widths.
+    public var maxWidth: Int
+    public var typicalWidth: Int
+
+    /// Width hints for a table view: a narrow minimum, an ideal that fits most cells and
+    /// the header, and a maximum that fits the widest sampled cell (all capped).
+    public var widthHints: (min: Int, ideal: Int, max: Int) {
+        let ideal = min(max(headerWidth, typicalWidth, 3), 40)
+        let minimum = min(max(min(headerWidth, 8), 3), ideal)
+        let maximum = max(ideal, min(max(maxWidth, headerWidth), 80))
+        return (minimum, ideal, maximum)
+    }
+}
+
+/// Infers column types and widths from a sample of rows.
+struct ColumnInference {
+    private static let canInteger: UInt8 = 1, canDecimal: UInt8 = 2, canBool: UInt8 = 4, canDate: UInt8 = 8
+
+    private var possible: [UInt8]
+    private var seen: [Bool]
+    private var widths: [[Int]]
+
+    init(columns: Int) {
+        possible = [UInt8](repeating: 0xF, count: columns)
+        seen = [Bool](repeating: false, count: columns)
+        widths = [[Int]](repeating: [], count: columns)
+    }
+
+    /// Adds a sampled record: its cells narrow the possible types (unless `widthsOnly`) and
+    /// their display widths are recorded.
+    mutating func add(record start: Int, scanner: FieldScanner, widthsOnly: Bool = false) {
+        let columns = possible.count
+        _ = scanner.scan(record: start) { j, span in
+            guard j < columns else { return false }
+            guard span.count > 0 else { return true }
+            if widthsOnly {
+                widths[j].append(span.escaped ? DisplayWidth.of(scanner.unescaped(span))
+                                              : DisplayWidth.of(UnsafeBufferPointer(start: scanner.base + span.start, count: span.count)))
+                return true
+            }
+            seen[j] = true
+            if span.escaped {
+                possible[j] = 0
+                widths[j].append(DisplayWidth.of(scanner.unescaped(span)))
+                return true
+            }
+            let b = UnsafeBufferPointer(start: scanner.base + span.start, count: span.count)
+            widths[j].append(DisplayWidth.of(b))
+            var p = possible[j]
+            if p & Self.canInteger != 0, ValueParser.integer(b) == nil { p &= ~Self.canInteger }
+            if p & Self.canDecimal != 0, ValueParser.decimal(b) == nil { p &= ~Self.canDecimal }
+            if p & Self.canBool != 0, ValueParser.bool(b) == nil { p &= ~Self.canBool }
+            if p & Self.canDate != 0, ValueParser.date(b) == nil { p &= ~Self.canDate }
+            possible[j] = p
+            return true
+        }
+    }
+
+    func type(of j: Int) -> CSVColumnType {
+        guard seen[j] else { return .text }
+        let p = possible[j]
+        if p & Self.canInteger != 0 { return .integer }
+        if p & Self.canBool != 0 { return .bool }
+        if p & Self.canDate != 0 { return .date }
+        if p & Self.canDecimal != 0 { return .decimal }
+        return .text
+    }
+
+    func widths(of j: Int) -> (max: Int, typical: Int) {
+        let w = widths[j].sorted()
+        guard let last = w.last else { return (0, 0) }
+        return (last, w[min(w.count - 1, (w.count * 9) / 10)])
+    }
+}
+
+/// Terminal display width of UTF-8 text: East Asian wide and emoji count 2, combining
+/// marks and control characters 0, the rest 1.
+enum DisplayWidth {
+    static func of<C: Collection>(_ bytes: C) -> Int where C.Element == UInt8 {
+        var width = 0
+        var it = bytes.makeIterator()
+        var decoder = UTF8()
+        loop: while true {
+            switch decoder.decode(&it) {
+            case .scalarValue(let s): width += of(scalar: s.value)
+            case .error: width += 1
+            case .emptyInput: break loop
+            }
+        }
+        return width
+    }
+
+    static func of(scalar v: UInt32) -> Int {
+        if v < 0x20 || (v >= 0x7F && v < 0xA0) { return 0 }
+        if v < 0x300 { return 1 }
+        if (0x300...0x36F).contains(v) || (0x200B...0x200F).contains(v) || (0xFE00...0xFE0F).contains(v) { return 0 }
+        if (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v)
+            || (0xF900...0xFAFF).contains(v) || (0xFE30...0xFE4F).contains(v) || (0xFF00...0xFF60).contains(v)
+            || (0xFFE0...0xFFE6).contains(v) || (0x1F300...0x1F64F).contains(v) || (0x1F900...0x1F9FF).contains(v)
+            || (0x20000...0x3FFFD).contains(v) { return 2 }
+        return 1
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+
+/// Byte offsets of the data records, in chunks of 65,536 so that a background indexer
+/// can publish rows while readers use the ones already found.
+struct RowOffsets: Sendable {
+    static let shift = 16
+    static let chunkSize = 1 << shift
+    static let mask = chunkSize - 1
+
+    var chunks: [[Int]] = []
+    var count = 0
+    var complete = false
+
+    @inline(__always) subscript(row: Int) -> Int { chunks[row >> RowOffsets.shift][row & RowOffsets.mask] }
+}
+
+/// The record index of one file, filled by ``IndexBuilder``, read by anyone.
+final class RowIndex: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var offsets = RowOffsets()
+
+    /// The rows found so far.
+    func snapshot() -> RowOffsets {
+        condition.lock(); defer { condition.unlock() }
+        return offsets
+    }
+
+    /// Publishes a chunk of record offsets (full, or the last one).
+    func publish(_ chunk: [Int], complete: Bool) {
+        condition.lock()
+        if !chunk.isEmpty {
+            offsets.chunks.append(chunk)
+            offsets.count += chunk.count
+        }
+        offsets.complete = complete
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until at least `rows` rows are indexed or the index is complete.
+    func wait(forRows rows: Int, isCancelled: () -> Bool) throws -> RowOffsets {
+        condition.lock(); defer { condition.unlock() }
+        while offsets.count < rows && !offsets.complete {
+            if isCancelled() { throw CancellationError() }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
+        }
+        if isCancelled() { throw CancellationError() }
+        return offsets
+    }
+
+    /// Waits until the whole file is indexed.
+    func waitComplete(isCancelled: () -> Bool) throws -> RowOffsets {
+        try wait(forRows: .max, isCancelled: isCancelled)
+    }
+}
+
+/// Finds the start of every record, one pass over the mapped bytes.
+///
+/// Lines without a quote (most of them) are found with two `memchr` calls; lines with
+/// a quote run the same state machine as ``FieldScanner`` so that both agree on where a
+/// record ends. Blank lines (empty or a lone `\r`) are skipped.
+final class IndexBuilder: @unchecked Sendable {
+    let file: MappedFile
+    let delimiter: UInt8
+    let index: RowIndex
+    private(set) var position: Int
+    private var chunk: [Int] = []
+    private var rowsPublished = 0
+    /// Set to stop a background run (the table was closed).
+    nonisolated(unsafe) var stopped = false
+
+    init(file: MappedFile, delimiter: UInt8, dataStart: Int, index: RowIndex) {
+        self.file = file; self.delimiter = delimiter; self.index = index; self.position = dataStart
+        chunk.reserveCapacity(RowOffsets.chunkSize)
+    }
+
+    var finished: Bool { position >= file.count }
+
+    /// Indexes up to `maxChunks` chunks; publishes each one and reports (bytes done, bytes in
+    /// all, rows so far). Returns true when the file is done.
+    func run(maxChunks: Int, progress: ((Int, Int, Int) -> Void)? = nil) -> Bool {
+        let base = file.base, limit = file.count
+        var published = 0
+        while position < limit {
+            if stopped {
+                // Closed: release anyone waiting for rows (they get what was found).
+                index.publish(chunk, complete: true)
+                chunk = []
+                return false
+            }
+            let start = position
+            let end = IndexBuilder.recordEnd(base: base, from: start, limit: limit, delimiter: delimiter)
+            position = end
+            let length = end - start
+            if (length == 1 && (base[start] == Byte.newline || base[start] == Byte.cr))
+                || (length == 2 && base[start] == Byte.cr && base[start + 1] == Byte.newline) { continue }
+            chunk.append(start)
+            if chunk.count == RowOffsets.chunkSize {
+                index.publish(chunk, complete: position >= limit)
+                rowsPublished += chunk.count
+                chunk.removeAll(keepingCapacity: true)
+                published += 1
+                progress?(position, limit, rowsPublished)
+                if published >= maxChunks && position < limit { return false }
+            }
+        }
+        index.publish(chunk, complete: true)
+        rowsPublished += chunk.count
+        chunk = []
+        progress?(limit, limit, rowsPublished)
+        return true
+    }
+
+    /// The offset just past the record that starts at `start` (past its `\n`, or `limit`).
+    @inline(__always)
+    static func recordEnd(base: UnsafePointer<UInt8>, from start: Int, limit: Int, delimiter: UInt8) -> Int {
+        let rest = limit - start
+        let nlPtr = memchr(base + start, Int32(Byte.newline), rest)
+        let lineEnd = nlPtr.map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? limit
+        if memchr(base + start, Int32(Byte.quote), lineEnd - start) == nil {
+            return lineEnd < limit ? lineEnd + 1 : limit
+        }
+        return slowRecordEnd(base: base, from: start, limit: limit, delimiter: delimiter)
+    }
+
+    static func slowRecordEnd(base: UnsafePointer<UInt8>, from start: Int, limit: Int, delimiter: UInt8) -> Int {
+        var i = start
+        while true {
+            if i >= limit { return limit }
+            if base[i] == Byte.quote {
+                i += 1
+                while true {
+                    guard let q = memchr(base + i, Int32(Byte.quote), limit - i) else { return limit }
+                    let qi = UnsafeRawPointer(q) - UnsafeRawPointer(base)
+                    if qi + 1 < limit && base[qi + 1] == Byte.quote { i = qi + 2; continue }
+                    i = qi + 1
+                    break
+                }
+            }
+            while i < limit && base[i] != delimiter && base[i] != Byte.newline { i += 1 }
+            if i >= limit { return limit }
+            if base[i] == Byte.newline { return i + 1 }
+            i += 1
+        }
+    }
+}

@@ -1,0 +1,252 @@
+/// Sorts row indices by a list of keys: a most-significant-key-first radix sort.
+///
+/// For each key, the rows of a range are split by class (empty first when ascending),
+/// then radix-sorted (LSD, 8 bits a pass, passes where all keys agree are skipped) on
+/// the 64-bit key. Runs of equal keys are then sorted by the next key. A text key whose
+/// 8 bytes tie goes on with the next 8 bytes of the same column (an MSD string sort).
+/// Every step is stable and the start is the identity, so rows that tie on all keys
+/// stay in file order: the order is deterministic.
+struct Sorter {
+    struct Spec {
+        let keys: ColumnKeys
+        let descending: Bool
+    }
+
+    let specs: [Spec]
+    let isCancelled: () -> Bool
+
+    /// Below this many rows a range is sorted by insertion with the full comparison.
+    static let smallRange = 24
+
+    func sortedOrder(count n: Int) throws -> [UInt32] {
+        var perm = [UInt32](unsafeUninitializedCapacity: n) { buf, initialized in
+            for i in 0..<n { buf[i] = UInt32(i) }
+            initialized = n
+        }
+        if specs.isEmpty || n < 2 { return perm }
+        let tmp = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: n)
+        let keysA = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: n)
+        let keysB = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: n)
+        defer { tmp.deallocate(); keysA.deallocate(); keysB.deallocate() }
+        try perm.withUnsafeMutableBufferPointer { p in
+            var work = Work(perm: p, tmp: tmp, keys: keysA, keysTmp: keysB, specs: specs, isCancelled: isCancelled)
+            try work.sortRange(0, n, key: 0, depth: 0)
+        }
+        return perm
+    }
+}
+
+private struct Work {
+    let perm: UnsafeMutableBufferPointer<UInt32>
+    let tmp: UnsafeMutableBufferPointer<UInt32>
+    let keys: UnsafeMutableBufferPointer<UInt64>
+    let keysTmp: UnsafeMutableBufferPointer<UInt64>
+    let specs: [Sorter.Spec]
+    let isCancelled: () -> Bool
+
+    /// True if row `a` goes before row `b`, comparing keys from `k` on, then row numbers.
+    @inline(__always) func before(_ a: UInt32, _ b: UInt32, from k: Int) -> Bool {
+        var i = k
+        while i < specs.count {
+            let c = specs[i].keys.compare(Int(a), Int(b))
+            if c != 0 { return specs[i].descending ? c > 0 : c < 0 }
+            i += 1
+        }
+        return a < b
+    }
+
+    func insertionSort(_ lo: Int, _ hi: Int, from k: Int) {
+        var i = lo + 1
+        while i < hi {
+            let x = perm[i]
+            var j = i
+            while j > lo && before(x, perm[j - 1], from: k) { perm[j] = perm[j - 1]; j -= 1 }
+            perm[j] = x
+            i += 1
+        }
+    }
+
+    mutating func sortRange(_ lo: Int, _ hi: Int, key k: Int, depth: Int) throws {
+        let n = hi - lo
+        if n < 2 || k >= specs.count { return }
+        if n <= Sorter.smallRange { insertionSort(lo, hi, from: k); return }
+        if n > 100_000 && isCancelled() { throw CancellationError() }
+        let spec = specs[k]
+        let col = spec.keys
+        let desc = spec.descending
+
+        if depth > 0 {
+            // A text key whose first `depth` bytes tie: every row here is a non-empty value.
+            try sortTextChunk(lo, hi, key: k, depth: depth)
+            return
+        }
+
+        // 1. Split by class, stably: empty, value, unparseable (reversed when descending).
+        var counts = (0, 0, 0)
+        for i in lo..<hi {
+            switch col.rowClass(Int(perm[i])) {
+            case 0: counts.0 += 1
+            case 1: counts.1 += 1
+            default: counts.2 += 1
+            }
+        }
+        let order: [UInt8] = desc ? [2, 1, 0] : [0, 1, 2]
+        let sizes = [counts.0, counts.1, counts.2]
+        var bucketStart = [0, 0, 0]
+        var pos = lo
+        for c in order { bucketStart[Int(c)] = pos; pos += sizes[Int(c)] }
+        if sizes.filter({ $0 > 0 }).count > 1 {
+            var next = bucketStart
+            for i in lo..<hi {
+                let r = perm[i]
+                let c = Int(col.rowClass(Int(r)))
+                tmp[next[c]] = r
+                next[c] += 1
+            }
+            for i in lo..<hi { perm[i] = tmp[i] }
+        }
+
+        for c in order {
+            let s = bucketStart[Int(c)], e = s + sizes[Int(c)]
+            if e - s == 0 { continue }
+            switch c {
+            case 0:
+                try sortRange(s, e, key: k + 1, depth: 0)
+            case 1 where !col.isText:
+                for i in s..<e { keys[i] = desc ? ~col.key(Int(perm[i])) : col.key(Int(perm[i])) }
+                radix(s, e)
+                var i = s
+                while i < e {
+                    var j = i + 1
+                    while j < e && keys[j] == keys[i] { j += 1 }
+                    if j - i > 1 { try sortRange(i, j, key: k + 1, depth: 0) }
+                    i = j
+                }
+            case 1:
+                try sortTextChunk(s, e, key: k, depth: 0)
+            default:
+                // Unparseable cells of a typed column: rare, compared as text.
+                sortByComparison(s, e, from: k)
+            }
+        }
+    }
+
+    /// Sorts non-empty text cells that tie on their first `depth` bytes by the next 8.
+    mutating func sortTextChunk(_ lo: Int, _ hi: Int, key k: Int, depth: Int) throws {
+        let n = hi - lo
+        if n <= Sorter.smallRange { insertionSort(lo, hi, from: k); return }
+        let spec = specs[k]
+        let col = spec.keys
+        let desc = spec.descending
+        for i in lo..<hi {
+            let r = Int(perm[i])
+            let v = depth == 0 ? col.key(r) : col.textChunk(r, depth: depth)
+            keys[i] = desc ? ~v : v
+        }
+        radix(lo, hi)
+        var i = lo
+        while i < hi {
+            var j = i + 1
+            while j < hi && keys[j] == keys[i] { j += 1 }
+            if j - i > 1 { try splitEnded(i, j, key: k, depth: depth) }
+            i = j
+        }
+    }
+
+    /// Rows in `lo..<hi` tie on bytes `0..<depth+8`. Those whose text ends within these
+    /// bytes come first (shorter first; last and longer first when descending); equal
+    /// lengths are equal texts and go on to the next key. The others go 8 bytes deeper.
+    mutating func splitEnded(_ lo: Int, _ hi: Int, key k: Int, depth: Int) throws {
+        let col = specs[k].keys
+        let desc = specs[k].descending
+        let horizon = depth + 8
+        // Stable partition by (ended, length): 9 length buckets for ended rows + 1 for the rest.
+        var counts = [Int](repeating: 0, count: 10)
+        @inline(__always) func bucket(_ r: UInt32) -> Int {
+            let len = col.textLength(Int(r))
+            if len > horizon { return desc ? 0 : 9 }
+            let b = len - depth  // 0...8
+            return desc ? 9 - b : b
+        }
+        for i in lo..<hi { counts[bucket(perm[i])] += 1 }
+        var starts = [Int](repeating: 0, count: 10)
+        var pos = lo
+        for b in 0..<10 { starts[b] = pos; pos += counts[b] }
+        if counts.filter({ $0 > 0 }).count > 1 {
+            var next = starts
+            for i in lo..<hi {
+                let r = perm[i]
+                let b = bucket(r)
+                tmp[next[b]] = r
+                next[b] += 1
+            }
+            for i in lo..<hi { perm[i] = tmp[i] }
+        }
+        let continuing = desc ? 0 : 9
+        for b in 0..<10 where counts[b] > 1 {
+            let s = starts[b], e = s + counts[b]
+            if b == continuing { try sortTextChunk(s, e, key: k, depth: horizon) }
+            else { try sortRange(s, e, key: k + 1, depth: 0) }
+        }
+    }
+
+    func sortByComparison(_ lo: Int, _ hi: Int, from k: Int) {
+        var rows = Array(perm[lo..<hi])
+        rows.sort { before($0, $1, from: k) }
+        for (i, r) in rows.enumerated() { perm[lo + i] = r }
+    }
+
+    /// Stable LSD radix sort of `perm[lo..<hi]` by `keys[lo..<hi]`, 8 bits a pass.
+    func radix(_ lo: Int, _ hi: Int) {
+        let n = hi - lo
+        if n <= Sorter.smallRange {
+            var i = lo + 1
+            while i < hi {
+                let kx = keys[i], px = perm[i]
+                var j = i
+                while j > lo && keys[j - 1] > kx { keys[j] = keys[j - 1]; perm[j] = perm[j - 1]; j -= 1 }
+                keys[j] = kx; perm[j] = px
+                i += 1
+            }
+            return
+        }
+        var hist = [Int](repeating: 0, count: 8 * 256)
+        hist.withUnsafeMutableBufferPointer { h in
+            for i in lo..<hi {
+                let v = keys[i]
+                h[Int(v & 0xFF)] += 1
+                h[256 + Int((v >> 8) & 0xFF)] += 1
+                h[512 + Int((v >> 16) & 0xFF)] += 1
+                h[768 + Int((v >> 24) & 0xFF)] += 1
+                h[1024 + Int((v >> 32) & 0xFF)] += 1
+                h[1280 + Int((v >> 40) & 0xFF)] += 1
+                h[1536 + Int((v >> 48) & 0xFF)] += 1
+                h[1792 + Int(v >> 56)] += 1
+            }
+            var srcK = keys.baseAddress! + lo, srcP = perm.baseAddress! + lo
+            var dstK = keysTmp.baseAddress! + lo, dstP = tmp.baseAddress! + lo
+            var swapped = false
+            for pass in 0..<8 {
+                let hp = h.baseAddress! + pass * 256
+                let shift = UInt64(pass * 8)
+                if hp[Int((srcK[0] >> shift) & 0xFF)] == n { continue }
+                var sum = 0
+                for b in 0..<256 { let c = hp[b]; hp[b] = sum; sum += c }
+                for i in 0..<n {
+                    let v = srcK[i]
+                    let b = Int((v >> shift) & 0xFF)
+                    let d = hp[b]
+                    hp[b] = d + 1
+                    dstK[d] = v
+                    dstP[d] = srcP[i]
+                }
+                swap(&srcK, &dstK); swap(&srcP, &dstP)
+                swapped.toggle()
+            }
+            if swapped {
+                (keys.baseAddress! + lo).update(from: keysTmp.baseAddress! + lo, count: n)
+                (perm.baseAddress! + lo).update(from: tmp.baseAddress! + lo, count: n)
+            }
+        }
+    }
+}

@@ -1,0 +1,168 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The type of a column, inferred from a sample of its cells.
+public enum CSVColumnType: String, Sendable, Equatable {
+    case text, integer, decimal, bool, date
+}
+
+/// One cell's value as served to the host.
+public enum CSVValue: Equatable, Sendable {
+    case null
+    case text(String)
+    case integer(Int64)
+    case decimal(Double)
+    case bool(Bool)
+}
+
+/// Parsers for the typed cells, working on raw bytes. Each returns nil if the bytes are not
+/// exactly a value of its type (no surrounding spaces).
+enum ValueParser {
+    /// An integer: optional sign and digits; no leading zeros (so "007" stays text).
+    static func integer(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var i = 0
+        var negative = false
+        if i < b.count && (b[i] == 0x2D || b[i] == 0x2B) { negative = b[i] == 0x2D; i += 1 }
+        let digits = b.count - i
+        guard digits > 0, digits <= 19 else { return nil }
+        if digits > 1 && b[i] == 0x30 { return nil }
+        var v: UInt64 = 0
+        while i < b.count {
+            let d = b[i] &- 0x30
+            guard d < 10 else { return nil }
+            v = v &* 10 &+ UInt64(d)
+            i += 1
+        }
+        if negative { return v <= UInt64(Int64.max) + 1 ? Int64(bitPattern: 0 &- v) : nil }
+        return v <= UInt64(Int64.max) ? Int64(v) : nil
+    }
+
+    private static let powersOf10: [Double] = (0...22).map { pow(10.0, Double($0)) }
+
+    /// A decimal number: optional sign, digits with an optional fraction, optional exponent.
+    /// Integers are decimals too. Leading zeros before more digits are refused ("007.5").
+    static func decimal(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+        var i = 0
+        var negative = false
+        if i < b.count && (b[i] == 0x2D || b[i] == 0x2B) { negative = b[i] == 0x2D; i += 1 }
+        var mantissa: UInt64 = 0
+        var exact = true
+        let intStart = i
+        while i < b.count, b[i] &- 0x30 < 10 {
+            if mantissa < 100_000_000_000_000_000 { mantissa = mantissa * 10 + UInt64(b[i] &- 0x30) } else { exact = false }
+            i += 1
+        }
+        let intDigits = i - intStart
+        if intDigits > 1 && b[intStart] == 0x30 { return nil }
+        var fracDigits = 0
+        if i < b.count && b[i] == 0x2E {
+            i += 1
+            let fracStart = i
+            while i < b.count, b[i] &- 0x30 < 10 {
+                if mantissa < 100_000_000_000_000_000 { mantissa = mantissa * 10 + UInt64(b[i] &- 0x30); fracDigits += 1 } else { exact = false }
+                i += 1
+            }
+            if i == fracStart { return nil }
+        }
+        if intDigits == 0 && fracDigits == 0 && exact { return nil }
+        if i < b.count && (b[i] == 0x65 || b[i] == 0x45) {
+            exact = false
+            i += 1
+            if i < b.count && (b[i] == 0x2D || b[i] == 0x2B) { i += 1 }
+            let expStart = i
+            while i < b.count, b[i] &- 0x30 < 10 { i += 1 }
+            if i == expStart { return nil }
+        }
+        guard i == b.count else { return nil }
+        if exact && mantissa < (1 << 53) && fracDigits <= 22 {
+            let v = Double(mantissa) / powersOf10[fracDigits]
+            return negative ? -v : v
+        }
+        return slowDouble(b)
+    }
+
+    private static func slowDouble(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+        var text = [CChar](repeating: 0, count: b.count + 1)
+        for i in 0..<b.count { text[i] = CChar(bitPattern: b[i]) }
+        let v = strtod(text, nil)
+        return v.isFinite ? v : nil
+    }
+
+    /// `true`/`false` in any letter case.
+    static func bool(_ b: UnsafeBufferPointer<UInt8>) -> Bool? {
+        if b.count == 4, b[0] | 0x20 == 0x74, b[1] | 0x20 == 0x72, b[2] | 0x20 == 0x75, b[3] | 0x20 == 0x65 { return true }
+        if b.count == 5, b[0] | 0x20 == 0x66, b[1] | 0x20 == 0x61, b[2] | 0x20 == 0x6C, b[3] | 0x20 == 0x73, b[4] | 0x20 == 0x65 { return false }
+        return nil
+    }
+
+    /// An ISO 8601 date or date-time, as milliseconds since 1970-01-01T00:00Z (local times
+    /// without an offset count as UTC): `YYYY-MM-DD`, then optionally `T` or a space,
+    /// `hh:mm`, `:ss`, `.fff`, and `Z` or `±hh:mm` / `±hhmm` / `±hh`.
+    static func date(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard b.count >= 10, b[4] == 0x2D, b[7] == 0x2D else { return nil }
+        guard let year = digits(b, 0, 4), let month = digits(b, 5, 2), let day = digits(b, 8, 2),
+              (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
+        var ms = daysFromCivil(year: year, month: month, day: day) * 86_400_000
+        var i = 10
+        if i == b.count { return ms }
+        guard b[i] == 0x54 || b[i] == 0x20 || b[i] == 0x74, i + 6 <= b.count, b[i + 3] == 0x3A,
+              let hour = digits(b, i + 1, 2), let minute = digits(b, i + 4, 2), hour <= 24, minute <= 59 else { return nil }
+        ms += Int64(hour * 3_600_000 + minute * 60_000)
+        i += 6
+        if i < b.count && b[i] == 0x3A {
+            guard let second = digits(b, i + 1, 2), second <= 60 else { return nil }
+            ms += Int64(second * 1000)
+            i += 3
+            if i < b.count && (b[i] == 0x2E || b[i] == 0x2C) {
+                i += 1
+                let fracStart = i
+                var frac = 0, scale = 100
+                while i < b.count, b[i] &- 0x30 < 10 { frac += Int(b[i] &- 0x30) * scale; scale /= 10; i += 1 }
+                if i == fracStart { return nil }
+                ms += Int64(frac)
+            }
+        }
+        if i == b.count { return ms }
+        if b[i] == 0x5A || b[i] == 0x7A { return i + 1 == b.count ? ms : nil }
+        guard b[i] == 0x2B || b[i] == 0x2D, let oh = digits(b, i + 1, 2), oh <= 23 else { return nil }
+        let sign: Int64 = b[i] == 0x2B ? 1 : -1
+        var om = 0
+        i += 3
+        if i < b.count && b[i] == 0x3A { i += 1 }
+        if i < b.count { guard let m = digits(b, i, 2), m <= 59 else { return nil }; om = m; i += 2 }
+        guard i == b.count else { return nil }
+        return ms - sign * Int64(oh * 3_600_000 + om * 60_000)
+    }
+
+    @inline(__always) private static func digits(_ b: UnsafeBufferPointer<UInt8>, _ at: Int, _ n: Int) -> Int? {
+        guard at + n <= b.count else { return nil }
+        var v = 0
+        for k in at..<(at + n) {
+            let d = b[k] &- 0x30
+            guard d < 10 else { return nil }
+            v = v * 10 + Int(d)
+        }
+        return v
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return Int64(era * 146_097 + doe - 719_468)
+    }
+}

@@ -1,0 +1,40 @@
+import CSVTable
+import Foundation
+
+/// `tabdeck-csv --bench FILE`: times the engine directly (no protocol), for profiling.
+enum Bench {
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    static func time<T>(_ label: String, _ body: () throws -> T) rethrows -> T {
+        let t0 = now()
+        let v = try body()
+        let padded = label.padding(toLength: 40, withPad: " ", startingAt: 0)
+        FileHandle.standardError.write((padded + String(format: "%8.1f ms\n", (now() - t0) * 1000)).data(using: .utf8)!)
+        return v
+    }
+
+    static func run(path: String) throws {
+        let table = try time("open + index") { try CSVTable(path: path) }
+        let n = table.rowCount ?? 0
+        FileHandle.standardError.write("rows: \(n), columns: \(table.columns.map { "\($0.id):\($0.type.rawValue)" })\n".data(using: .utf8)!)
+        func col(_ name: String) -> Int { table.columns.firstIndex { $0.id == name } ?? 0 }
+        _ = try time("first page") { try table.page(offset: 0, limit: 100).rows.map { table.values(row: $0) } }
+        let orders: [(String, [CSVSortKey])] = [
+            ("amount desc, name asc", [CSVSortKey(column: col("amount"), descending: true), CSVSortKey(column: col("name"))]),
+            ("amount desc, name asc (cached)", [CSVSortKey(column: col("amount"), descending: true), CSVSortKey(column: col("name"))]),
+            ("name asc", [CSVSortKey(column: col("name"))]),
+            ("category asc, date desc, id", [CSVSortKey(column: col("category")), CSVSortKey(column: col("date"), descending: true), CSVSortKey(column: col("id"))]),
+            ("note asc", [CSVSortKey(column: col("note"))]),
+            ("id desc", [CSVSortKey(column: col("id"), descending: true)]),
+        ]
+        for (label, keys) in orders {
+            _ = try time("sort \(label)") { try table.page(offset: n / 2, limit: 100, sort: keys).rows.map { table.values(row: $0) } }
+        }
+        _ = try time("filter \"café\"") { try table.page(offset: 0, limit: 100, filter: "CAFÉ") }
+        _ = try time("filter \"lovelace\" + sort amount") { try table.page(offset: 0, limit: 100, sort: [CSVSortKey(column: col("amount"))], filter: "lovelace") }
+    }
+}

@@ -1,0 +1,170 @@
+import CSVTable
+import Foundation
+import TabdeckPluginKit
+import TabdeckProtocol
+
+/// The data source of `tabdeck-csv`: one ``CSVTable`` per opened file.
+///
+/// Open args: `{"path": "people.csv", "delimiter": ","}` (delimiter optional: sniffed from the
+/// header line; `"\t"` or `"tab"` for tabs). A relative path is relative to the working
+/// directory (the host starts plugins in the config file's folder).
+///
+/// Big files are indexed on a background thread: `open` returns once the first 65,536 rows
+/// are indexed, with `total` null; unsorted pages within the indexed rows are served at once;
+/// `progress` notifications follow, and when indexing ends an `invalidate` carries the total.
+final class CSVSource: TableDataSource, @unchecked Sendable {
+    let capabilities = PluginCapabilities(sort: true, multiSort: true, filter: true)
+
+    private let lock = NSLock()
+    private var tables: [String: CSVTable] = [:]
+    private var opened = 0
+    private var notifier: Notifier?
+
+    func attach(_ notifier: Notifier) {
+        lock.lock(); self.notifier = notifier; lock.unlock()
+    }
+
+    func open(args: JSONValue) throws -> TableDescription {
+        let r = try JSONReader(args, path: "params.args")
+        let path = try r.string("path")
+        var delimiter: UInt8?
+        if let d = try r.optionalString("delimiter") {
+            do { delimiter = try CSVDialect.delimiter(from: d) } catch {
+                throw RPCError.badParams("params.args.delimiter: \(error.message)", path: "params.args.delimiter")
+            }
+        }
+        let title = (path as NSString).lastPathComponent
+        lock.lock()
+        let notifier = self.notifier
+        lock.unlock()
+
+        let progress = IndexProgress(title: title, notifier: notifier)
+        let table: CSVTable
+        do {
+            table = try CSVTable(path: path, options: .init(delimiter: delimiter, background: true,
+                                                            progress: { done, all, rows in progress.report(done, all, rows) }))
+        } catch {
+            throw RPCError(code: RPCError.invalidParams, message: "cannot open \(path): \(Self.reason(error, path: path))",
+                           data: ["path": "params.args.path", "file": .string(path)])
+        }
+        // The first table is "root", later ones "t2", "t3"... (failed opens use no handle).
+        lock.lock()
+        opened += 1
+        let handle = opened == 1 ? "root" : "t\(opened)"
+        tables[handle] = table
+        lock.unlock()
+        let total = progress.opened(table: handle, rowCount: { table.rowCount })
+        PluginLog.info("opened \(path): \(table.columns.count) columns, \(total.map(String.init) ?? "indexing") rows")
+
+        var columns = table.columns.map { c -> ColumnSpec in
+            let w = c.widthHints
+            return ColumnSpec(id: c.id, title: c.name, type: Self.columnType(c.type),
+                              width: .flexible(min: w.min, ideal: w.ideal, max: w.max))
+        }
+        if columns.isEmpty { columns = [ColumnSpec(id: "empty", title: "(empty file)", type: .text, sortable: false)] }
+        return TableDescription(table: handle, title: title, columns: columns, total: total)
+    }
+
+    func rows(_ request: RowsRequest, cancel: CancellationFlag) throws -> RowsResult {
+        let table = try self.table(request.table)
+        var keys: [CSVSortKey] = []
+        for (i, key) in request.sort.enumerated() {
+            guard let column = table.columns.firstIndex(where: { $0.id == key.column }) else {
+                throw RPCError.badParams("params.sort[\(i)].column: unknown column \"\(key.column)\"", path: "params.sort[\(i)].column")
+            }
+            keys.append(CSVSortKey(column: column, descending: key.direction == .descending))
+        }
+        if table.columns.isEmpty { return request.result([], total: 0) }
+        // A reply must fit the protocol's 4 MiB line: no page needs more than this many rows.
+        let limit = min(request.limit, Self.maxPageRows)
+        let page = try table.page(offset: request.offset, limit: limit, sort: keys, filter: request.filter,
+                                  isCancelled: { cancel.isCancelled })
+        let rows = page.rows.map { row in
+            Row(id: String(row + 1), cells: table.values(row: row).map(Self.json))
+        }
+        return request.result(rows, total: page.total)
+    }
+
+    func close(table handle: String) {
+        lock.lock()
+        let table = tables.removeValue(forKey: handle)
+        lock.unlock()
+        table?.close()
+    }
+
+    private func table(_ handle: String) throws -> CSVTable {
+        lock.lock(); defer { lock.unlock() }
+        guard let table = tables[handle] else { throw RPCError.unknown(table: handle) }
+        return table
+    }
+
+    static let maxPageRows = 50_000
+
+    static func json(_ value: CSVValue) -> JSONValue {
+        switch value {
+        case .null: .null
+        case .text(let s): .string(s)
+        case .integer(let i): .int(i)
+        case .decimal(let d): .double(d)
+        case .bool(let b): .bool(b)
+        }
+    }
+
+    static func columnType(_ type: CSVColumnType) -> ColumnType {
+        switch type {
+        case .text: .text
+        case .integer: .integer
+        case .decimal: .decimal
+        case .bool: .bool
+        case .date: .date
+        }
+    }
+
+    static func reason(_ error: Error, path: String) -> String {
+        let text = "\(error)"
+        let prefix = "cannot open \(path): "
+        return text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text
+    }
+}
+
+/// Turns the indexer's progress into `progress` notifications (at most ~10 a second) and,
+/// when indexing ends after `open` returned, an `invalidate` with the final total.
+final class IndexProgress: @unchecked Sendable {
+    let title: String
+    let notifier: Notifier?
+    private let lock = NSLock()
+    private var table = ""
+    private var isOpen = false
+    private var done = false
+    private var lastSent = 0.0
+
+    init(title: String, notifier: Notifier?) {
+        self.title = title; self.notifier = notifier
+    }
+
+    /// Called by `open` once the table exists, with its row count (nil while indexing).
+    /// Returns the total for the description; if nil, `report` will send the invalidate.
+    /// The count is read under the lock: a final report that came before is then seen in it.
+    func opened(table: String, rowCount: () -> Int?) -> Int? {
+        lock.lock(); defer { lock.unlock() }
+        self.table = table
+        isOpen = true
+        let count = rowCount()
+        if count != nil { done = true }
+        return count
+    }
+
+    func report(_ bytesDone: Int, _ bytesTotal: Int, _ rows: Int) {
+        let final = bytesDone >= bytesTotal
+        lock.lock()
+        guard isOpen, !done else { lock.unlock(); return }
+        let now = Date().timeIntervalSince1970
+        if !final && now - lastSent < 0.1 { lock.unlock(); return }
+        lastSent = now
+        if final { done = true }
+        let table = self.table
+        lock.unlock()
+        notifier?.progress(done: Double(bytesDone), total: Double(bytesTotal), message: "indexing \(title): \(rows) rows")
+        if final { notifier?.invalidate(table: table, total: rows) }
+    }
+}

@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import TabdeckProtocol
+
+/// The single writer of protocol messages: each message plus its `\n` goes out in one
+/// write(2) call, under a lock, so lines from different threads never interleave.
+final class OutputWriter: @unchecked Sendable {
+    let fd: Int32
+    private let lock = NSLock()
+    private var broken = false
+
+    init(fd: Int32) { self.fd = fd }
+
+    func send(_ message: Message) {
+        var bytes = MessageCodec.encode(message)
+        if bytes.count > LineSplitter.defaultMaxLineLength {
+            PluginLog.error("message of \(bytes.count) bytes exceeds the 4 MiB line limit")
+            switch message {
+            case .response(let id, _), .failure(.some(let id), _):
+                bytes = MessageCodec.encode(.failure(id: id, error: RPCError(
+                    code: RPCError.internalError, message: "the reply is longer than the protocol's 4 MiB line limit")))
+            default:
+                return
+            }
+        }
+        bytes.append(0x0A)
+        lock.lock(); defer { lock.unlock() }
+        if broken { return }
+        bytes.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
+                if n >= 0 { done += n; continue }
+                if errno == EINTR { continue }
+                if errno == EAGAIN {
+                    var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&p, 1, 100)
+                    continue
+                }
+                PluginLog.warning("stdout write failed: \(String(cString: strerror(errno))); dropping further output")
+                broken = true
+                return
+            }
+        }
+    }
+}
+
+/// Pushes notifications to the host; safe from any thread, any time after the handshake.
+public final class Notifier: Sendable {
+    private let writer: OutputWriter
+
+    init(writer: OutputWriter) { self.writer = writer }
+
+    /// Sends a notification.
+    public func notify(_ method: String, _ params: JSONValue) {
+        writer.send(.notification(method: method, params: params))
+    }
+
+    /// The tab's badge: a number, a short string (cut to 4 characters by the host), or nil to clear.
+    public func badge(_ value: BadgeValue?) {
+        let v: JSONValue = switch value {
+        case .number(let n)?: .int(Int64(n))
+        case .text(let s)?: .string(s)
+        case nil: .null
+        }
+        notify(Method.badge, ["value": v])
+    }
+
+    /// Rows changed: all (`rows` nil) or the given ids; optionally the new row count.
+    public func invalidate(table: String, rows: [String]? = nil, total: Int? = nil) {
+        var o: JSONObject = ["table": .string(table)]
+        if let rows { o["rows"] = .array(rows.map { .string($0) }) }
+        if let total { o["total"] = .int(Int64(total)) }
+        notify(Method.invalidate, .object(o))
+    }
+
+    /// Progress of a long load; `done == total` ends it.
+    public func progress(done: Double, total: Double?, message: String? = nil) {
+        var o: JSONObject = ["done": .double(done), "total": total.map { .double($0) } ?? .null]
+        if done.rounded() == done, abs(done) < 1e15 { o["done"] = .int(Int64(done)) }
+        if let t = total, t.rounded() == t, abs(t) < 1e15 { o["total"] = .int(Int64(t)) }
+        if let message { o["message"] = .string(message) }
+        notify(Method.progress, .object(o))
+    }
+
+    /// A status line for the tab.
+    public func status(_ text: String) { notify(Method.status, ["text": .string(text)]) }
+
+    /// A log line shown by the host.
+    public func log(_ level: PluginLog.Level, _ message: String) {
+        notify(Method.log, ["level": .string(level.name), "message": .string(message)])
+    }
+}

@@ -1,0 +1,121 @@
+import TabdeckProtocol
+
+/// What a plugin serves: the data source of its tables, in the spirit of
+/// `UITableViewDataSource`. ``PluginRunner`` calls it from a small pool of worker
+/// threads, so several calls may run at once: it must be thread-safe.
+///
+/// A handler reports failure by throwing: an ``RPCError`` goes to the host as it is, a
+/// `JSONFieldError` becomes -32602 (invalid params) naming the field, `CancellationError`
+/// becomes -32800, anything else -32603 (internal error).
+///
+/// A whole plugin:
+///
+/// ```swift
+/// import TabdeckPluginKit
+/// import TabdeckProtocol
+///
+/// struct Squares: TableDataSource {
+///     let capabilities = PluginCapabilities()
+///
+///     func open(args: JSONValue) throws -> TableDescription {
+///         TableDescription(table: "root", title: "Squares",
+///                          columns: [ColumnSpec(id: "n", type: .integer), ColumnSpec(id: "square", type: .integer)],
+///                          total: 1_000_000)
+///     }
+///
+///     func rows(_ request: RowsRequest, cancel: CancellationFlag) throws -> RowsResult {
+///         guard request.table == "root" else { throw RPCError.unknown(table: request.table) }
+///         let range = request.offset..<min(request.offset + request.limit, 1_000_000)
+///         return request.result(range.map { n in Row(id: String(n), cells: [.int(Int64(n)), .int(Int64(n * n))]) },
+///                               total: 1_000_000)
+///     }
+/// }
+///
+/// PluginRunner(name: "squares", version: "1.0.0", dataSource: Squares()).run()
+/// ```
+public protocol TableDataSource: Sendable {
+    /// What the plugin can do (sent in the `initialize` result).
+    var capabilities: PluginCapabilities { get }
+
+    /// Opens the tab's table from its `args` (`{}` if the tab has none).
+    func open(args: JSONValue) throws -> TableDescription
+
+    /// A page of rows. Echo the request's `generation` and `offset`
+    /// (``RowsRequest/result(_:total:)`` does). Check `cancel` in long loops.
+    func rows(_ request: RowsRequest, cancel: CancellationFlag) throws -> RowsResult
+
+    /// The child table of a row (drill-down). Default: not supported.
+    func children(table: String, row: String) throws -> TableDescription
+
+    /// Runs an action on rows. Default: not supported.
+    func action(table: String, action: String, rows: [String]) throws -> ActionResult
+
+    /// The host no longer needs a table. Default: nothing.
+    func close(table: String)
+
+    /// Called once before any request, with the notifier for pushing badges, invalidations,
+    /// progress, status and log lines. Default: nothing.
+    func attach(_ notifier: Notifier)
+}
+
+extension TableDataSource {
+    public func children(table: String, row: String) throws -> TableDescription {
+        throw RPCError.unsupported("this plugin has no child tables")
+    }
+
+    public func action(table: String, action: String, rows: [String]) throws -> ActionResult {
+        throw RPCError.unsupported("this plugin has no actions")
+    }
+
+    public func close(table: String) {}
+
+    public func attach(_ notifier: Notifier) {}
+}
+
+/// The result of an `action`.
+public struct ActionResult: Hashable, Sendable {
+    /// Shown to the user.
+    public var message: String?
+    /// Ask the host to refetch the rows.
+    public var invalidate: Bool
+
+    public init(message: String? = nil, invalidate: Bool = false) {
+        self.message = message; self.invalidate = invalidate
+    }
+
+    public var json: JSONValue {
+        var o = JSONObject()
+        if let message { o["message"] = .string(message) }
+        if invalidate { o["invalidate"] = true }
+        return .object(o)
+    }
+}
+
+extension RowsRequest {
+    /// The result for this request: its generation and offset with `rows` and `total`.
+    public func result(_ rows: [Row], total: Int?) -> RowsResult {
+        RowsResult(generation: generation, offset: offset, rows: rows, total: total)
+    }
+}
+
+extension RPCError {
+    /// -32001: the `table` handle is not known.
+    public static func unknown(table: String) -> RPCError {
+        RPCError(code: RPCError.unknownTable, message: "unknown table \"\(table)\"")
+    }
+
+    /// -32002: the plugin cannot do what was asked.
+    public static func unsupported(_ message: String) -> RPCError {
+        RPCError(code: RPCError.notSupported, message: message)
+    }
+
+    /// -32602: bad parameters.
+    public static func badParams(_ message: String, path: String? = nil) -> RPCError {
+        RPCError(code: RPCError.invalidParams, message: message, data: path.map { ["path": .string($0)] })
+    }
+
+    /// -32003: an action failed.
+    public static func failedAction(_ message: String) -> RPCError {
+        RPCError(code: RPCError.actionFailed, message: message)
+    }
+}
