@@ -29,12 +29,18 @@ struct FakePlugin {
 
     func rows(_ params: JSONValue) -> JSONValue {
         let r = try! RowsRequest(params)
-        var ids = Array(0..<count)
+        let end = min(count, r.offset + r.limit)
+        let page: [Int]
         if let key = r.sort.first {
+            // Sorting materializes the table: only for small fake tables.
+            precondition(count <= 100_000, "FakePlugin sorts small tables only")
+            var ids = Array(0..<count)
             if key.column == "name" { ids.sort { name($0) < name($1) } }
             if key.direction == .descending { ids.reverse() }
+            page = r.offset < end ? Array(ids[r.offset..<end]) : []
+        } else {
+            page = r.offset < end ? Array(r.offset..<end) : []
         }
-        let page = ids.dropFirst(r.offset).prefix(r.limit)
         let rows = page.map { Row(id: String($0), cells: [.int(Int64($0)), .string(name($0))], hasChildren: children) }
         return RowsResult(generation: r.generation, offset: r.offset, rows: rows, total: count).json
     }

@@ -93,29 +93,20 @@ import TabdeckProtocol
         #expect(try db.loadView(tab: "gone", table: "") == Self.sample)
     }
 
-    @Test func largeSelectionSavesAndLoadsQuickly() throws {
+    /// Correctness of a large selection across saves; its speed is measured by Scripts/bench-store, not here.
+    @Test func largeSelectionSavesAndLoads() throws {
         let db = try AppDatabase.inMemory()
         var view = TableViewState(sort: [.init("id")], cursor: 99_999)
         view.selection = Set((0..<100_000).map { "row-\($0)" })
-        let clock = ContinuousClock()
-
-        let save = try clock.measure { try db.saveView(view, tab: "big", table: "") }
-        var loaded: TableViewState?
-        let load = try clock.measure { loaded = try db.loadView(tab: "big", table: "") }
-        #expect(loaded == view)
-        // A cursor move with the same big selection writes only the view row.
+        try db.saveView(view, tab: "big", table: "")
+        #expect(try db.loadView(tab: "big", table: "") == view)
+        // A cursor move with the same big selection, then a changed selection.
         view.cursor = 5
-        let resave = try clock.measure { try db.saveView(view, tab: "big", table: "") }
+        try db.saveView(view, tab: "big", table: "")
         view.selection.remove("row-5")
         view.selection.insert("row-new")
         try db.saveView(view, tab: "big", table: "")
-        var all: [ViewKey: TableViewState] = [:]
-        let loadAll = try clock.measure { all = try db.loadAllViews() }
-        #expect(all == [ViewKey(tab: "big"): view])
-
-        print("100k selection: save \(save), load \(load), re-save \(resave), loadAll \(loadAll)")
-        #expect(save < .seconds(1))
-        #expect(resave < .seconds(1))
+        #expect(try db.loadAllViews() == [ViewKey(tab: "big"): view])
     }
 
     @Test func malformedStoredJSONIsAnErrorNamingTheColumn() throws {

@@ -179,7 +179,7 @@ import TabdeckProtocol
 
     @Test func writingToAPluginThatClosedItsStdinIsAnErrorNotACrash() async throws {
         let (supervisor, log) = makeSupervisor()
-        try supervisor.start(PluginSpec(tab: "deaf", command: ["/bin/sh", "-c", "exec 0<&-; echo closed >&2; sleep 5"]))
+        try supervisor.start(PluginSpec(tab: "deaf", command: ["/bin/sh", "-c", "exec 0<&-; echo closed >&2; sleep 60"]))
         #expect(await log.wait { $0.contains(.stderrLine(tab: "deaf", line: "closed")) })
         var failure: SupervisorError? = nil
         for id in 1...50 as ClosedRange<Int64> where failure == nil {
