@@ -69,6 +69,12 @@ public final class Runtime {
         }
     }
 
+    /// The folder of the running executable: plugins built with it live there too.
+    static let executableDirectory: String? = {
+        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        return URL(fileURLWithPath: path).deletingLastPathComponent().path
+    }()
+
     /// The per-tab plugin log file.
     public func logFile(tab: String) -> String { stateDirectory + "/logs/\(tab).log" }
 
@@ -127,6 +133,7 @@ public final class Runtime {
             guard let config = workspace.config.tab(tab) else { return }
             var env = config.env
             env["TABDECK_PROTOCOL"] = String(ProtocolVersion.current)
+            if env["TABDECK_BIN_DIR"] == nil, let dir = Runtime.executableDirectory { env["TABDECK_BIN_DIR"] = dir }
             let spec = PluginSpec(tab: tab, command: config.command, environment: env,
                                   workingDirectory: workspace.config.directory, logFile: logFile(tab: tab))
             do { try supervisor.start(spec) } catch {
