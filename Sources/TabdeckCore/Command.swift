@@ -33,6 +33,7 @@ public enum Command: Hashable, Sendable {
     case select([String])
     case selectAll
     case selectNone
+    case unselect([String])
     case selection
     case open(String?)
     case back
@@ -83,6 +84,7 @@ public enum CommandParser {
         .init(name: "goto", usage: "goto ROW", summary: "move to a 1-based row number"),
         .init(name: "page", usage: "page next|prev|first|last", summary: "scroll by a page"),
         .init(name: "select", usage: "select ID... | all | none", summary: "add rows to the selection by id, select all rows, or none"),
+        .init(name: "unselect", usage: "unselect ID...", summary: "remove rows from the selection by id"),
         .init(name: "selection", usage: "selection", summary: "list the selected row ids"),
         .init(name: "open", usage: "open [ID]", summary: "drill down into a row's children (the cursor row by default)"),
         .init(name: "back", usage: "back", summary: "go back up one level"),
@@ -162,6 +164,9 @@ public enum CommandParser {
             if rest == ["all"] { return .selectAll }
             if rest == ["none"] { return .selectNone }
             return .select(rest)
+        case "unselect":
+            guard !rest.isEmpty else { throw usage("unselect") }
+            return .unselect(rest)
         case "selection": try noArgs(rest, "selection"); return .selection
         case "open":
             guard rest.count <= 1 else { throw usage("open") }

@@ -29,6 +29,9 @@ public enum Event: Hashable, Sendable {
     case effectFailed(String)
     /// The terminal shows this many table rows.
     case viewport(rows: Int)
+    /// The screen shows the selected tab: start its plugin, open its table and fetch the rows in
+    /// view if needed (the full-screen UI sends this after every key; nothing is printed).
+    case refresh
 }
 
 /// What a command printed, as text and as JSON (for `--output json`).

@@ -83,6 +83,9 @@ extension Workspace {
         case .select(let ids):
             t.view.selection.formUnion(ids)
             return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))
+        case .unselect(let ids):
+            t.view.selection.subtract(ids)
+            return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))
         case .selectNone:
             t.view.selection = []
             return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))

@@ -26,8 +26,17 @@ extension Workspace {
             if active != nil { finish(.failed(message), &effects) }
         case .viewport(let rows):
             viewportRows = max(1, rows)
+        case .refresh:
+            refreshSelected(&effects)
         }
         return effects
+    }
+
+    /// Makes sure the selected tab's visible rows are cached or on their way (no output).
+    mutating func refreshSelected(_ effects: inout [Effect]) {
+        guard let tab = layout.selected, tabs[tab] != nil else { return }
+        guard case .ready = ensureTable(tab, &effects), let t = tabs[tab]!.table else { return }
+        _ = fetch(tab, t.view.scrollOffset..<(t.view.scrollOffset + viewportRows), &effects)
     }
 
     // MARK: Commands

@@ -270,3 +270,24 @@ import TabdeckProtocol
         #expect(h.effects.contains(.log(tab: "logs", "tabdeck: ignored unknown notification \"frobnicate\"")))
     }
 }
+
+@Suite struct RefreshTests {
+    @Test func refreshOpensTheSelectedTabAndFetchesTheRowsInView() {
+        var h = Harness(count: 500)
+        h.feed(.viewport(rows: 30))
+        h.feed(.refresh)
+        #expect(h.sends(Method.open).count == 1)
+        h.feed(.refresh)
+        let pages = h.sends(Method.rows).map { (try? RowsRequest($0.2))?.offset }
+        #expect(pages == [0, 100])  // the view (rows 0..<30) plus one page of read-ahead
+        #expect(h.outputs.isEmpty && h.failures.isEmpty)
+        #expect(h.ws.tabs["people"]!.table!.cache.row(at: 29)?.id == "29")
+    }
+
+    @Test func unselectRemovesIds() {
+        var h = Harness(count: 10)
+        h.run("select 1 2 3")
+        #expect(h.run("unselect 2 9")?.text == "2 selected")
+        #expect(h.run("selection")?.text == "2 selected: 1 3")
+    }
+}
