@@ -1,0 +1,111 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real terminal: raw mode, the alternate screen, its size, and exact restoration.
+///
+/// The saved termios lives in a global so signal handlers and `atexit` can restore the
+/// terminal however the process ends (quit, Ctrl-C, SIGTERM, SIGHUP, a crash).
+public final class RawTerminal {
+    /// Terminal rows and columns.
+    public struct Size: Equatable, Sendable {
+        public var width: Int
+        public var height: Int
+        public init(width: Int, height: Int) { self.width = width; self.height = height }
+    }
+
+    public let input: Int32
+    public let output: Int32
+
+    public init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
+        self.input = input; self.output = output
+    }
+
+    /// The current size (80x24 when unknown).
+    public var size: Size {
+        var ws = winsize()
+        if ioctl(output, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 {
+            return Size(width: Int(ws.ws_col), height: Int(ws.ws_row))
+        }
+        return Size(width: 80, height: 24)
+    }
+
+    /// Enters raw mode and the alternate screen, hides the cursor, and arranges for the
+    /// terminal to be restored at exit and on fatal signals.
+    public func enter() {
+        var saved = termios()
+        guard tcgetattr(input, &saved) == 0 else { return }
+        savedTermios = saved
+        savedFD = input
+        outputFD = output
+        var raw = saved
+        cfmakeraw(&raw)
+        raw.c_oflag |= tcflag_t(OPOST | ONLCR)  // keep "\n" -> "\r\n" for simple writes
+        tcsetattr(input, TCSAFLUSH, &raw)
+        writeAll(output, "\u{1b}[?1049h\u{1b}[?25l\u{1b}[?2004l\u{1b}[H\u{1b}[2J")
+        installRestoreHandlers()
+    }
+
+    /// Leaves the alternate screen and restores the terminal exactly as it was.
+    public func leave() { restoreTerminal() }
+
+    /// Cooked mode for a prompt (readline), then raw again with `resume()`.
+    public func suspend() {
+        guard var t = savedTermios else { return }
+        tcsetattr(input, TCSAFLUSH, &t)
+        writeAll(output, "\u{1b}[?25h")
+    }
+
+    /// Back to raw mode after `suspend()`.
+    public func resume() {
+        guard let saved = savedTermios else { return }
+        var raw = saved
+        cfmakeraw(&raw)
+        raw.c_oflag |= tcflag_t(OPOST | ONLCR)
+        tcsetattr(input, TCSAFLUSH, &raw)
+        writeAll(output, "\u{1b}[?25l")
+    }
+
+    /// Writes bytes in as few write(2) calls as the kernel allows.
+    public func write(_ bytes: [UInt8]) { writeAll(output, bytes) }
+}
+
+nonisolated(unsafe) private var savedTermios: termios?
+nonisolated(unsafe) private var savedFD: Int32 = STDIN_FILENO
+nonisolated(unsafe) private var outputFD: Int32 = STDOUT_FILENO
+nonisolated(unsafe) private var handlersInstalled = false
+
+private func writeAll(_ fd: Int32, _ text: String) { writeAll(fd, Array(text.utf8)) }
+
+private func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    bytes.withUnsafeBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 { if errno == EINTR { continue }; return }
+            offset += n
+        }
+    }
+}
+
+/// Restores termios and leaves the alternate screen; safe to call more than once.
+private func restoreTerminal() {
+    guard var t = savedTermios else { return }
+    writeAll(outputFD, "\u{1b}[0m\u{1b}[?25h\u{1b}[?1049l")
+    tcsetattr(savedFD, TCSAFLUSH, &t)
+    savedTermios = nil
+}
+
+private func installRestoreHandlers() {
+    guard !handlersInstalled else { return }
+    handlersInstalled = true
+    atexit { restoreTerminal() }
+    for sig in [SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP] {
+        signal(sig) { s in
+            restoreTerminal()
+            signal(s, SIG_DFL)
+            raise(s)
+        }
+    }
+}
