@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "tabdeck", targets: ["tabdeck"]),
         .executable(name: "tabdeck-csv", targets: ["tabdeck-csv"]),
+        .executable(name: "tabdeck-sqlite", targets: ["tabdeck-sqlite"]),
         .library(name: "TabdeckPluginKit", targets: ["TabdeckPluginKit"]),
     ],
     dependencies: [
@@ -29,8 +30,9 @@ let package = Package(
         .target(name: "TabdeckSupervisor", dependencies: ["TabdeckProtocol"]),
         .systemLibrary(name: "CReadline", path: "Sources/CReadline"),
         .target(name: "TabdeckTerminal", dependencies: ["CReadline", "TabdeckCore"]),
+        .target(name: "TabdeckConformance", dependencies: ["TabdeckProtocol", "TabdeckSupervisor"]),
         .target(name: "TabdeckApp", dependencies: [
-            "TabdeckProtocol", "TabdeckCore", "TabdeckStore", "TabdeckSupervisor", "TabdeckTerminal",
+            "TabdeckProtocol", "TabdeckCore", "TabdeckStore", "TabdeckSupervisor", "TabdeckTerminal", "TabdeckConformance",
         ]),
         .executableTarget(name: "tabdeck", dependencies: [
             "TabdeckApp",
@@ -39,6 +41,10 @@ let package = Package(
         .target(name: "TabdeckPluginKit", dependencies: ["TabdeckProtocol"]),
         .target(name: "CSVTable", path: "Plugins/csv/CSVTable"),
         .executableTarget(name: "tabdeck-csv", dependencies: ["CSVTable", "TabdeckPluginKit"], path: "Plugins/csv/Main"),
+        .target(name: "SQLiteBrowser", dependencies: [
+            "TabdeckPluginKit", .product(name: "GRDB", package: "GRDB.swift"),
+        ], path: "Plugins/sqlite/SQLiteBrowser"),
+        .executableTarget(name: "tabdeck-sqlite", dependencies: ["SQLiteBrowser", "TabdeckPluginKit"], path: "Plugins/sqlite/Main"),
 
         .testTarget(name: "TabdeckProtocolTests", dependencies: ["TabdeckProtocol"]),
         .testTarget(name: "TabdeckCoreTests", dependencies: ["TabdeckCore"]),
@@ -48,6 +54,8 @@ let package = Package(
         .testTarget(name: "TabdeckAppTests", dependencies: ["TabdeckApp"]),
         .testTarget(name: "TabdeckPluginKitTests", dependencies: ["TabdeckPluginKit"]),
         .testTarget(name: "CSVTableTests", dependencies: ["CSVTable"]),
+        .testTarget(name: "SQLiteBrowserTests", dependencies: ["SQLiteBrowser"]),
+        .testTarget(name: "TabdeckConformanceTests", dependencies: ["TabdeckConformance"]),
         .testTarget(name: "EndToEndTests", dependencies: []),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,1 @@
+print("tabdeck-sqlite: not yet implemented")
