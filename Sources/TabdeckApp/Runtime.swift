@@ -98,6 +98,9 @@ public final class Runtime {
         finished = false
         persistFailure = nil
         currentLine = line
+        // Events that came in since the last command (badges, exits of background plugins)
+        // first, so that a command that needs no plugin (`tabs`) does not show stale state.
+        while let event = queue.take(until: Date()) { dispatch(event) }
         dispatch(.command(line))
         pump { self.finished }
         return failures == before
