@@ -34,8 +34,11 @@ public final class Runtime {
     var writeError: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
 
     /// Loads the config, opens the store and prepares the workspace. Nothing is spawned yet.
+    /// `requestTimeout` and `handshakeTimeout` are the supervisor's per-request and `initialize`
+    /// timeouts (tests shorten them).
     public init(configPath: String, stateDirectory: String, output: OutputFormat = .text,
-                settings: CoreSettings = CoreSettings()) throws(AppError) {
+                settings: CoreSettings = CoreSettings(),
+                requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5)) throws(AppError) {
         signal(SIGPIPE, SIG_IGN)
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: configPath)) } catch {
@@ -63,7 +66,8 @@ public final class Runtime {
         self.started = clock.now
         self.workspace = Workspace(config: config, storedLayout: layout, storedViews: views, settings: settings)
         let queue = self.queue
-        self.supervisor = PluginSupervisor(onEvent: { event in queue.put(Runtime.translate(event)) })
+        self.supervisor = PluginSupervisor(requestTimeout: requestTimeout, handshakeTimeout: handshakeTimeout,
+                                           onEvent: { event in queue.put(Runtime.translate(event)) })
         if let recovery {
             writeError("tabdeck: \(recovery.reason); the old database was moved to \(recovery.movedTo) and a fresh one started")
         }
@@ -94,6 +98,9 @@ public final class Runtime {
         finished = false
         persistFailure = nil
         currentLine = line
+        // Events that came in since the last command (badges, exits of background plugins)
+        // first, so that a command that needs no plugin (`tabs`) does not show stale state.
+        while let event = queue.take(until: Date()) { dispatch(event) }
         dispatch(.command(line))
         pump { self.finished }
         return failures == before

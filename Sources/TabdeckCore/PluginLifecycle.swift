@@ -140,8 +140,15 @@ extension Workspace {
         state.exitReason = nil
         tabs[tab] = state
         effects.append(.log(tab: tab, "tabdeck: \(reason)"))
-        if let a = active, a.tab == tab || failed.values.contains(where: { $0.tab == tab }) {
-            if case .plugin = a.command {} else { finish(.failed("tab \(tab): \(reason)"), &effects) }
+        if let a = active {
+            let concerned: Bool
+            if case .plugin(.restart, let word) = a.command {
+                // `plugin restart` tries once: a crash ends it (the next use retries with backoff).
+                concerned = ((try? word.map { (w) throws(CommandError) in try resolveTab(w) }) ?? a.tab) == tab
+            } else {
+                concerned = a.tab == tab || failed.values.contains(where: { $0.tab == tab })
+            }
+            if concerned { finish(.failed("tab \(tab): \(reason)"), &effects) }
         }
     }
 

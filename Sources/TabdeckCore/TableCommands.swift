@@ -10,9 +10,6 @@ extension Workspace {
         case .waiting: return .waiting
         case .unavailable(let reason): return .failed("tab \(tab): \(reason)")
         }
-        if case .failed(let message)? = a.reply.map({ r -> Step in if case .error(let m) = r { .failed(m) } else { .waiting } }) {
-            return .failed(message)
-        }
         var t = tabs[tab]!.table!
         switch a.command {
         case .columns:

@@ -1,0 +1,259 @@
+import Foundation
+import Testing
+import TabdeckCore
+@testable import TabdeckApp
+
+/// The host against Plugins/fixtures/broken_plugin.py: every failure mode is survived and
+/// reported in words a user understands.
+@Suite struct BrokenPluginTests {
+    let dir = TempDir()
+    let tag = UUID().uuidString
+    var countFile: String { dir.file("count") }
+
+    func host(_ modes: [String], settings: CoreSettings = Host.fastSettings, extraTabs: [TabSpec] = [],
+              requestTimeout: Duration = .seconds(10)) throws -> Host {
+        try Host(dir, tabs: [.broken(modes: modes, countFile: countFile, tag: tag)] + extraTabs,
+                 settings: settings, requestTimeout: requestTimeout)
+    }
+
+    var starts: Int { Procs.started(countFile).count }
+
+    /// The `tabs` line of the broken tab.
+    func tabsLine(_ h: Host, _ id: String = "broken") async -> String {
+        let r = await h.run("tabs")
+        #expect(r.ok, "\(r)")
+        return r.out.split(separator: "\n").first { $0.contains("[\(id)]") }.map(String.init) ?? "(no line for \(id))"
+    }
+
+    @Test func crashOnRowsFailsClearlyRestartsWithBackoffAndStaysDownAfterTheBudget() async throws {
+        var settings = CoreSettings()
+        settings.baseBackoff = 0.3
+        settings.maxBackoff = 0.4
+        let h = try host(["crash-on-rows"], settings: settings,
+                         extraTabs: [TabSpec(id: "healthy", command: ["python3", Repo.brokenPlugin, "tag=\(tag)"])])
+
+        let first = await h.run("show")
+        #expect(!first.ok)
+        #expect(first.err.hasPrefix("error: tab broken:"), "\(first)")
+        #expect(first.err.contains("exited with status 3"), "\(first)")
+        #expect(starts == 1)
+
+        let line = await tabsLine(h)
+        #expect(line.contains("(!)"), "badge: \(line)")
+        #expect(line.contains("failed"), "state: \(line)")
+        if case .failed(let reason, _)? = await h.tab("broken")?.phase {
+            #expect(reason.contains("exited with status 3"))
+        } else {
+            Issue.record("phase is \(String(describing: await h.tab("broken")?.phase))")
+        }
+
+        // The next command restarts it, but only after the backoff (0.3 s).
+        let started = Date()
+        let second = await h.run("show")
+        let waited = Date().timeIntervalSince(started)
+        #expect(!second.ok && second.err.contains("exited with status 3"), "\(second)")
+        #expect(starts == 2, "the second command restarted the plugin")
+        #expect(waited >= 0.2, "restarted after \(waited) s, before the backoff")
+
+        // Crashes 3, 4 and 5 spend the budget.
+        for n in 3...5 {
+            let r = await h.run("show")
+            #expect(!r.ok)
+            #expect(starts == n)
+        }
+        if case .down(let reason)? = await h.tab("broken")?.phase {
+            #expect(reason.contains("crashed 5 times"), "\(reason)")
+            #expect(reason.contains("plugin restart"), "\(reason)")
+        } else {
+            Issue.record("after 5 crashes the phase is \(String(describing: await h.tab("broken")?.phase))")
+        }
+
+        // Down: no more starts, a clear message.
+        let down = await h.run("show")
+        #expect(!down.ok)
+        #expect(down.err.contains("plugin restart"), "\(down)")
+        try await Task.sleep(for: .milliseconds(500))
+        let again = await h.run("show")
+        #expect(!again.ok)
+        #expect(starts == 5, "a plugin that is down must not restart by itself")
+        #expect((await tabsLine(h)).contains("down"))
+
+        // The other tab is not affected.
+        #expect((await h.run("tab select healthy")).ok)
+        let healthy = await h.run("show")
+        #expect(healthy.ok, "\(healthy)")
+        #expect(healthy.out.contains("juliett"))
+
+        // `plugin restart` brings it back (open works; rows would crash again).
+        let restart = await h.run("plugin restart broken")
+        #expect(restart.ok, "\(restart)")
+        #expect(restart.out.contains("restarted broken"))
+        #expect(starts == 6)
+        #expect(await h.tab("broken")?.phase.name == "running")
+        #expect(!(await tabsLine(h)).contains("(!)"), "the error badge goes away once the plugin works")
+        await h.shutdown()
+    }
+
+    @Test func crashOnInitFailsClearlyAndRestarts() async throws {
+        let h = try host(["crash-on-init"])
+        let first = await h.run("show")
+        #expect(!first.ok)
+        #expect(first.err.hasPrefix("error: tab broken:"), "\(first)")
+        #expect(first.err.contains("exited with status 3"), "\(first)")
+        let line = await tabsLine(h)
+        #expect(line.contains("(!)") && line.contains("failed"), "\(line)")
+        #expect(starts == 1)
+
+        let second = await h.run("columns")
+        #expect(!second.ok && second.err.contains("exited with status 3"), "\(second)")
+        #expect(starts == 2)
+
+        for _ in 3...5 { await h.run("show") }
+        #expect(starts == 5)
+        #expect(await h.tab("broken")?.phase.name == "down")
+        let down = await h.run("show")
+        #expect(!down.ok && down.err.contains("plugin restart"), "\(down)")
+        #expect(starts == 5)
+
+        // `plugin restart` tries again (the plugin still crashes, and says so).
+        let restart = await h.run("plugin restart")
+        #expect(!restart.ok)
+        #expect(restart.err.contains("exited with status 3"), "\(restart)")
+        #expect(starts == 6, "plugin restart starts the plugin once, and reports its crash")
+        #expect(await h.tab("broken")?.phase.name == "failed", "a fresh crash budget after plugin restart")
+        await h.shutdown()
+    }
+
+    @Test func hangOnRowsTimesOutAndTheHungPluginIsKilled() async throws {
+        let h = try host(["hang-on-rows"], requestTimeout: .milliseconds(800))
+        let started = Date()
+        let r = await h.run("show")
+        let took = Date().timeIntervalSince(started)
+        #expect(!r.ok)
+        #expect(r.err.contains("tab broken"), "\(r)")
+        #expect(r.err.contains("did not answer \"rows\" in time"), "\(r)")
+        #expect(took >= 0.7 && took < 5, "timed out after \(took) s")
+        let pids = Procs.started(countFile)
+        #expect(pids.count == 1)
+        #expect(await eventually { pids.allSatisfy { Procs.state($0) == nil } }, "the hung plugin was killed and reaped")
+        let line = await tabsLine(h)
+        #expect(line.contains("(!)") && line.contains("failed"), "\(line)")
+        #expect(h.log("broken").contains("timed out"))
+        await h.shutdown()
+    }
+
+    @Test(arguments: [("garbage", "not JSON"), ("overlong", "longer than the limit")])
+    func protocolViolationIsNamed(mode: String, detail: String) async throws {
+        let h = try host([mode], extraTabs: [TabSpec(id: "healthy", command: ["python3", Repo.brokenPlugin, "tag=\(tag)"])])
+        let r = await h.run("show")
+        #expect(!r.ok)
+        #expect(r.err.contains("tab broken: protocol violation"), "\(r)")
+        #expect(r.err.lowercased().contains(detail.lowercased()), "\(r)")
+        let line = await tabsLine(h)
+        #expect(line.contains("(!)") && line.contains("failed"), "\(line)")
+        #expect(h.log("broken").contains("protocol violation"))
+        // The host goes on: other tabs work.
+        #expect((await h.run("tab select healthy")).ok)
+        #expect((await h.run("show")).out.contains("alpha"))
+        await h.shutdown()
+    }
+
+    @Test func unknownMessagesAreIgnoredAndLogged() async throws {
+        let h = try host(["unknown-message"])
+        let r = await h.run("show")
+        #expect(r.ok, "\(r)")
+        #expect(r.out.contains("alpha") && r.out.contains("juliett"), "\(r.out)")
+        #expect(r.out.contains("rows 1–10 of 10"), "\(r.out)")
+        #expect(h.log("broken").contains("frobnicate"), "log: \(h.log("broken"))")
+        let again = await h.run("sort word desc")
+        #expect(again.ok)
+        let sorted = await h.run("show 1")
+        #expect(sorted.ok && sorted.out.contains("juliett") && !sorted.out.contains("alpha"), "\(sorted)")
+        #expect(!(await tabsLine(h)).contains("(!)"))
+        #expect(starts == 1)
+        await h.shutdown()
+    }
+
+    @Test func wrongProtocolVersionIsReportedAndNotRetried() async throws {
+        let h = try host(["wrong-version"])
+        let r = await h.run("show")
+        #expect(!r.ok)
+        #expect(r.err.contains("tab broken"), "\(r)")
+        #expect(r.err.contains("plugin speaks protocol 99, host speaks 1"), "\(r)")
+        #expect(await h.tab("broken")?.phase.name == "down")
+        try await Task.sleep(for: .milliseconds(300))
+        let again = await h.run("show")
+        #expect(!again.ok && again.err.contains("protocol 99"), "\(again)")
+        #expect(starts == 1, "an incompatible plugin is not restarted")
+        let line = await tabsLine(h)
+        #expect(line.contains("(!)") && line.contains("down"), "\(line)")
+        await h.shutdown()
+    }
+
+    @Test func stderrGoesToTheLogFileAndNeverCountsAsProtocol() async throws {
+        let h = try host(["stderr-noise"])
+        let r = await h.run("show")
+        #expect(r.ok, "\(r)")
+        #expect(r.out.contains("alpha") && r.out.contains("juliett"))
+        #expect((await h.run("sort n desc")).ok)
+        let sorted = await h.run("show 2")
+        #expect(sorted.ok && sorted.out.contains("juliett") && sorted.out.contains("india"), "\(sorted)")
+        let line = await tabsLine(h)
+        #expect(!line.contains("!"), "stderr lines that look like badge notifications must not set a badge: \(line)")
+        #expect(line.contains("running"))
+        let log = h.log("broken")
+        #expect(log.contains("noise line 2: WARNING something harmless happened"))
+        #expect(log.contains("\"method\":\"badge\""), "JSON-looking stderr lines are logged as text")
+        #expect(log.contains("partial line"))
+        #expect(log.contains("broken_plugin: pid"))
+        let shown = await h.run("plugin log")
+        #expect(shown.ok, "\(shown)")
+        #expect(shown.out.contains("noise line"), "\(shown.out.prefix(2000))")
+        #expect(starts == 1)
+        await h.shutdown()
+    }
+
+    @Test func shutdownOfAPluginThatIgnoresItStillEndsWithSIGKILLAndLeavesNoChild() async throws {
+        let h = try host(["ignore-shutdown"])
+        let r = await h.run("show")
+        #expect(r.ok, "\(r)")
+        let pids = Procs.started(countFile)
+        #expect(pids.count == 1)
+        #expect(Procs.children(tagged: tag).count == 1, "the plugin runs as our child")
+        let took = await h.shutdown()
+        #expect(took < 6.5, "shutdown took \(took) s")
+        #expect(took >= 1.5, "the plugin ignores shutdown and SIGTERM, so only the grace periods end it (\(took) s)")
+        for pid in pids {
+            #expect(Procs.state(pid) == nil, "plugin \(pid) is still there (state \(String(describing: Procs.state(pid))))")
+        }
+        #expect(Procs.children(tagged: tag).isEmpty)
+    }
+
+    @Test func escapeSequencesFromPluginsAreShownEscaped() async throws {
+        let h = try host(["escape-text"])
+        let r = await h.run("show")
+        #expect(r.ok, "\(r)")
+        for bad: Unicode.Scalar in ["\u{1B}", "\u{07}", "\u{9B}", "\u{0D}", "\u{00}"] {
+            #expect(!r.out.unicodeScalars.contains(bad), "raw U+\(String(bad.value, radix: 16)) in show output")
+        }
+        #expect(r.out.contains("\\e[31mred\\e[0m"), "\(r.out)")
+        #expect(r.out.contains("bell\\x07"), "\(r.out)")
+        #expect(r.out.contains("\\x9b31mC1 CSI"), "\(r.out)")
+        for command in ["columns", "selection", "tabs", "plugin status"] {
+            let out = await h.run(command)
+            #expect(!out.out.unicodeScalars.contains("\u{1B}") && !out.out.unicodeScalars.contains("\u{07}"), "\(command)")
+        }
+        await h.shutdown()
+    }
+
+    @Test func hangOnInitHitsTheHandshakeTimeout() async throws {
+        let h = try Host(dir, tabs: [.broken(modes: ["hang-on-init"], countFile: countFile, tag: tag)],
+                         handshakeTimeout: .milliseconds(600))
+        let r = await h.run("show")
+        #expect(!r.ok)
+        #expect(r.err.contains("tab broken") && r.err.contains("initialize"), "\(r)")
+        #expect(await h.tab("broken")?.phase.name == "failed")
+        await h.shutdown()
+        #expect(Procs.children(tagged: tag).isEmpty)
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import Testing
+import TabdeckCore
+@testable import TabdeckApp
+
+/// Paths inside the repository, found from this file's location.
+enum Repo {
+    static let root: String = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static func path(_ relative: String) -> String { root + "/" + relative }
+    static let brokenPlugin = path("Plugins/fixtures/broken_plugin.py")
+    static let csvPlugin = path("Plugins/csv/tabdeck-csv")
+    static let peopleCSV = path("Plugins/csv/sample/people.csv")
+    static let processesPlugin = path("Plugins/processes/processes.py")
+    static let sdkExample = path("Plugins/sdk/python/example_plugin.py")
+    static var csvBuilt: Bool { FileManager.default.isExecutableFile(atPath: path(".build/debug/tabdeck-csv")) }
+}
+
+/// A temporary folder, removed when the value goes away.
+final class TempDir: @unchecked Sendable {
+    let path: String
+
+    init() {
+        var template = Array((NSTemporaryDirectory() + "tabdeck-apptest-XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(made != nil, "mkdtemp failed")
+        path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    func read(_ name: String) -> String {
+        (try? String(contentsOfFile: file(name), encoding: .utf8)) ?? ""
+    }
+}
+
+/// A tab of a test config.
+struct TabSpec {
+    var id: String
+    var command: [String]
+    var args: [String: Any] = [:]
+    var env: [String: String] = [:]
+    var background = false
+    var title: String?
+
+    /// The broken plugin with modes, counting its starts in `countFile`. `tag` goes on the command
+    /// line (the plugin ignores it) so that a test can find its own processes in /proc.
+    static func broken(_ id: String = "broken", modes: [String], countFile: String, tag: String) -> TabSpec {
+        TabSpec(id: id, command: ["python3", Repo.brokenPlugin, "tag=\(tag)"],
+                env: ["BROKEN_MODE": (modes + ["count-file"]).joined(separator: ","), "BROKEN_COUNT_FILE": countFile])
+    }
+}
+
+/// Writes a config with `tabs` (no sections) into `dir` and returns its path.
+func writeConfig(_ dir: TempDir, _ tabs: [TabSpec]) throws -> String {
+    var list: [[String: Any]] = []
+    for t in tabs {
+        var o: [String: Any] = ["id": t.id, "title": t.title ?? t.id, "command": t.command]
+        if !t.args.isEmpty { o["args"] = t.args }
+        if !t.env.isEmpty { o["env"] = t.env }
+        if t.background { o["background"] = true }
+        list.append(o)
+    }
+    let data = try JSONSerialization.data(withJSONObject: ["tabs": list], options: [.prettyPrinted])
+    let path = dir.file("config.json")
+    try data.write(to: URL(fileURLWithPath: path))
+    return path
+}
+
+/// What one command printed.
+struct Reply: Sendable, CustomStringConvertible {
+    var ok: Bool
+    var out: String
+    var err: String
+    var description: String { "ok=\(ok) out=\(out.debugDescription) err=\(err.debugDescription)" }
+
+    /// stdout parsed as JSON (with `--output json`).
+    var json: Any? { try? JSONSerialization.jsonObject(with: Data(out.utf8), options: [.fragmentsAllowed]) }
+}
+
+/// A `Runtime` driven from tests: every call runs on the host's own serial queue (never on the
+/// cooperative pool, since `Runtime.run` blocks until the command is done), so many hosts can
+/// run in parallel. Output goes to buffers instead of stdout/stderr.
+final class Host: @unchecked Sendable {
+    let dir: TempDir
+    let stateDirectory: String
+    private let queue: DispatchQueue
+    private var runtime: Runtime?
+    private let lock = NSLock()
+    private var outLines: [String] = []
+    private var errLines: [String] = []
+
+    init(_ dir: TempDir, tabs: [TabSpec], output: OutputFormat = .text, settings: CoreSettings = Host.fastSettings,
+         requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5)) throws {
+        self.dir = dir
+        stateDirectory = dir.file("state")
+        queue = DispatchQueue(label: "tabdeck.test.host")
+        let config = try writeConfig(dir, tabs)
+        let runtime = try Runtime(configPath: config, stateDirectory: stateDirectory, output: output, settings: settings,
+                                  requestTimeout: requestTimeout, handshakeTimeout: handshakeTimeout)
+        runtime.write = { [weak self] line in self?.append(line, error: false) }
+        runtime.writeError = { [weak self] line in self?.append(line, error: true) }
+        self.runtime = runtime
+    }
+
+    /// Short backoff so restart tests are quick; the crash budget and window stay as shipped.
+    static var fastSettings: CoreSettings {
+        var s = CoreSettings()
+        s.baseBackoff = 0.05
+        s.maxBackoff = 0.2
+        return s
+    }
+
+    private func append(_ line: String, error: Bool) {
+        lock.withLock { if error { errLines.append(line) } else { outLines.append(line) } }
+    }
+
+    private var counts: (Int, Int) { lock.withLock { (outLines.count, errLines.count) } }
+
+    /// Runs `body` on the host's queue; records an issue and returns nil after `timeout`.
+    func on<T: Sendable>(timeout: Double = 20, _ what: String = "call",
+                         _ body: @escaping @Sendable (Runtime) -> T) async -> T? {
+        let once = Once<T?>()
+        let result: T? = await withCheckedContinuation { (c: CheckedContinuation<T?, Never>) in
+            once.set(c)
+            queue.async { [self] in once.resume(body(runtime!)) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { once.resume(nil) }
+        }
+        guard let result else {
+            Issue.record("\(what) did not finish within \(timeout) s")
+            return nil
+        }
+        return result
+    }
+
+    /// Runs one command line; what it printed on stdout and stderr.
+    @discardableResult
+    func run(_ line: String, timeout: Double = 20) async -> Reply {
+        let reply = await on(timeout: timeout, "command \"\(line)\"") { [self] runtime in
+            let (o, e) = counts
+            let ok = runtime.run(line)
+            return lock.withLock {
+                Reply(ok: ok, out: outLines[o...].joined(separator: "\n"), err: errLines[e...].joined(separator: "\n"))
+            }
+        }
+        let result = reply ?? Reply(ok: false, out: "", err: "(timed out)")
+        if ProcessInfo.processInfo.environment["TABDECK_TEST_TRACE"] != nil {
+            print("> \(line)\n\(result.out)\n\(result.err)")
+        }
+        return result
+    }
+
+    func launch() async { _ = await on { $0.launch() } }
+
+    /// Stops the plugins; returns how long it took (seconds).
+    @discardableResult
+    func shutdown(timeout: Double = 20) async -> Double {
+        let start = Date()
+        _ = await on(timeout: timeout, "shutdown") { $0.shutdown() }
+        return Date().timeIntervalSince(start)
+    }
+
+    func tab(_ id: String) async -> TabState? { await on { $0.workspace.tabs[id] } ?? nil }
+
+    var allStderr: String { lock.withLock { errLines.joined(separator: "\n") } }
+
+    func log(_ tab: String) -> String {
+        (try? String(contentsOfFile: stateDirectory + "/logs/\(tab).log", encoding: .utf8)) ?? ""
+    }
+}
+
+/// Resumes a continuation once, from whichever side comes first.
+final class Once<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, Never>?
+    private var done = false
+    private var early: T?
+
+    func set(_ c: CheckedContinuation<T, Never>) {
+        lock.lock()
+        if done, let early { lock.unlock(); c.resume(returning: early); return }
+        continuation = c
+        lock.unlock()
+    }
+
+    /// True if this call resumed it.
+    @discardableResult
+    func resume(_ value: T) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !done else { return false }
+        done = true
+        if let c = continuation { continuation = nil; c.resume(returning: value) } else { early = value }
+        return true
+    }
+}
+
+/// Process-table helpers (Linux /proc).
+enum Procs {
+    /// The pids recorded by the broken plugin's count-file mode.
+    static func started(_ countFile: String) -> [Int32] {
+        ((try? String(contentsOfFile: countFile, encoding: .utf8)) ?? "")
+            .split(separator: "\n").compactMap { Int32($0) }
+    }
+
+    /// The state letter of a process (R, S, Z, ...), nil if it does not exist.
+    static func state(_ pid: Int32) -> Character? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let rest = stat[stat.index(after: close)...].split(separator: " ")
+        return rest.first?.first
+    }
+
+    /// Children of this process (alive or zombie) whose command line contains `tag`.
+    static func children(tagged tag: String) -> [Int32] {
+        let me = getpid()
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        var found: [Int32] = []
+        for e in entries {
+            guard let pid = Int32(e),
+                  let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, Int32(fields[1]) == me else { continue }
+            let cmdline = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+            if String(decoding: cmdline, as: UTF8.self).contains(tag) { found.append(pid) }
+        }
+        return found
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` passes.
+func eventually(timeout: Double = 5, _ condition: () async -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return await condition()
+}
