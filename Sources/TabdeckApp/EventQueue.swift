@@ -1,13 +1,26 @@
 import Foundation
 import TabdeckCore
 
-/// A thread-safe FIFO of events: plugin reader threads put, the main loop takes.
+/// What the main loop waits for: core events (from plugins), key input and resizes.
+public enum HostEvent: Sendable {
+    case core(Event)
+    /// Bytes read from the terminal.
+    case input([UInt8])
+    /// The terminal was resized (SIGWINCH).
+    case resize
+    /// The terminal's input ended.
+    case inputClosed
+}
+
+/// A thread-safe FIFO of events: plugin reader threads and the input thread put, the main loop takes.
 final class EventQueue: @unchecked Sendable {
     private let condition = NSCondition()
-    private var items: [Event] = []
+    private var items: [HostEvent] = []
     private var head = 0
 
-    func put(_ event: Event) {
+    func put(_ event: Event) { put(.core(event)) }
+
+    func put(_ event: HostEvent) {
         condition.lock()
         items.append(event)
         condition.signal()
@@ -15,7 +28,7 @@ final class EventQueue: @unchecked Sendable {
     }
 
     /// The next event, waiting until `deadline` (nil: forever); nil on timeout.
-    func take(until deadline: Date?) -> Event? {
+    func take(until deadline: Date?) -> HostEvent? {
         condition.lock()
         defer { condition.unlock() }
         while head >= items.count {

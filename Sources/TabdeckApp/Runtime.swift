@@ -100,7 +100,7 @@ public final class Runtime {
         currentLine = line
         // Events that came in since the last command (badges, exits of background plugins)
         // first, so that a command that needs no plugin (`tabs`) does not show stale state.
-        while let event = queue.take(until: Date()) { dispatch(event) }
+        while let event = queue.take(until: Date()) { handle(event) }
         dispatch(.command(line))
         pump { self.finished }
         return failures == before
@@ -114,16 +114,27 @@ public final class Runtime {
 
     /// Handles events until `done()` holds.
     func pump(until done: () -> Bool) {
-        while !done() {
-            let deadline = wakeAt.map { started + .milliseconds(Int64($0 * 1000) + 1) }
-            let date = deadline.map { Date().addingTimeInterval(Double(($0 - clock.now).components.seconds) + Double(($0 - clock.now).components.attoseconds) / 1e18) }
-            if let event = queue.take(until: date) {
-                dispatch(event)
-            } else {
+        while !done() { if let event = next(until: nil) { handle(event) } }
+    }
+
+    /// The next event, waiting at most until `limit` (nil when it passes); a due wake-up comes
+    /// as `.core(.wake)`.
+    func next(until limit: Date?) -> HostEvent? {
+        while true {
+            let wake = wakeAt.map { Date().addingTimeInterval(max(0, $0 - now()) + 0.001) }
+            let deadline = [wake, limit].compactMap { $0 }.min()
+            if let event = queue.take(until: deadline) { return event }
+            if let wake, Date() >= wake {
                 wakeAt = nil
-                dispatch(.wake)
+                return .core(.wake)
             }
+            if let limit, Date() >= limit { return nil }
         }
+    }
+
+    /// Line mode handles only core events (no terminal input arrives there).
+    func handle(_ event: HostEvent) {
+        if case .core(let e) = event { dispatch(e) }
     }
 
     func dispatch(_ event: Event) {
