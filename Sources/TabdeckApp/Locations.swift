@@ -44,7 +44,7 @@ public enum AppError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noConfig(let searched):
-            "no config file found (looked for \(searched.joined(separator: " and ")); pass --config PATH or set TABDECK_CONFIG"
+            "no config file found (looked for \(searched.joined(separator: " and "))); pass --config PATH or set TABDECK_CONFIG"
         case .unreadableConfig(let path, let reason): "\(path): cannot read: \(reason)"
         case .config(let message): message
         case .store(let message): message

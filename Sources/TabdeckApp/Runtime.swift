@@ -172,7 +172,7 @@ public final class Runtime {
         case .exportBegin(let path, let format, let columns):
             let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
             do { export = try ExportWriter(path: full, format: format, columns: columns) } catch {
-                queue.put(.effectFailed("export: cannot write \(full): \(error)"))
+                queue.put(.effectFailed("\(error)"))
             }
         case .exportRows(let rows):
             guard let export else { return }
@@ -212,7 +212,7 @@ public final class Runtime {
             write(JSONWriter.string(["command": .string(currentLine), "ok": true, "result": out.json]))
         case (.failure(let message), _):
             failures += 1
-            writeError("error: \(message)")
+            writeError("error: \(Sanitizer.clean(message))")
             if output == .json {
                 write(JSONWriter.string(["command": .string(currentLine), "ok": false, "error": .string(message)]))
             }

@@ -61,7 +61,7 @@ public enum Effect: Hashable, Sendable {
     case log(tab: String, String)
     /// Send ``Event/wake`` at or after this time (seconds, the clock of `now`).
     case wake(at: Double)
-    /// Start writing an export file with these column titles.
+    /// Start writing an export file whose header row holds these column ids.
     case exportBegin(path: String, format: Command.ExportFormat, columns: [String])
     /// Append rows (cells in the same column order) to the export file.
     case exportRows([[JSONValue]])

@@ -60,6 +60,9 @@ extension Workspace {
                 }
                 tabs[tab]!.phase = .ready(result)
                 tabs[tab]!.error = nil
+                if config.tab(tab)!.background && tabs[tab]!.stack.isEmpty {
+                    _ = ensureTable(tab, &effects)  // background tabs open at once so their badge is live
+                }
                 effects.append(.log(tab: tab, "tabdeck: handshake done: \(result.name) \(result.version), protocol \(result.protocolVersion)"))
             } catch {
                 tabs[tab]!.exitReason = "bad initialize result: \(error)"
@@ -163,7 +166,10 @@ extension Workspace {
         case .status:
             var lines: [String] = []
             var items: [JSONValue] = []
-            for id in layout.orderedTabs {
+            // `plugin status` lists every tab; `plugin status TAB` only that one.
+            var only: String?
+            if case .plugin(_, tab: _?) = a.command { only = tab }
+            for id in layout.orderedTabs where only == nil || id == only {
                 let t = tabs[id]!
                 var detail: [String] = []
                 if case .ready(let r) = t.phase { detail.append("\(r.name) \(r.version)") }

@@ -59,7 +59,14 @@ extension Workspace {
             case .ready: break
             }
             t = tabs[tab]!.table!
-            return .done(TableText.rows(t, from: start, count: count))
+            let output = TableText.rows(t, from: start, count: count)
+            if n != nil {
+                // `show N` pages on: the next `show N` prints the N rows after these.
+                let printed = output.json["rows"]?.arrayValue?.count ?? 0
+                move(&t, cursor: start + printed, scroll: start + printed)
+                saveTable(t, tab, &effects, ())
+            }
+            return .done(output)
         case .goto(let row):
             if let total = t.total, row > total { throw CommandError("row \(row) is past the end (\(total) rows)") }
             move(&t, cursor: row - 1)
@@ -132,6 +139,8 @@ extension Workspace {
     mutating func setSort(_ t: inout TableState, _ order: [SortKey], _ tab: String, _ effects: inout [Effect]) {
         guard order != t.view.sort else { return }
         t.view.sort = order
+        t.view.cursor = 0
+        t.view.scrollOffset = 0
         t.generation += 1
         for id in t.cache.inflight.values { cancel(id, &effects) }
         t.cache.removeAll()

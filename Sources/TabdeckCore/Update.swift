@@ -20,6 +20,7 @@ extension Workspace {
             guard tabs[tab] != nil else { return [] }
             handle(pluginEvent, tab: tab, &effects)
             advance(&effects)
+            if followsView && tab == layout.selected { refreshSelected(&effects) }
         case .wake:
             advance(&effects)
         case .effectFailed(let message):
@@ -27,6 +28,7 @@ extension Workspace {
         case .viewport(let rows):
             viewportRows = max(1, rows)
         case .refresh:
+            followsView = true
             refreshSelected(&effects)
         }
         return effects

@@ -90,6 +90,9 @@ public struct Workspace: Sendable {
     /// Table rows the user sees at once (terminal height, or 20 in line mode).
     public internal(set) var viewportRows = 20
     public internal(set) var quitting = false
+    /// A screen shows the selected tab (set by the first ``Event/refresh``): plugin events then
+    /// also keep its visible rows fetched.
+    public internal(set) var followsView = false
     var nextRequestID: Int64 = 1
     var pending: [RequestID: PendingRequest] = [:]
     var active: ActiveCommand?

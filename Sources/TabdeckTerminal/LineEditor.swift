@@ -1,7 +1,9 @@
 @preconcurrency import CReadline
 import Foundation
+import TabdeckCore
 
-/// A GNU readline prompt with history kept in a file across sessions.
+/// A GNU readline prompt with history kept in a file across sessions, Tab completion, and
+/// Ctrl-C that cancels the line instead of ending the program.
 ///
 /// readline is process-global, so there is one editor per process.
 public final class LineEditor {
@@ -10,22 +12,30 @@ public final class LineEditor {
     /// Entries kept in the history file.
     public let historyLimit: Int32
 
-    /// Loads the history from `historyFile` (creating its folder).
-    public init(historyFile: String, historyLimit: Int32 = 1000) {
+    /// Loads the history from `historyFile` (creating its folder). `complete` gets the text
+    /// before the cursor and says what can follow.
+    public init(historyFile: String, historyLimit: Int32 = 1000,
+                complete: @escaping (String) -> CompletionCandidates = { _ in .words([]) }) {
         self.historyFile = historyFile
         self.historyLimit = historyLimit
         rl_catch_signals = 0
         rl_catch_sigwinch = 0
+        rl_readline_name = UnsafePointer(strdup("tabdeck"))
         using_history()
         stifle_history(historyLimit)
         try? FileManager.default.createDirectory(
             atPath: URL(fileURLWithPath: historyFile).deletingLastPathComponent().path, withIntermediateDirectories: true)
         _ = read_history(historyFile)
+        completionProvider = complete
+        rl_attempted_completion_function = attemptCompletion
+        rl_getc_function = readKey
     }
 
-    /// Reads one line with editing and history; nil at end of input (Ctrl-D).
+    /// Reads one line with editing and history; nil at end of input (Ctrl-D). Ctrl-C gives "".
     /// Non-blank lines that differ from the previous entry are added to the history and saved.
     public func readLine(prompt: String) -> String? {
+        installInterruptHandler()
+        defer { restoreInterruptHandler() }
         guard let raw = readline(prompt) else { return nil }
         defer { free(raw) }
         let line = String(cString: raw)
@@ -43,4 +53,68 @@ public final class LineEditor {
         }
         return String(cString: text)
     }
+}
+
+// MARK: readline callbacks (C function pointers: no captures, so global state)
+
+nonisolated(unsafe) private var completionProvider: ((String) -> CompletionCandidates)?
+nonisolated(unsafe) private var completionWords: [String] = []
+nonisolated(unsafe) private var completionIndex = 0
+nonisolated(unsafe) private var interrupted: sig_atomic_t = 0
+nonisolated(unsafe) private var previousInterrupt = sigaction()
+
+private func attemptCompletion(_ text: UnsafePointer<CChar>?, _ start: Int32, _ end: Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
+    guard let provider = completionProvider, let buffer = rl_line_buffer else { return nil }
+    let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: Int(end))
+    let before = String(decoding: bytes, as: UTF8.self)
+    switch provider(before) {
+    case .path:
+        return nil  // readline falls back to file name completion
+    case .words(let words):
+        rl_attempted_completion_over = 1
+        completionWords = words
+        completionIndex = 0
+        guard let text else { return nil }
+        return rl_completion_matches(text, nextCompletion)
+    }
+}
+
+private func nextCompletion(_ text: UnsafePointer<CChar>?, _ state: Int32) -> UnsafeMutablePointer<CChar>? {
+    if state == 0 { completionIndex = 0 }
+    guard completionIndex < completionWords.count else { return nil }
+    defer { completionIndex += 1 }
+    return strdup(completionWords[completionIndex])
+}
+
+/// readline's key reader: like rl_getc, but a Ctrl-C (SIGINT interrupting the read) empties the
+/// line and accepts it, so the prompt is cancelled and readline returns "".
+private func readKey(_ stream: UnsafeMutablePointer<FILE>?) -> Int32 {
+    let fd = stream.map { fileno($0) } ?? STDIN_FILENO
+    while true {
+        if interrupted != 0 {
+            interrupted = 0
+            rl_replace_line("", 0)
+            rl_point = 0
+            fputs("^C", rl_outstream ?? stdout)
+            return 0x0A
+        }
+        var byte: UInt8 = 0
+        let n = read(fd, &byte, 1)
+        if n == 1 { return Int32(byte) }
+        if n < 0 && errno == EINTR { continue }
+        return EOF
+    }
+}
+
+/// SIGINT without SA_RESTART, so the read returns EINTR and readline calls the hook.
+private func installInterruptHandler() {
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = { _ in interrupted = 1 }
+    sigemptyset(&action.sa_mask)
+    action.sa_flags = 0
+    sigaction(SIGINT, &action, &previousInterrupt)
+}
+
+private func restoreInterruptHandler() {
+    sigaction(SIGINT, &previousInterrupt, nil)
 }

@@ -49,7 +49,7 @@ struct Tabdeck: ParsableCommand {
         if line || isatty(STDIN_FILENO) == 0 {
             status = LineMode.run(runtime) { Swift.readLine(strippingNewline: true) }
         } else {
-            let editor = LineEditor(historyFile: state + "/history")
+            let editor = LineEditor(historyFile: state + "/history") { runtime.workspace.completions(for: $0) }
             status = LineMode.run(runtime) { editor.readLine(prompt: "tabdeck> ") }
         }
         throw ExitCode(status)

@@ -291,3 +291,19 @@ import TabdeckProtocol
         #expect(h.run("selection")?.text == "2 selected: 1 3")
     }
 }
+
+@Suite struct CompletionTests {
+    @Test func completesCommandsTabsColumnsAndPaths() {
+        var h = Harness(count: 10)
+        #expect(h.ws.completions(for: "so") == .words(["sort"]))
+        #expect(h.ws.completions(for: "tab ") == .words(["select", "move", "hide", "show", "reset"]))
+        #expect(h.ws.completions(for: "tab select p") == .words(["people", "procs"]))
+        #expect(h.ws.completions(for: "tab move people to section ") == .words(["data", "sys"]))
+        #expect(h.ws.completions(for: "export ") == .path)
+        #expect(h.ws.completions(for: "sort ") == .words(["clear"]))  // the table is not open yet
+        h.run("show 1")
+        #expect(h.ws.completions(for: "sort ") == .words(["id", "name", "clear"]))
+        #expect(h.ws.completions(for: "sort name ") == .words(["asc", "desc"]))
+        #expect(h.ws.completions(for: "action ") == .words(["delete", "touch"]))
+    }
+}

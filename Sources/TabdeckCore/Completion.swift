@@ -1,0 +1,70 @@
+/// What the prompt can complete at the cursor.
+public enum CompletionCandidates: Equatable, Sendable {
+    /// These words (already filtered by the word being typed).
+    case words([String])
+    /// A file path: let the line editor complete file names.
+    case path
+}
+
+extension Workspace {
+    /// Completion for the command line `line` (the text before the cursor): command names,
+    /// then tab ids, section ids, column ids, action names or file paths, as the command expects.
+    public func completions(for line: String) -> CompletionCandidates {
+        let words = (try? CommandParser.words(line)) ?? line.split(separator: " ").map(String.init)
+        let endsWithSpace = line.last.map { $0 == " " } ?? true
+        let done = endsWithSpace ? words : Array(words.dropLast())
+        let partial = endsWithSpace ? "" : (words.last ?? "")
+        func match(_ options: [String]) -> CompletionCandidates {
+            var seen = Set<String>()
+            return .words(options.filter { $0.hasPrefix(partial) && seen.insert($0).inserted })
+        }
+        let tabs = layout.orderedTabs
+        let sections = layout.sections
+        let table = layout.selected.flatMap { tabs_[$0]?.table }
+        let columns = table?.description.columns.map(\.id) ?? []
+        guard let verb = done.first else { return match(CommandParser.verbs) }
+        let args = Array(done.dropFirst())
+        switch (verb, args.count) {
+        case ("tab", 0): return match(["select", "move", "hide", "show", "reset"])
+        case ("tab", 1) where ["select", "move", "hide", "show"].contains(args[0]): return match(tabs)
+        case ("tab", 2) where args[0] == "move": return match(["to", "before", "after"])
+        case ("tab", 3) where args[0] == "move" && args[2] == "to": return match(["section"])
+        case ("tab", 3) where args[0] == "move": return match(tabs)
+        case ("tab", 4) where args[0] == "move" && args[3] == "section": return match(sections)
+        case ("section", 0): return match(["move"])
+        case ("section", 1): return match(sections)
+        case ("section", 2): return match(["to"])
+        case ("column", 0): return match(["hide", "show", "move", "width"])
+        case ("column", 1): return match(columns)
+        case ("column", 2) where args[0] == "move": return match(["to"])
+        case ("sort", 0):
+            let sortable: [String] = table?.description.columns.filter(\.sortable).map(\.id) ?? []
+            return match(sortable + ["clear"])
+        case ("sort", 1) where args[0] != "clear": return match(["asc", "desc"])
+        case ("page", 0): return match(Command.PageMove.allCases.map(\.rawValue))
+        case ("select", 0): return match(["all", "none"])
+        case ("action", 0): return match(table?.description.actions.map(\.id) ?? [])
+        case ("action", 1): return match(["--yes"])
+        case ("export", _) where args.last == "--format": return match(["csv", "json"])
+        case ("export", 0): return .path
+        case ("export", 1): return match(["--format"])
+        case ("plugin", 0): return match(Command.PluginVerb.allCases.map(\.rawValue))
+        case ("plugin", 1): return match(tabs)
+        case ("help", _): return match(helpWords(after: args))
+        default: return .words([])
+        }
+    }
+
+    private var tabs_: [String: TabState] { tabs }
+
+    /// The next word of command names that start with `args` (`help tab ` → select, move, ...).
+    private func helpWords(after args: [String]) -> [String] {
+        var out: [String] = []
+        for info in CommandParser.catalog {
+            let parts = info.name.split(separator: " ").map(String.init)
+            guard parts.count > args.count, Array(parts.prefix(args.count)) == args else { continue }
+            out.append(parts[args.count])
+        }
+        return out
+    }
+}
