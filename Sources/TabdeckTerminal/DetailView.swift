@@ -1,0 +1,43 @@
+import TabdeckCore
+import TabdeckProtocol
+
+/// Every field of the cursor row, one per line (long values wrap).
+enum DetailView {
+    static func lines(_ t: TableState) -> [(label: String, value: String)] {
+        guard let row = t.cache.row(at: t.view.cursor) else { return [] }
+        var out: [(String, String)] = []
+        for (spec, _) in t.orderedColumns {
+            let i = t.cellIndex(of: spec.id) ?? -1
+            out.append((spec.title, i >= 0 && i < row.cells.count ? CellText.of(row.cells[i]) : ""))
+        }
+        if let detail = row.detail { out.append(("detail", detail)) }
+        if let section = row.section {
+            out.append(("section", t.description.sections.first { $0.id == section }?.title ?? section))
+        }
+        out.append(("id", row.id))
+        return out
+    }
+
+    static func draw(_ t: TableState, scroll: Int, into buf: inout ScreenBuffer, _ rect: Rect) {
+        guard !rect.isEmpty else { return }
+        let title = "row \(formatCount(t.view.cursor + 1)) of \(t.total.map(formatCount) ?? "?")"
+        buf.set(x: rect.x + 1, y: rect.y, title, style: Palette.label, maxWidth: rect.width - 1)
+        let fields = lines(t)
+        guard !fields.isEmpty else {
+            if rect.height > 1 { buf.set(x: rect.x + 1, y: rect.y + 1, "…", style: Palette.placeholder) }
+            return
+        }
+        let labelWidth = min(fields.map { TextFit.width($0.label) }.max()!, max(4, rect.width / 3))
+        let valueX = rect.x + 1 + labelWidth + 2
+        let valueWidth = max(1, rect.maxX - valueX)
+        var text: [(label: String, value: String)] = []
+        for f in fields {
+            for (k, line) in TextFit.wrap(f.value, valueWidth).enumerated() { text.append((k == 0 ? f.label : "", line)) }
+        }
+        for (i, line) in text.dropFirst(max(0, scroll)).prefix(rect.height - 1).enumerated() {
+            let y = rect.y + 1 + i
+            buf.set(x: rect.x + 1, y: y, TextFit.fit(line.label, labelWidth), style: Palette.label, maxWidth: labelWidth)
+            buf.set(x: valueX, y: y, line.value, maxWidth: valueWidth)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+/// The changes from one frame to the next: runs of consecutive changed cells on a row.
+///
+/// When the size changed, every cell of the new frame is a change (``isFull``).
+public struct Diff: Hashable, Sendable {
+    /// Consecutive changed cells on one row, starting at (x, y).
+    public struct Run: Hashable, Sendable {
+        public var x: Int
+        public var y: Int
+        public var cells: [Cell]
+        public init(x: Int, y: Int, cells: [Cell]) { self.x = x; self.y = y; self.cells = cells }
+    }
+
+    /// The changed runs, top to bottom, left to right.
+    public var runs: [Run]
+    /// The whole screen is redrawn (first frame, or a new size): clear it first.
+    public var isFull: Bool
+
+    public init(runs: [Run], isFull: Bool) { self.runs = runs; self.isFull = isFull }
+
+    /// The number of changed cells.
+    public var cellCount: Int { runs.reduce(0) { $0 + $1.cells.count } }
+
+    /// The cells of `next` that differ from `previous`; everything when there is no previous
+    /// frame or its size differs.
+    public static func between(_ previous: ScreenBuffer?, _ next: ScreenBuffer) -> Diff {
+        guard let previous, previous.width == next.width, previous.height == next.height else {
+            return full(next)
+        }
+        var runs: [Run] = []
+        let w = next.width
+        for y in 0..<next.height {
+            var x = 0
+            while x < w {
+                guard previous[x, y] != next[x, y] else { x += 1; continue }
+                var start = x
+                // A run never starts inside a wide character: include its first half.
+                if next[start, y].isContinuation && start > 0 { start -= 1 }
+                var end = x + 1
+                while end < w && previous[end, y] != next[end, y] { end += 1 }
+                // Nor ends between the halves of a wide character.
+                if end < w && next[end, y].isContinuation { end += 1 }
+                if let last = runs.last, last.y == y, last.x + last.cells.count >= start {
+                    runs[runs.count - 1].cells += (last.x + last.cells.count..<end).map { next[$0, y] }
+                } else {
+                    runs.append(Run(x: start, y: y, cells: (start..<end).map { next[$0, y] }))
+                }
+                x = end
+            }
+        }
+        return Diff(runs: runs, isFull: false)
+    }
+
+    /// Every cell of `buffer`, one run per row.
+    public static func full(_ buffer: ScreenBuffer) -> Diff {
+        let runs = (0..<buffer.height).map { y in Run(x: 0, y: y, cells: (0..<buffer.width).map { buffer[$0, y] }) }
+        return Diff(runs: buffer.width == 0 ? [] : runs, isFull: true)
+    }
+}

@@ -1,0 +1,51 @@
+import TabdeckCore
+
+/// Every key (from the key map) and every command (from the command catalog).
+enum HelpView {
+    struct Line: Hashable {
+        var left: String
+        var right: String = ""
+        var heading = false
+    }
+
+    /// The help lines for `width` cells; a usage too long for the left column has its summary
+    /// on the next line, and long summaries wrap.
+    static func lines(_ keyMap: KeyMap, width: Int) -> (lines: [Line], leftWidth: Int) {
+        var all = [Line(left: "Keys", heading: true)]
+        all += keyMap.helpEntries.map { Line(left: "  " + $0.keys, right: $0.description) }
+        all.append(Line(left: ""))
+        all.append(Line(left: "Commands (type : first)", heading: true))
+        all += CommandParser.catalog.map { Line(left: "  " + $0.usage, right: $0.summary) }
+        let leftWidth = min(30, all.filter { !$0.heading }.map { TextFit.width($0.left) }.max() ?? 0) + 2
+        let rightWidth = max(10, width - 1 - leftWidth)
+        var out: [Line] = []
+        for line in all {
+            var left = line.left
+            if !line.right.isEmpty && TextFit.width(line.left) + 2 > leftWidth {
+                out.append(Line(left: line.left))
+                left = ""
+            }
+            if line.right.isEmpty {
+                out.append(line)
+                continue
+            }
+            for (k, part) in TextFit.wrap(line.right, rightWidth).enumerated() {
+                out.append(Line(left: k == 0 ? left : "", right: part))
+            }
+        }
+        return (out, leftWidth)
+    }
+
+    static func draw(_ keyMap: KeyMap, scroll: Int, into buf: inout ScreenBuffer, _ rect: Rect) {
+        guard !rect.isEmpty else { return }
+        let (all, leftWidth) = lines(keyMap, width: rect.width)
+        let top = max(0, min(scroll, all.count - rect.height))
+        for (i, line) in all.dropFirst(top).prefix(rect.height).enumerated() {
+            let y = rect.y + i
+            buf.set(x: rect.x + 1, y: y, line.left, style: line.heading ? Palette.sectionHeader : Palette.label, maxWidth: rect.width - 1)
+            if !line.right.isEmpty {
+                buf.set(x: rect.x + 1 + leftWidth, y: y, line.right, maxWidth: rect.width - 1 - leftWidth)
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+/// What a key does in the workspace.
+public enum Action: Hashable, Sendable {
+    case moveDown, moveUp, pageDown, pageUp, top, bottom
+    /// Move the column cursor.
+    case columnLeft, columnRight
+    case nextTab, previousTab
+    /// Select the visible tab at this 1-based position.
+    case selectTab(Int)
+    /// Sort by the column under the cursor (again: flip; the seed semantics).
+    case sort
+    case clearSort
+    case toggleSelection
+    /// Open the cursor row (drill down).
+    case open
+    case back
+    case detail
+    case find
+    /// Open the `:` command line.
+    case command
+    case help
+    /// Close help, the detail view or the find.
+    case dismiss
+    case quit
+}
+
+/// Keys bound to one action, with the description help shows.
+public struct KeyBinding: Hashable, Sendable {
+    public var keys: [Key]
+    public var action: Action
+    public var description: String
+
+    public init(_ keys: [Key], _ action: Action, _ description: String) {
+        self.keys = keys; self.action = action; self.description = description
+    }
+}
+
+/// The workspace's keys, kept as data: the single source for dispatching keys and for help.
+public struct KeyMap: Hashable, Sendable {
+    public var bindings: [KeyBinding]
+
+    public init(bindings: [KeyBinding]) { self.bindings = bindings }
+
+    /// The keys of issue 3.
+    public static let standard = KeyMap(bindings: [
+        KeyBinding([.down, .char("j")], .moveDown, "move down a row"),
+        KeyBinding([.up, .char("k")], .moveUp, "move up a row"),
+        KeyBinding([.pageDown], .pageDown, "next page"),
+        KeyBinding([.pageUp], .pageUp, "previous page"),
+        KeyBinding([.char("g"), .home], .top, "first row"),
+        KeyBinding([.char("G"), .end], .bottom, "last row"),
+        KeyBinding([.left, .char("h")], .columnLeft, "column cursor left"),
+        KeyBinding([.right, .char("l")], .columnRight, "column cursor right"),
+        KeyBinding([.tab, .char("]")], .nextTab, "next tab"),
+        KeyBinding([.backTab, .char("[")], .previousTab, "previous tab"),
+    ] + (1...9).map { n in
+        KeyBinding([.char(Character(String(n)))], .selectTab(n), "tab by position")
+    } + [
+        KeyBinding([.char("s")], .sort, "sort by the column under the cursor (again: reverse)"),
+        KeyBinding([.char("S")], .clearSort, "clear the sort"),
+        KeyBinding([.char(" ")], .toggleSelection, "select or unselect the row"),
+        KeyBinding([.enter], .open, "open the row (drill down)"),
+        KeyBinding([.backspace], .back, "back up one level"),
+        KeyBinding([.char("d")], .detail, "detail view of the row"),
+        KeyBinding([.char("/")], .find, "find"),
+        KeyBinding([.char(":")], .command, "command line"),
+        KeyBinding([.char("?")], .help, "this help"),
+        KeyBinding([.escape], .dismiss, "close help, detail or find"),
+        KeyBinding([.char("q"), .ctrl("c")], .quit, "quit"),
+    ])
+
+    /// The action bound to `key`, if any.
+    public func action(for key: Key) -> Action? {
+        bindings.first { $0.keys.contains(key) }?.action
+    }
+
+    /// Help lines: key names and description. Consecutive bindings with the same description
+    /// share a line (`1–9`).
+    public var helpEntries: [(keys: String, description: String)] {
+        var out: [(keys: [Key], description: String)] = []
+        for b in bindings {
+            if let last = out.last, last.description == b.description {
+                out[out.count - 1].keys += b.keys
+            } else {
+                out.append((b.keys, b.description))
+            }
+        }
+        return out.map { (Self.label($0.keys), $0.description) }
+    }
+
+    /// `↓ j`, or `1–9` for a run of digits.
+    static func label(_ keys: [Key]) -> String {
+        let digits = keys.compactMap { key -> Int? in
+            if case .char(let c) = key { return c.wholeNumberValue } else { return nil }
+        }
+        if keys.count > 2, digits.count == keys.count, digits == Array(digits[0]...(digits[0] + digits.count - 1)) {
+            return "\(digits.first!)–\(digits.last!)"
+        }
+        return keys.map(\.name).joined(separator: " ")
+    }
+}

@@ -1,0 +1,103 @@
+import TabdeckCore
+
+/// A width × height grid of cells: what one frame of the screen shows.
+///
+/// Text goes in through ``set(x:y:_:style:maxWidth:)``, which sanitizes it (control characters
+/// and escape sequences become visible escapes such as `\e[31m`) and honours display width:
+/// wide characters take two cells, combining marks join the character before them.
+public struct ScreenBuffer: Hashable, Sendable {
+    public let width: Int
+    public let height: Int
+    /// Cells row by row (`y * width + x`).
+    public private(set) var cells: [Cell]
+
+    /// A blank buffer (negative sizes count as 0).
+    public init(width: Int, height: Int) {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        cells = Array(repeating: .blank, count: self.width * self.height)
+    }
+
+    /// The cell at a position (which must be inside the buffer).
+    public subscript(x: Int, y: Int) -> Cell {
+        cells[y * width + x]
+    }
+
+    /// Writes `text` at (x, y) using at most `maxWidth` cells (and never past the right edge).
+    ///
+    /// A wide character that would not fit entirely is replaced by a blank; nothing is written
+    /// outside the buffer. Returns the number of cells written.
+    @discardableResult
+    public mutating func set(x: Int, y: Int, _ text: String, style: Style = .plain, maxWidth: Int? = nil) -> Int {
+        guard y >= 0, y < height, x >= 0, x < width else { return 0 }
+        let limit = min(width, x + max(0, maxWidth ?? width))
+        var cx = x
+        var last: Int?  // index of the last cell written, for joining zero-width characters
+        for ch in Sanitizer.clean(text) {
+            if cx >= limit { break }
+            let w = Self.width(of: ch)
+            if w == 0 {
+                // A combining mark or joiner with no character before it in `text` is dropped.
+                if let last { cells[last].symbol.append(contentsOf: String(ch)) }
+                continue
+            }
+            if w == 2 && cx + 1 >= limit {
+                put(cx, y, Cell(" ", style: style), wide: false)
+                cx += 1
+                break
+            }
+            put(cx, y, Cell(String(ch), style: style), wide: w == 2)
+            last = y * width + cx
+            cx += w
+        }
+        return cx - x
+    }
+
+    /// Fills `count` cells from (x, y) with blanks in `style`.
+    public mutating func fill(x: Int, y: Int, count: Int, style: Style = .plain) {
+        guard y >= 0, y < height else { return }
+        for cx in max(0, x)..<max(max(0, x), min(width, x + count)) { put(cx, y, Cell(" ", style: style), wide: false) }
+    }
+
+    /// Changes the style of `count` cells from (x, y), keeping their text.
+    public mutating func restyle(x: Int, y: Int, count: Int, _ change: (inout Style) -> Void) {
+        guard y >= 0, y < height else { return }
+        for cx in max(0, x)..<max(max(0, x), min(width, x + count)) { change(&cells[y * width + cx].style) }
+    }
+
+    /// Cells a character takes: 2 for wide characters, 0 for a lone combining mark, else 1.
+    static func width(of ch: Character) -> Int {
+        guard let first = ch.unicodeScalars.first else { return 0 }
+        let w = DisplayWidth.of(first)
+        if w == 0 && ch.unicodeScalars.count > 1 {
+            return ch.unicodeScalars.dropFirst().map { DisplayWidth.of($0) }.max() ?? 0
+        }
+        return w
+    }
+
+    /// Stores one cell, repairing wide characters it overlaps.
+    private mutating func put(_ x: Int, _ y: Int, _ cell: Cell, wide: Bool) {
+        let i = y * width + x
+        if cells[i].isContinuation && x > 0 {
+            cells[i - 1] = Cell(" ", style: cells[i - 1].style)  // cut the left half of a wide character
+        }
+        if x + 1 < width && cells[i + 1].isContinuation && !cells[i].isContinuation {
+            cells[i + 1] = Cell(" ", style: cells[i + 1].style)  // this was a wide character's first half
+        }
+        cells[i] = cell
+        if wide && x + 1 < width {
+            if x + 2 < width && cells[i + 2].isContinuation {
+                cells[i + 2] = Cell(" ", style: cells[i + 2].style)  // the next cell was a wide character's first half
+            }
+            cells[i + 1] = .continuation(cell.style)
+        }
+    }
+}
+
+extension ScreenBuffer {
+    /// Stores a cell as is (no sanitizing, no wide-character repair): for replaying diffs.
+    mutating func replace(x: Int, y: Int, with cell: Cell) {
+        guard x >= 0, x < width, y >= 0, y < height else { return }
+        cells[y * width + x] = cell
+    }
+}

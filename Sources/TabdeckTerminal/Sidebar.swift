@@ -1,0 +1,70 @@
+import TabdeckCore
+
+/// The sidebar of wide terminals: section headers with their tabs under them.
+enum Sidebar {
+    enum Line: Hashable {
+        case blank
+        case header(String)
+        case tab(TabLabel)
+    }
+
+    /// Tabs without a section first, then each section with a header; empty sections are left out.
+    static func lines(_ ws: Workspace) -> [Line] {
+        let labels = Dictionary(uniqueKeysWithValues: TabLabel.visible(ws).map { ($0.id, $0) })
+        var lines: [Line] = []
+        let loose = ws.layout.tabs.filter { $0.section == nil }.compactMap { labels[$0.tab] }
+        lines += loose.map { .tab($0) }
+        for section in ws.layout.sections {
+            let tabs = ws.layout.tabs.filter { $0.section == section }.compactMap { labels[$0.tab] }
+            if tabs.isEmpty { continue }
+            if !lines.isEmpty { lines.append(.blank) }
+            lines.append(.header(ws.config.section(section)?.title ?? section))
+            lines += tabs.map { .tab($0) }
+        }
+        return lines
+    }
+
+    /// Draws the sidebar in `rect` (its right edge is a separator line).
+    static func draw(_ ws: Workspace, into buf: inout ScreenBuffer, _ rect: Rect) {
+        guard !rect.isEmpty else { return }
+        let lines = lines(ws)
+        let width = rect.width - 1
+        // The glyph column is as wide as the widest glyph (titles stay aligned).
+        let glyphs = lines.map { if case .tab(let t) = $0, let g = t.glyph { min(2, TextFit.width(g)) } else { 0 } }.max() ?? 0
+        // Scroll so the selected tab is visible.
+        let selected = lines.firstIndex { if case .tab(let t) = $0 { t.selected } else { false } } ?? 0
+        let top = max(0, min(selected - rect.height + 1, lines.count - rect.height))
+        for (row, line) in lines.dropFirst(top).prefix(rect.height).enumerated() {
+            let y = rect.y + row
+            switch line {
+            case .blank: break
+            case .header(let title):
+                buf.set(x: rect.x + 1, y: y, title, style: Palette.sectionHeader, maxWidth: width - 1)
+            case .tab(let tab):
+                drawTab(tab, glyphs: glyphs, into: &buf, x: rect.x, y: y, width: width)
+            }
+        }
+        for y in rect.y..<rect.maxY { buf.set(x: rect.maxX - 1, y: y, "│", style: Palette.separator) }
+    }
+
+    /// `  ◆ Title        3 ` with the badge right-aligned; the selected tab reversed.
+    static func drawTab(_ tab: TabLabel, glyphs: Int, into buf: inout ScreenBuffer, x: Int, y: Int, width: Int) {
+        let base: Style = tab.selected ? Style(reverse: true) : .plain
+        buf.fill(x: x, y: y, count: width, style: base)
+        var cx = x + 2
+        if glyphs > 0 {
+            buf.set(x: cx, y: y, TextFit.fit(tab.glyph ?? "", glyphs), style: base, maxWidth: glyphs)
+            cx += glyphs + 1
+        }
+        var badgeWidth = 0
+        if let badge = tab.badge {
+            let text = TextFit.fit(badge, min(6, TextFit.width(badge)))
+            badgeWidth = TextFit.width(text) + 1
+            var style = tab.badgeStyle
+            style.reverse = tab.selected
+            buf.set(x: x + width - badgeWidth, y: y, text, style: style)
+        }
+        let room = x + width - badgeWidth - cx - 1
+        buf.set(x: cx, y: y, TextFit.fit(tab.title, max(0, room)), style: tab.selected ? base.emphasized : base, maxWidth: max(0, room))
+    }
+}

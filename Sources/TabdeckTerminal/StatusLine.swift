@@ -1,0 +1,71 @@
+import TabdeckCore
+
+/// The bottom line: the tab's error, a message, the row position, the selection, the sort
+/// order, the find text, the plugin's status text and a progress bar.
+enum StatusLine {
+    static let separator = " · "
+    static let barWidth = 10
+
+    static func segments(_ ws: Workspace, ui: UIState) -> [(text: String, style: Style)] {
+        var segs: [(String, Style)] = []
+        let tab = ws.selectedTab.flatMap { ws.tabs[$0] }
+        if let error = tab?.error { segs.append(("! " + firstLine(error), Palette.error)) }
+        if let m = ui.message, !m.text.isEmpty { segs.append((firstLine(m.text), m.isError ? Palette.error : .plain)) }
+        if let t = tab?.table {
+            segs.append((position(t), .plain))
+            if !t.view.selection.isEmpty { segs.append(("\(formatCount(t.view.selection.count)) selected", .plain)) }
+            if !t.view.sort.isEmpty { segs.append(("sort: " + sortText(t), .plain)) }
+        }
+        if let find = ui.find, !find.isEmpty { segs.append(("/" + find, Palette.found)) }
+        if let status = tab?.status, !status.isEmpty { segs.append((firstLine(status), Palette.dim)) }
+        if let p = tab?.progress { segs.append((progress(p), Palette.progress)) }
+        return segs
+    }
+
+    /// `row 1,204 of 1,000,000` (`of ?` while the count is unknown), or `no rows`.
+    static func position(_ t: TableState) -> String {
+        if t.total == 0 { return "no rows" }
+        return "row \(formatCount(t.view.cursor + 1)) of \(t.total.map(formatCount) ?? "?")"
+    }
+
+    /// `Name ↑, Age ↓` (column titles, in key order).
+    static func sortText(_ t: TableState) -> String {
+        t.view.sort.map { key in
+            let title = t.description.columns.first { $0.id == key.column }?.title ?? key.column
+            return title + (key.direction == .ascending ? " ↑" : " ↓")
+        }.joined(separator: ", ")
+    }
+
+    /// `████░░░░░░ 42% indexing`, or `indexing 1,204` when the total is unknown.
+    static func progress(_ p: PluginProgress) -> String {
+        guard let total = p.total, total > 0 else {
+            return (p.message ?? "working") + " " + formatCount(Int(p.done))
+        }
+        let fraction = min(1, max(0, p.done / total))
+        let filled = Int(fraction * Double(barWidth))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled)
+        return bar + " \(Int(fraction * 100))%" + (p.message.map { " " + $0 } ?? "")
+    }
+
+    static func firstLine(_ s: String) -> String {
+        String(s.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+    }
+
+    static func draw(_ ws: Workspace, ui: UIState, into buf: inout ScreenBuffer, y: Int, width: Int) {
+        if case .prompt(let text) = ui.mode {
+            buf.set(x: 0, y: y, text, maxWidth: width)
+            return
+        }
+        if case .help = ui.mode {
+            buf.set(x: 0, y: y, "help · ↑↓ PgUp PgDn scroll · Esc or ? closes", style: Palette.dim, maxWidth: width)
+            return
+        }
+        var x = 0
+        for (i, seg) in segments(ws, ui: ui).enumerated() {
+            if i > 0 { x += buf.set(x: x, y: y, separator, style: Palette.dim, maxWidth: width - x) }
+            let room = width - x
+            guard room > 0 else { break }
+            x += buf.set(x: x, y: y, TextFit.fit(seg.text, min(room, TextFit.width(seg.text))), style: seg.style, maxWidth: room)
+        }
+    }
+}

@@ -1,0 +1,32 @@
+/// A colour from the small palette Tabdeck uses (the 16 ANSI colours and the terminal default).
+public enum Color: Hashable, Sendable {
+    /// The terminal's own foreground or background.
+    case `default`
+    case black, red, green, yellow, blue, magenta, cyan, white
+    /// Bright black: secondary text.
+    case gray
+}
+
+/// How a cell looks: colours and attributes.
+public struct Style: Hashable, Sendable {
+    public var foreground: Color
+    public var background: Color
+    public var bold: Bool
+    public var dim: Bool
+    public var reverse: Bool
+    public var underline: Bool
+
+    public init(foreground: Color = .default, background: Color = .default, bold: Bool = false, dim: Bool = false,
+                reverse: Bool = false, underline: Bool = false) {
+        self.foreground = foreground; self.background = background
+        self.bold = bold; self.dim = dim; self.reverse = reverse; self.underline = underline
+    }
+
+    /// The terminal's default look.
+    public static let plain = Style()
+
+    /// This style with reverse video toggled on.
+    public var reversed: Style { var s = self; s.reverse = true; return s }
+    /// This style in bold.
+    public var emphasized: Style { var s = self; s.bold = true; return s }
+}

@@ -1,0 +1,132 @@
+import TabdeckCore
+import TabdeckProtocol
+
+/// The table of a tab: a header row with sort indicators, then the rows in view, with the row
+/// cursor, selection marks and placeholders for rows not fetched yet.
+enum TableView {
+    /// Cells before the first column: the selection mark and the drill-down mark.
+    static let gutter = 2
+
+    /// ` ↑`/` ↓` after a sorted column's title, with the key's position when several keys sort.
+    static func sortMark(_ t: TableState, _ column: String) -> String {
+        guard let i = t.view.sort.firstIndex(where: { $0.column == column }) else { return "" }
+        let arrow = t.view.sort[i].direction == .ascending ? "↑" : "↓"
+        return " " + arrow + (t.view.sort.count > 1 ? String(i + 1) : "")
+    }
+
+    /// The column layout for a table area `width` cells wide.
+    static func layout(_ t: TableState, width: Int, ui: UIState) -> ColumnLayout {
+        let columns = t.visibleColumns
+        let titles = columns.map { TextFit.width($0.title) + TextFit.width(sortMark(t, $0.id)) }
+        let user = columns.map { c in t.view.columns.first { $0.id == c.id }?.width }
+        return ColumnLayout.make(columns: columns, userWidths: user, titleWidths: titles, width: width - gutter,
+                                 scroll: ui.columnScroll, cursor: ui.columnCursor)
+    }
+
+    /// The first row shown in `rows` lines: the view's scroll offset, moved to keep the cursor in view.
+    static func offset(_ t: TableState, rows: Int) -> Int {
+        var offset = max(0, t.view.scrollOffset)
+        let cursor = t.view.cursor
+        if cursor < offset { offset = cursor }
+        if rows > 0 && cursor >= offset + rows { offset = cursor - rows + 1 }
+        return max(0, offset)
+    }
+
+    static func alignment(_ a: ColumnAlignment) -> TextFit.Alignment {
+        switch a {
+        case .left: .left
+        case .right: .right
+        case .center: .center
+        }
+    }
+
+    static func draw(_ t: TableState, ui: UIState, into buf: inout ScreenBuffer, _ rect: Rect) {
+        guard !rect.isEmpty else { return }
+        let columns = t.visibleColumns
+        guard !columns.isEmpty else {
+            buf.set(x: rect.x + gutter, y: rect.y, "no visible columns (column show COL)", style: Palette.dim, maxWidth: rect.width - gutter)
+            return
+        }
+        let layout = layout(t, width: rect.width, ui: ui)
+        let x0 = rect.x + gutter
+        let cursorColumn = min(max(0, ui.columnCursor), columns.count - 1)
+        drawHeader(t, columns, layout, cursorColumn: cursorColumn, into: &buf, x0: x0, rect: rect)
+        let rows = rect.height - 1
+        guard rows > 0 else { return }
+        let offset = offset(t, rows: rows)
+        let cells = columns.map { t.cellIndex(of: $0.id) ?? -1 }
+        let find = (ui.find ?? "").isEmpty ? nil : ui.find!.lowercased()
+        for r in 0..<rows {
+            let index = offset + r
+            let y = rect.y + 1 + r
+            if let total = t.total, index >= total {
+                if index == 0 { buf.set(x: x0, y: y, "no rows", style: Palette.dim, maxWidth: rect.maxX - x0) }
+                continue
+            }
+            if let row = t.cache.row(at: index) {
+                drawRow(row, t, columns, cells, layout, find: find, into: &buf, x0: x0, y: y, rect: rect)
+            } else {
+                buf.set(x: x0, y: y, "…", style: Palette.placeholder)
+            }
+            if index == t.view.cursor {
+                buf.restyle(x: rect.x, y: y, count: rect.width) { $0.reverse = true }
+            }
+        }
+    }
+
+    static func drawHeader(_ t: TableState, _ columns: [ColumnSpec], _ layout: ColumnLayout, cursorColumn: Int,
+                           into buf: inout ScreenBuffer, x0: Int, rect: Rect) {
+        let y = rect.y
+        if layout.compact, let p = layout.placed.first {
+            let text = columns.map { Sanitizer.clean($0.title) + sortMark(t, $0.id) }.joined(separator: " · ")
+            buf.set(x: x0, y: y, TextFit.fit(text, p.width), style: Palette.header, maxWidth: p.width)
+            return
+        }
+        for p in layout.placed {
+            let column = columns[p.column]
+            var mark = sortMark(t, column.id)
+            // In a tight column the mark loses its space before it shortens the title.
+            if !mark.isEmpty && TextFit.width(column.title) + TextFit.width(mark) > p.width { mark.removeFirst() }
+            let markWidth = min(TextFit.width(mark), p.width)
+            let title = TextFit.fit(column.title, p.width - markWidth).trimmingTrailingBlanks()
+            let text = TextFit.fit(title + mark, p.width, alignment: alignment(column.alignment))
+            var style = Palette.header
+            if p.column == cursorColumn { style.reverse = true }
+            buf.set(x: x0 + p.x, y: y, text, style: style, maxWidth: p.width)
+        }
+        if layout.cutLeft, let first = layout.placed.first {
+            buf.set(x: x0 + first.x + first.width, y: y, "<", style: Palette.mark)
+        }
+        if layout.cutRight { buf.set(x: rect.maxX - 1, y: y, ">", style: Palette.mark) }
+    }
+
+    static func drawRow(_ row: Row, _ t: TableState, _ columns: [ColumnSpec], _ cells: [Int], _ layout: ColumnLayout,
+                        find: String?, into buf: inout ScreenBuffer, x0: Int, y: Int, rect: Rect) {
+        if t.view.selection.contains(row.id) { buf.set(x: x0 - gutter, y: y, "*", style: Palette.selectionMark) }
+        if row.hasChildren { buf.set(x: x0 - gutter + 1, y: y, "›", style: Palette.mark) }
+        func text(_ c: Int) -> String {
+            let i = cells[c]
+            return i >= 0 && i < row.cells.count ? CellText.of(row.cells[i]) : ""
+        }
+        if layout.compact, let p = layout.placed.first {
+            let folded = columns.indices.map(text).joined(separator: " · ")
+            let found = find.map { folded.lowercased().contains($0) } ?? false
+            buf.set(x: x0, y: y, TextFit.fit(folded, p.width), style: found ? Palette.found : .plain, maxWidth: p.width)
+            return
+        }
+        for p in layout.placed {
+            let value = text(p.column)
+            let found = find.map { value.lowercased().contains($0) } ?? false
+            buf.set(x: x0 + p.x, y: y, TextFit.fit(value, p.width, alignment: alignment(columns[p.column].alignment)),
+                    style: found ? Palette.found : .plain, maxWidth: p.width)
+        }
+    }
+}
+
+extension String {
+    func trimmingTrailingBlanks() -> String {
+        var s = Substring(self)
+        while s.last == " " { s = s.dropLast() }
+        return String(s)
+    }
+}

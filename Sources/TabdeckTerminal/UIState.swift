@@ -1,0 +1,39 @@
+/// What only the terminal UI knows (the core knows the rest): a value the renderer reads.
+public struct UIState: Hashable, Sendable {
+    /// What fills the screen.
+    public enum Mode: Hashable, Sendable {
+        /// The selected tab's table.
+        case table
+        /// The key and command help, scrolled by this many lines.
+        case help(scroll: Int)
+        /// Every field of the cursor row, scrolled by this many lines.
+        case detail(scroll: Int)
+        /// The bottom line shows this text (a prompt being typed, such as `/nam`).
+        case prompt(String)
+    }
+
+    /// A message on the status line (a command's output or error).
+    public struct StatusMessage: Hashable, Sendable {
+        public var text: String
+        public var isError: Bool
+        public init(_ text: String, isError: Bool = false) { self.text = text; self.isError = isError }
+    }
+
+    public var mode: Mode
+    /// The column under the cursor, an index into the table's visible columns.
+    public var columnCursor: Int
+    /// The first column shown after the first (frozen) one, an index into the visible columns.
+    /// The renderer moves it as needed to show the column cursor.
+    public var columnScroll: Int
+    public var message: StatusMessage?
+    /// The find text; cells containing it are highlighted.
+    public var find: String?
+    /// The keys shown by help.
+    public var keyMap: KeyMap
+
+    public init(mode: Mode = .table, columnCursor: Int = 0, columnScroll: Int = 1, message: StatusMessage? = nil,
+                find: String? = nil, keyMap: KeyMap = .standard) {
+        self.mode = mode; self.columnCursor = columnCursor; self.columnScroll = columnScroll
+        self.message = message; self.find = find; self.keyMap = keyMap
+    }
+}

@@ -1,0 +1,105 @@
+import TabdeckCore
+
+/// Draws the whole workspace: a pure function of the core's state, the terminal size and the
+/// UI's own state.
+///
+/// Layout: at ``sidebarThreshold`` columns or more, a sidebar of ``sidebarWidth`` cells on the
+/// left (section headers, tabs with glyph, title and badge); narrower, a one-line tab bar on
+/// top. Then, in the content area: the breadcrumb when drilled down, the tab's error when its
+/// plugin failed, and the table (or the detail view); help fills the screen. The last line is
+/// the status line (or the prompt being typed).
+public enum WorkspaceRenderer {
+    /// Terminals at least this wide get the sidebar.
+    public static let sidebarThreshold = 100
+    /// The sidebar's width, its separator line included.
+    public static let sidebarWidth = 25
+
+    /// The frame for `workspace` at `size`.
+    public static func render(workspace ws: Workspace, size: (width: Int, height: Int), ui: UIState) -> ScreenBuffer {
+        var buf = ScreenBuffer(width: size.width, height: size.height)
+        guard buf.width > 0, buf.height > 0 else { return buf }
+        let regions = Regions(ws, width: buf.width, height: buf.height)
+        StatusLine.draw(ws, ui: ui, into: &buf, y: regions.status, width: buf.width)
+        if case .help(let scroll) = ui.mode {
+            HelpView.draw(ui.keyMap, scroll: scroll, into: &buf, Rect(x: 0, y: 0, width: buf.width, height: regions.status))
+            return buf
+        }
+        if regions.sidebar { Sidebar.draw(ws, into: &buf, regions.tabs) } else { TabBar.draw(ws, into: &buf, regions.tabs) }
+        drawContent(ws, ui: ui, regions, into: &buf)
+        return buf
+    }
+
+    /// Table rows on screen for `size` (send it to the core as ``Event/viewport(rows:)``).
+    public static func tableRows(workspace ws: Workspace, size: (width: Int, height: Int)) -> Int {
+        guard size.width > 0, size.height > 0 else { return 1 }
+        return max(1, Regions(ws, width: size.width, height: size.height).table.height - 1)
+    }
+
+    /// The selected table's column layout at `size` (to keep ``UIState/columnScroll`` in step
+    /// with what is shown); nil when no table is open.
+    public static func columnLayout(workspace ws: Workspace, size: (width: Int, height: Int), ui: UIState) -> ColumnLayout? {
+        guard size.width > 0, size.height > 0, let t = ws.selectedTab.flatMap({ ws.tabs[$0]?.table }) else { return nil }
+        return TableView.layout(t, width: Regions(ws, width: size.width, height: size.height).table.width, ui: ui)
+    }
+
+    static func drawContent(_ ws: Workspace, ui: UIState, _ r: Regions, into buf: inout ScreenBuffer) {
+        guard let id = ws.selectedTab, let tab = ws.tabs[id], !r.content.isEmpty else { return }
+        let x = r.content.x + 1
+        let width = r.content.width - 1
+        if r.breadcrumb {
+            let crumbs = tab.stack.map(\.label).joined(separator: " > ")
+            buf.set(x: x, y: r.content.y, crumbs, style: Palette.breadcrumb, maxWidth: width)
+        }
+        guard let t = tab.table else {
+            // No table yet: the error in full, or a note that it is on its way.
+            if let error = tab.error {
+                for (i, line) in TextFit.wrap("! " + error, width).prefix(r.content.height).enumerated() {
+                    buf.set(x: x, y: r.content.y + i, line, style: Palette.error, maxWidth: width)
+                }
+            } else {
+                buf.set(x: x, y: r.content.y, "loading…", style: Palette.dim, maxWidth: width)
+            }
+            return
+        }
+        if r.errorLine, let error = tab.error {
+            buf.set(x: x, y: r.table.y - 1, TextFit.fit("! " + StatusLine.firstLine(error), width), style: Palette.error, maxWidth: width)
+        }
+        if case .detail(let scroll) = ui.mode {
+            DetailView.draw(t, scroll: scroll, into: &buf, r.table)
+        } else {
+            TableView.draw(t, ui: ui, into: &buf, r.table)
+        }
+    }
+}
+
+/// Where each part of the screen goes.
+struct Regions {
+    var sidebar: Bool
+    /// The sidebar, or the tab bar's line.
+    var tabs: Rect
+    /// Everything right of the sidebar or below the tab bar, above the status line.
+    var content: Rect
+    var breadcrumb: Bool
+    var errorLine: Bool
+    /// The table: its header row, then its rows.
+    var table: Rect
+    var status: Int
+
+    init(_ ws: Workspace, width: Int, height: Int) {
+        status = height - 1
+        sidebar = width >= WorkspaceRenderer.sidebarThreshold
+        if sidebar {
+            let w = WorkspaceRenderer.sidebarWidth
+            tabs = Rect(x: 0, y: 0, width: w, height: status)
+            content = Rect(x: w, y: 0, width: width - w, height: status)
+        } else {
+            tabs = Rect(x: 0, y: 0, width: width, height: min(1, status))
+            content = Rect(x: 0, y: min(1, status), width: width, height: max(0, status - 1))
+        }
+        let tab = ws.selectedTab.flatMap { ws.tabs[$0] }
+        breadcrumb = (tab?.stack.count ?? 0) > 1
+        errorLine = tab?.error != nil && tab?.table != nil
+        let top = content.y + (breadcrumb ? 1 : 0) + (errorLine ? 1 : 0)
+        table = Rect(x: content.x, y: top, width: content.width, height: max(0, content.maxY - top))
+    }
+}

@@ -1,0 +1,122 @@
+import TabdeckCore
+import TabdeckProtocol
+@testable import TabdeckTerminal
+
+/// A plugin's table, served from memory: rows are made on demand from their index.
+struct FakeTable {
+    var columns: [ColumnSpec]
+    var total: Int
+    var row: @Sendable (Int) -> Row
+    /// Row offsets whose `rows` requests are not answered (they stay placeholders).
+    var hold: @Sendable (Int) -> Bool = { _ in false }
+    var children = false
+
+    /// People: name, age, status, city; `count` rows.
+    static func people(count: Int = 1_000_000, nameWidth: ColumnWidth? = .flexible(min: 8, ideal: 12, max: 20)) -> FakeTable {
+        FakeTable(columns: [
+            ColumnSpec(id: "name", title: "Name", width: nameWidth),
+            ColumnSpec(id: "age", title: "Age", type: .integer, width: .fixed(5)),
+            ColumnSpec(id: "status", title: "Status", type: .enumeration(["todo", "doing", "done"])),
+            ColumnSpec(id: "city", title: "City"),
+        ], total: count, row: { i in
+            Row(id: "p\(i)", cells: [.string("name\(i)"), .int(Int64(20 + i % 50)), .string(["todo", "doing", "done"][i % 3]),
+                                     .string(["Lyon", "Oslo", "Kyoto", "Lima"][i % 4])])
+        })
+    }
+}
+
+/// A config with two sections, glyphs, and the given extra tabs.
+func config(tabs: [TabConfig]? = nil) -> WorkspaceConfig {
+    WorkspaceConfig(
+        file: "/w/config.json", directory: "/w",
+        sections: [SectionConfig(id: "data", title: "Data"), SectionConfig(id: "sys", title: "System")],
+        tabs: tabs ?? [
+            TabConfig(id: "people", title: "People", glyph: "◆", section: "data", command: ["plug"]),
+            TabConfig(id: "orders", title: "Orders", glyph: "$", section: "data", command: ["plug"]),
+            TabConfig(id: "procs", title: "Processes", glyph: "⚙", section: "sys", command: ["plug"]),
+            TabConfig(id: "logs", title: "Logs", glyph: "≡", section: "sys", command: ["plug"]),
+        ])
+}
+
+/// Drives a workspace like the runtime would, with in-memory plugins answering at once.
+struct Scene {
+    var ws: Workspace
+    var tables: [String: FakeTable]
+    var failures: [String] = []
+    var outputs: [String] = []
+    var now = 0.0
+
+    init(config: WorkspaceConfig = config(), tables: [String: FakeTable] = [:], layout: WorkspaceLayout? = nil,
+         views: [TableViewKey: TableViewState] = [:]) {
+        ws = Workspace(config: config, storedLayout: layout, storedViews: views)
+        self.tables = tables
+    }
+
+    /// Tells the core how many rows the screen shows at this size.
+    mutating func resize(_ width: Int, _ height: Int) {
+        feed(.viewport(rows: WorkspaceRenderer.tableRows(workspace: ws, size: (width, height))))
+    }
+
+    /// Runs a command line.
+    mutating func run(_ line: String) {
+        feed(.command(line))
+    }
+
+    /// A notification from a tab's plugin.
+    mutating func notify(_ tab: String, _ method: String, _ params: JSONValue) {
+        feed(.plugin(tab: tab, .message(.notification(method: method, params: params))))
+    }
+
+    mutating func feed(_ event: Event) {
+        var queue = [event]
+        while !queue.isEmpty {
+            let e = queue.removeFirst()
+            for effect in ws.update(e, now: now) {
+                switch effect {
+                case .send(let tab, .request(let id, let method, let params)):
+                    if let reply = answer(tab, method, params) { queue.append(.plugin(tab: tab, .message(.response(id: id, result: reply)))) }
+                case .commandDone(let o): outputs.append(o.text)
+                case .commandFailed(let m): failures.append(m)
+                default: break
+                }
+            }
+        }
+    }
+
+    func answer(_ tab: String, _ method: String, _ params: JSONValue) -> JSONValue? {
+        let table = tables[tab] ?? FakeTable.people(count: 3)
+        switch method {
+        case Method.initialize:
+            return InitializeResult(name: "fake", version: "1", capabilities:
+                PluginCapabilities(sort: true, multiSort: true, children: table.children)).json
+        case Method.open:
+            return TableDescription(table: "root", columns: table.columns, total: table.total).json
+        case Method.children:
+            let row = params["row"]?.stringValue ?? "?"
+            return TableDescription(table: "child-" + row, title: row, columns: table.columns, total: table.total).json
+        case Method.rows:
+            let r = try! RowsRequest(params)
+            if table.hold(r.offset) { return nil }
+            let end = min(table.total, r.offset + r.limit)
+            let rows = r.offset < end ? (r.offset..<end).map(table.row) : []
+            return RowsResult(generation: r.generation, offset: r.offset, rows: rows, total: table.total).json
+        default:
+            return nil
+        }
+    }
+
+    /// The screen as text lines.
+    func screen(_ width: Int, _ height: Int, ui: UIState = UIState()) -> [String] {
+        TestBackend.lines(frame(width, height, ui: ui))
+    }
+
+    func frame(_ width: Int, _ height: Int, ui: UIState = UIState()) -> ScreenBuffer {
+        WorkspaceRenderer.render(workspace: ws, size: (width, height), ui: ui)
+    }
+}
+
+/// Prints a screen framed by bars, for writing expectations.
+func dump(_ lines: [String]) {
+    print("---")
+    for l in lines { print("|" + l + "|") }
+}
