@@ -106,6 +106,14 @@ public final class Runtime {
         return failures == before
     }
 
+    /// Starts a command without waiting for it to finish (the full-screen UI); its result is
+    /// reported through `write`/`writeError` when it completes.
+    public func submit(_ line: String) {
+        persistFailure = nil
+        currentLine = line
+        dispatch(.command(line))
+    }
+
     /// Stops every plugin and waits for them to exit.
     public func shutdown() {
         execute(workspace.shutdown())

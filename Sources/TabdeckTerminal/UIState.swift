@@ -10,6 +10,18 @@ public struct UIState: Hashable, Sendable {
         case detail(scroll: Int)
         /// The bottom line shows this text (a prompt being typed, such as `/nam`).
         case prompt(String)
+        /// A command's long output in a panel, scrolled by this many lines; any other key closes it.
+        case output(lines: [String], scroll: Int)
+
+        /// The same scrollable mode scrolled to `scroll` (other modes are unchanged).
+        public func scrolled(to scroll: Int) -> Mode {
+            switch self {
+            case .help: .help(scroll: scroll)
+            case .detail: .detail(scroll: scroll)
+            case .output(let lines, _): .output(lines: lines, scroll: min(scroll, max(0, lines.count - 1)))
+            case .table, .prompt: self
+            }
+        }
     }
 
     /// A message on the status line (a command's output or error).

@@ -24,6 +24,13 @@ public enum WorkspaceRenderer {
             HelpView.draw(ui.keyMap, scroll: scroll, into: &buf, Rect(x: 0, y: 0, width: buf.width, height: regions.status))
             return buf
         }
+        if case .output(let lines, let scroll) = ui.mode {
+            // A command's long output; plugin text in it was sanitized by the core, and set() cleans again.
+            for (i, line) in lines.dropFirst(scroll).prefix(regions.status).enumerated() {
+                buf.set(x: 0, y: i, line, maxWidth: buf.width)
+            }
+            return buf
+        }
         if regions.sidebar { Sidebar.draw(ws, into: &buf, regions.tabs) } else { TabBar.draw(ws, into: &buf, regions.tabs) }
         drawContent(ws, ui: ui, regions, into: &buf)
         return buf

@@ -10,8 +10,9 @@ struct Tabdeck: ParsableCommand {
         commandName: "tabdeck",
         abstract: "A terminal workspace for tables whose tabs are plugins.",
         discussion: """
-            With a terminal on stdin (and no --line) Tabdeck reads commands at a readline prompt;
-            otherwise it reads one command per line from stdin. See docs/COMMANDS.md.
+            With a terminal, Tabdeck opens the full-screen workspace (press ? for keys, : for the
+            command line); with --line it reads commands at a readline prompt, and with stdin not a
+            terminal, one command per line. See docs/COMMANDS.md.
             """,
         version: "0.1.0")
 
@@ -21,7 +22,7 @@ struct Tabdeck: ParsableCommand {
     @Option(name: .customLong("state-dir"), help: "Where state is kept (default: $TABDECK_STATE_DIR, $XDG_STATE_HOME/tabdeck, ~/.local/state/tabdeck).")
     var stateDir: String?
 
-    @Flag(name: .long, help: "Line mode: read one command per line from stdin.")
+    @Flag(name: .long, help: "Line mode: read commands one per line (at a readline prompt on a terminal).")
     var line = false
 
     @Option(name: .long, help: "Output format of command results: text or json.")
@@ -46,11 +47,14 @@ struct Tabdeck: ParsableCommand {
             throw ExitCode(2)
         }
         let status: Int32
-        if line || isatty(STDIN_FILENO) == 0 {
+        let editor = { LineEditor(historyFile: state + "/history") { runtime.workspace.completions(for: $0) } }
+        if isatty(STDIN_FILENO) == 0 {
             status = LineMode.run(runtime) { Swift.readLine(strippingNewline: true) }
+        } else if line {
+            let prompt = editor()
+            status = LineMode.run(runtime) { prompt.readLine(prompt: "tabdeck> ") }
         } else {
-            let editor = LineEditor(historyFile: state + "/history") { runtime.workspace.completions(for: $0) }
-            status = LineMode.run(runtime) { editor.readLine(prompt: "tabdeck> ") }
+            status = FullScreen(runtime: runtime, editor: editor()).run()
         }
         throw ExitCode(status)
     }
