@@ -25,8 +25,6 @@ public struct Style: Hashable, Sendable {
     /// The terminal's default look.
     public static let plain = Style()
 
-    /// This style with reverse video toggled on.
-    public var reversed: Style { var s = self; s.reverse = true; return s }
     /// This style in bold.
     public var emphasized: Style { var s = self; s.bold = true; return s }
 }

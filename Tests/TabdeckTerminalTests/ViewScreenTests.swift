@@ -59,7 +59,7 @@ import TabdeckProtocol
             "   PgDn                          next page",
         ])
         for entry in KeyMap.standard.helpEntries {
-            #expect(lines.contains("   " + entry.keys.padding(toLength: 30, withPad: " ", startingAt: 0) + entry.description))
+            #expect(lines.contains("   " + TextFit.fit(entry.keys, 30) + entry.description))
         }
         #expect(lines.contains("   1–9                           tab by position"))
         for info in CommandParser.catalog {
@@ -118,7 +118,7 @@ import TabdeckProtocol
     static func sgrParameters(_ s: String) -> [[String]] {
         var out: [[String]] = []
         var rest = Substring(s)
-        while let start = rest.range(of: "\u{1b}[") {
+        while let start = rest.firstRange(of: "\u{1b}[") {
             let tail = rest[start.upperBound...]
             guard let end = tail.firstIndex(where: { $0.isLetter }) else { break }
             if tail[end] == "m" { out.append(tail[..<end].split(separator: ";").map(String.init)) }
