@@ -14,6 +14,7 @@ public struct ColumnLayout: Hashable, Sendable {
         public var column: Int
         /// Offset from the start of the column area.
         public var x: Int
+        /// Cells the column takes.
         public var width: Int
     }
 
@@ -25,6 +26,7 @@ public struct ColumnLayout: Hashable, Sendable {
     public var scroll: Int
     /// Columns are cut off on the left (after the first column) or on the right.
     public var cutLeft: Bool
+    /// See ``cutLeft``.
     public var cutRight: Bool
 
     /// The space between columns.

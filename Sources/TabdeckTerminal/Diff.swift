@@ -4,9 +4,12 @@
 public struct Diff: Hashable, Sendable {
     /// Consecutive changed cells on one row, starting at (x, y).
     public struct Run: Hashable, Sendable {
+        /// Where the run starts.
         public var x: Int
         public var y: Int
+        /// The new cells, left to right (continuation cells included).
         public var cells: [Cell]
+        /// A run of `cells` from (x, y).
         public init(x: Int, y: Int, cells: [Cell]) { self.x = x; self.y = y; self.cells = cells }
     }
 
@@ -15,6 +18,7 @@ public struct Diff: Hashable, Sendable {
     /// The whole screen is redrawn (first frame, or a new size): clear it first.
     public var isFull: Bool
 
+    /// A diff made of these runs.
     public init(runs: [Run], isFull: Bool) { self.runs = runs; self.isFull = isFull }
 
     /// The number of changed cells.
