@@ -10,6 +10,8 @@ public struct UIState: Hashable, Sendable {
         case detail(scroll: Int)
         /// The bottom line shows this text (a prompt being typed, such as `/nam`).
         case prompt(String)
+        /// A command's long output in a panel over the table, scrolled by this many lines.
+        case output(String, scroll: Int)
     }
 
     /// A message on the status line (a command's output or error).

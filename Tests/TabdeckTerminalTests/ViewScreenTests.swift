@@ -72,6 +72,21 @@ import TabdeckProtocol
         #expect(end[8] == "   quit                          leave Tabdeck")
     }
 
+    @Test func longOutputInAPanel() {
+        var s = people(40, 6)
+        s.run("columns")
+        let output = s.outputs.last!
+        #expect(s.screen(40, 6, ui: UIState(mode: .output(output, scroll: 0))) == [
+            " ◆ People  $ Orders  ⚙ Processes       >",
+            " 1. name \"Name\" — text",
+            " 2. age \"Age\" — integer",
+            " 3. status \"Status\" —",
+            " enum(todo<doing<done)",
+            "output · ↑↓ scroll · Esc closes",
+        ])
+        #expect(s.screen(40, 6, ui: UIState(mode: .output(output, scroll: 9)))[4] == " 4. city \"City\" — text")
+    }
+
     @Test func promptReplacesTheStatusLine() {
         let s = people(40, 4)
         #expect(s.screen(40, 4, ui: UIState(mode: .prompt("/nam")))[3] == "/nam")
@@ -130,7 +145,7 @@ import TabdeckProtocol
     @Test func tinyScreensDoNotCrash() {
         let s = people(120, 10)
         for (w, h) in [(0, 0), (1, 1), (2, 1), (1, 5), (5, 2), (10, 3), (100, 2), (100, 1), (3, 40)] {
-            for mode in [UIState.Mode.table, .help(scroll: 5), .detail(scroll: 1), .prompt(":x")] {
+            for mode in [UIState.Mode.table, .help(scroll: 5), .detail(scroll: 1), .prompt(":x"), .output("a\nb", scroll: 3)] {
                 let b = s.frame(w, h, ui: UIState(mode: mode, columnCursor: 9, columnScroll: 9))
                 #expect(b.width == w && b.height == h)
             }
