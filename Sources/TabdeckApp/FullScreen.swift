@@ -107,9 +107,8 @@ public final class FullScreen {
 
     func show(_ text: String, isError: Bool) {
         guard isError || promptCommand != nil else { return }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        if lines.count > 1 {
-            ui.mode = .output(lines: lines, scroll: 0)
+        if text.contains("\n") {
+            ui.mode = .output(text, scroll: 0)
         } else {
             ui.message = .init(text, isError: isError)
         }
@@ -146,8 +145,8 @@ public final class FullScreen {
         let t = table
         let cursor = t?.view.cursor ?? 0
         switch action {
-        case .moveDown: submit("goto \(cursor + 2)")
-        case .moveUp: if cursor > 0 { submit("goto \(cursor)") }
+        case .moveDown: runtime.dispatch(.cursor(delta: 1))
+        case .moveUp: runtime.dispatch(.cursor(delta: -1))
         case .pageDown: submit("page next")
         case .pageUp: submit("page prev")
         case .top: submit("page first")

@@ -32,6 +32,9 @@ public enum Event: Hashable, Sendable {
     /// The screen shows the selected tab: start its plugin, open its table and fetch the rows in
     /// view if needed (the full-screen UI sends this after every key; nothing is printed).
     case refresh
+    /// Move the selected table's cursor by this many rows, scrolling only as much as needed
+    /// to keep it in view (keys `j`/`k`; nothing is printed).
+    case cursor(delta: Int)
 }
 
 /// What a command printed, as text and as JSON (for `--output json`).

@@ -30,6 +30,8 @@ extension Workspace {
         case .refresh:
             followsView = true
             refreshSelected(&effects)
+        case .cursor(let delta):
+            moveCursor(by: delta, &effects)
         }
         return effects
     }
@@ -39,6 +41,21 @@ extension Workspace {
         guard let tab = layout.selected, tabs[tab] != nil else { return }
         guard case .ready = ensureTable(tab, &effects), let t = tabs[tab]!.table else { return }
         _ = fetch(tab, t.view.scrollOffset..<(t.view.scrollOffset + viewportRows), &effects)
+    }
+
+    /// Moves the selected table's cursor, keeping the scroll unless the cursor leaves the view.
+    mutating func moveCursor(by delta: Int, _ effects: inout [Effect]) {
+        guard let tab = layout.selected, var t = tabs[tab]?.table else { return }
+        var cursor = max(0, t.view.cursor + delta)
+        if let total = t.total { cursor = min(cursor, max(0, total - 1)) }
+        var scroll = t.view.scrollOffset
+        if cursor < scroll { scroll = cursor }
+        if cursor >= scroll + viewportRows { scroll = cursor - viewportRows + 1 }
+        guard cursor != t.view.cursor || scroll != t.view.scrollOffset else { return }
+        t.view.cursor = cursor
+        t.view.scrollOffset = scroll
+        saveTable(t, tab, &effects, ())
+        _ = fetch(tab, scroll..<(scroll + viewportRows), &effects)
     }
 
     // MARK: Commands

@@ -8,6 +8,7 @@ public struct ANSIWriter: Sendable {
     /// Whether colours are emitted.
     public var colors: Bool
 
+    /// A writer that emits colours or not.
     public init(colors: Bool) { self.colors = colors }
 
     /// A writer for this environment: colours unless `NO_COLOR` is set to a non-empty value

@@ -4,9 +4,12 @@
 /// A wide character (CJK, emoji) is stored in its first cell; the cell after it is a
 /// *continuation* cell (empty symbol) that the terminal fills on its own.
 public struct Cell: Hashable, Sendable {
+    /// The grapheme cluster drawn (empty for a continuation cell).
     public var symbol: String
+    /// How it is drawn.
     public var style: Style
 
+    /// A cell showing `symbol` (one grapheme cluster) in `style`.
     public init(_ symbol: String = " ", style: Style = .plain) {
         self.symbol = symbol; self.style = style
     }

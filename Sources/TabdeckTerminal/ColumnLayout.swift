@@ -14,6 +14,7 @@ public struct ColumnLayout: Hashable, Sendable {
         public var column: Int
         /// Offset from the start of the column area.
         public var x: Int
+        /// Cells the column takes.
         public var width: Int
     }
 
@@ -25,6 +26,7 @@ public struct ColumnLayout: Hashable, Sendable {
     public var scroll: Int
     /// Columns are cut off on the left (after the first column) or on the right.
     public var cutLeft: Bool
+    /// See ``cutLeft``.
     public var cutRight: Bool
 
     /// The space between columns.
@@ -49,7 +51,9 @@ public struct ColumnLayout: Hashable, Sendable {
         case .flexible(let lo, let ideal, let hi)?:
             let low = max(1, lo ?? min(natural, ideal ?? natural, hi ?? natural))
             let high = hi.map { max(low, $0) }
-            return Bounds(min: low, ideal: ideal.map { Swift.min(Swift.max(low, $0), high ?? Int.max) }, max: high)
+            // The ideal width leaves room for the title and its sort mark, as far as `max` allows.
+            let wanted = ideal.map { Swift.max($0, titleWidth) }
+            return Bounds(min: low, ideal: wanted.map { Swift.min(Swift.max(low, $0), high ?? Int.max) }, max: high)
         case nil:
             return Bounds(min: natural, ideal: nil, max: nil)
         }

@@ -4,9 +4,12 @@
 public struct Diff: Hashable, Sendable {
     /// Consecutive changed cells on one row, starting at (x, y).
     public struct Run: Hashable, Sendable {
+        /// Where the run starts.
         public var x: Int
         public var y: Int
+        /// The new cells, left to right (continuation cells included).
         public var cells: [Cell]
+        /// A run of `cells` from (x, y).
         public init(x: Int, y: Int, cells: [Cell]) { self.x = x; self.y = y; self.cells = cells }
     }
 
@@ -15,6 +18,7 @@ public struct Diff: Hashable, Sendable {
     /// The whole screen is redrawn (first frame, or a new size): clear it first.
     public var isFull: Bool
 
+    /// A diff made of these runs.
     public init(runs: [Run], isFull: Bool) { self.runs = runs; self.isFull = isFull }
 
     /// The number of changed cells.
@@ -28,21 +32,23 @@ public struct Diff: Hashable, Sendable {
         }
         var runs: [Run] = []
         let w = next.width
+        let old = previous.cells, new = next.cells
         for y in 0..<next.height {
+            let row = y * w
             var x = 0
             while x < w {
-                guard previous[x, y] != next[x, y] else { x += 1; continue }
+                guard old[row + x] != new[row + x] else { x += 1; continue }
                 var start = x
                 // A run never starts inside a wide character: include its first half.
-                if next[start, y].isContinuation && start > 0 { start -= 1 }
+                if new[row + start].isContinuation && start > 0 { start -= 1 }
                 var end = x + 1
-                while end < w && previous[end, y] != next[end, y] { end += 1 }
+                while end < w && old[row + end] != new[row + end] { end += 1 }
                 // Nor ends between the halves of a wide character.
-                if end < w && next[end, y].isContinuation { end += 1 }
+                if end < w && new[row + end].isContinuation { end += 1 }
                 if let last = runs.last, last.y == y, last.x + last.cells.count >= start {
-                    runs[runs.count - 1].cells += (last.x + last.cells.count..<end).map { next[$0, y] }
+                    runs[runs.count - 1].cells += new[(row + last.x + last.cells.count)..<(row + end)]
                 } else {
-                    runs.append(Run(x: start, y: y, cells: (start..<end).map { next[$0, y] }))
+                    runs.append(Run(x: start, y: y, cells: Array(new[(row + start)..<(row + end)])))
                 }
                 x = end
             }

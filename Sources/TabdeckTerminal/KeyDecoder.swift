@@ -15,6 +15,7 @@ public struct KeyDecoder: Sendable {
 
     static let pasteEnd: [UInt8] = Array("\u{1b}[201~".utf8)
 
+    /// A decoder with nothing pending.
     public init() {}
 
     /// Whether an incomplete key waits for more bytes (see ``flush()``). A paste in progress

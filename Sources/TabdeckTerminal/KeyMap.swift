@@ -25,10 +25,14 @@ public enum Action: Hashable, Sendable {
 
 /// Keys bound to one action, with the description help shows.
 public struct KeyBinding: Hashable, Sendable {
+    /// The keys (any of them triggers the action).
     public var keys: [Key]
+    /// What they do.
     public var action: Action
+    /// What help says about them.
     public var description: String
 
+    /// Binds `keys` to `action`.
     public init(_ keys: [Key], _ action: Action, _ description: String) {
         self.keys = keys; self.action = action; self.description = description
     }
@@ -36,8 +40,10 @@ public struct KeyBinding: Hashable, Sendable {
 
 /// The workspace's keys, kept as data: the single source for dispatching keys and for help.
 public struct KeyMap: Hashable, Sendable {
+    /// The bindings, in the order help lists them (the first binding of a key wins).
     public var bindings: [KeyBinding]
 
+    /// A key map made of these bindings.
     public init(bindings: [KeyBinding]) { self.bindings = bindings }
 
     /// The keys of issue 3.

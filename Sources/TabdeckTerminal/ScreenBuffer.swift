@@ -6,7 +6,9 @@ import TabdeckCore
 /// and escape sequences become visible escapes such as `\e[31m`) and honours display width:
 /// wide characters take two cells, combining marks join the character before them.
 public struct ScreenBuffer: Hashable, Sendable {
+    /// Columns.
     public let width: Int
+    /// Rows.
     public let height: Int
     /// Cells row by row (`y * width + x`).
     public private(set) var cells: [Cell]

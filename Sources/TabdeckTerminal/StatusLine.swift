@@ -56,6 +56,10 @@ enum StatusLine {
             buf.set(x: 0, y: y, text, maxWidth: width)
             return
         }
+        if case .output = ui.mode {
+            buf.set(x: 0, y: y, "output · ↑↓ scroll · Esc closes", style: Palette.dim, maxWidth: width)
+            return
+        }
         if case .help = ui.mode {
             buf.set(x: 0, y: y, "help · ↑↓ PgUp PgDn scroll · Esc or ? closes", style: Palette.dim, maxWidth: width)
             return

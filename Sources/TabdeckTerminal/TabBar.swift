@@ -50,8 +50,9 @@ enum TabBar {
             let text = TextFit.fit(items[i], min(widths[i], room))
             let start = x
             x += buf.set(x: x, y: rect.y, text, style: base, maxWidth: room)
-            if let badge = tab.badge, let range = text.range(of: " " + badge + " ", options: .backwards) {
-                let offset = TextFit.width(String(text[..<range.lowerBound])) + 1
+            // The badge is the item's last word; colour it when the item is shown whole.
+            if let badge = tab.badge, text == items[i] {
+                let offset = widths[i] - 1 - TextFit.width(badge)
                 var style = tab.badgeStyle
                 style.reverse = tab.selected
                 buf.restyle(x: start + offset, y: rect.y, count: TextFit.width(badge)) { $0 = style }

@@ -10,15 +10,15 @@ public struct UIState: Hashable, Sendable {
         case detail(scroll: Int)
         /// The bottom line shows this text (a prompt being typed, such as `/nam`).
         case prompt(String)
-        /// A command's long output in a panel, scrolled by this many lines; any other key closes it.
-        case output(lines: [String], scroll: Int)
+        /// A command's long output in a panel over the table, scrolled by this many lines.
+        case output(String, scroll: Int)
 
         /// The same scrollable mode scrolled to `scroll` (other modes are unchanged).
         public func scrolled(to scroll: Int) -> Mode {
             switch self {
             case .help: .help(scroll: scroll)
             case .detail: .detail(scroll: scroll)
-            case .output(let lines, _): .output(lines: lines, scroll: min(scroll, max(0, lines.count - 1)))
+            case .output(let text, _): .output(text, scroll: scroll)
             case .table, .prompt: self
             }
         }
@@ -26,23 +26,29 @@ public struct UIState: Hashable, Sendable {
 
     /// A message on the status line (a command's output or error).
     public struct StatusMessage: Hashable, Sendable {
+        /// The message (its first line is shown).
         public var text: String
+        /// Shown as an error (red).
         public var isError: Bool
+        /// A message, an error or not.
         public init(_ text: String, isError: Bool = false) { self.text = text; self.isError = isError }
     }
 
+    /// What fills the screen.
     public var mode: Mode
     /// The column under the cursor, an index into the table's visible columns.
     public var columnCursor: Int
     /// The first column shown after the first (frozen) one, an index into the visible columns.
     /// The renderer moves it as needed to show the column cursor.
     public var columnScroll: Int
+    /// The status line's message, if any.
     public var message: StatusMessage?
     /// The find text; cells containing it are highlighted.
     public var find: String?
     /// The keys shown by help.
     public var keyMap: KeyMap
 
+    /// A UI state; the defaults show the table with the cursor on the first column.
     public init(mode: Mode = .table, columnCursor: Int = 0, columnScroll: Int = 1, message: StatusMessage? = nil,
                 find: String? = nil, keyMap: KeyMap = .standard) {
         self.mode = mode; self.columnCursor = columnCursor; self.columnScroll = columnScroll

@@ -6,8 +6,8 @@ import TabdeckCore
 /// Layout: at ``sidebarThreshold`` columns or more, a sidebar of ``sidebarWidth`` cells on the
 /// left (section headers, tabs with glyph, title and badge); narrower, a one-line tab bar on
 /// top. Then, in the content area: the breadcrumb when drilled down, the tab's error when its
-/// plugin failed, and the table (or the detail view); help fills the screen. The last line is
-/// the status line (or the prompt being typed).
+/// plugin failed, and the table (or the detail view, or a command's output); help fills the
+/// screen. The last line is the status line (or the prompt being typed).
 public enum WorkspaceRenderer {
     /// Terminals at least this wide get the sidebar.
     public static let sidebarThreshold = 100
@@ -24,15 +24,12 @@ public enum WorkspaceRenderer {
             HelpView.draw(ui.keyMap, scroll: scroll, into: &buf, Rect(x: 0, y: 0, width: buf.width, height: regions.status))
             return buf
         }
-        if case .output(let lines, let scroll) = ui.mode {
-            // A command's long output; plugin text in it was sanitized by the core, and set() cleans again.
-            for (i, line) in lines.dropFirst(scroll).prefix(regions.status).enumerated() {
-                buf.set(x: 0, y: i, line, maxWidth: buf.width)
-            }
-            return buf
-        }
         if regions.sidebar { Sidebar.draw(ws, into: &buf, regions.tabs) } else { TabBar.draw(ws, into: &buf, regions.tabs) }
-        drawContent(ws, ui: ui, regions, into: &buf)
+        if case .output(let text, let scroll) = ui.mode {
+            OutputPanel.draw(text, scroll: scroll, into: &buf, regions.content)
+        } else {
+            drawContent(ws, ui: ui, regions, into: &buf)
+        }
         return buf
     }
 
@@ -71,10 +68,9 @@ public enum WorkspaceRenderer {
         if r.errorLine, let error = tab.error {
             buf.set(x: x, y: r.table.y - 1, TextFit.fit("! " + StatusLine.firstLine(error), width), style: Palette.error, maxWidth: width)
         }
-        if case .detail(let scroll) = ui.mode {
-            DetailView.draw(t, scroll: scroll, into: &buf, r.table)
-        } else {
-            TableView.draw(t, ui: ui, into: &buf, r.table)
+        switch ui.mode {
+        case .detail(let scroll): DetailView.draw(t, scroll: scroll, into: &buf, r.table)
+        default: TableView.draw(t, ui: ui, into: &buf, r.table)
         }
     }
 }

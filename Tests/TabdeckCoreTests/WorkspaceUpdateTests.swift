@@ -307,3 +307,23 @@ import TabdeckProtocol
         #expect(h.ws.completions(for: "action ") == .words(["delete", "touch"]))
     }
 }
+
+@Suite struct CursorTests {
+    @Test func cursorMovesWithinTheViewThenScrolls() {
+        var h = Harness(count: 100)
+        h.feed(.viewport(rows: 10))
+        h.run("show 1")
+        h.run("page first")
+        for _ in 0..<9 { h.feed(.cursor(delta: 1)) }
+        #expect(h.ws.tabs["people"]!.table!.view.cursor == 9)
+        #expect(h.ws.tabs["people"]!.table!.view.scrollOffset == 0)
+        h.feed(.cursor(delta: 1))
+        #expect(h.ws.tabs["people"]!.table!.view.scrollOffset == 1)
+        h.feed(.cursor(delta: -5))
+        #expect(h.ws.tabs["people"]!.table!.view.scrollOffset == 1)
+        h.feed(.cursor(delta: 500))
+        #expect(h.ws.tabs["people"]!.table!.view.cursor == 99)
+        #expect(h.ws.tabs["people"]!.table!.view.scrollOffset == 90)
+        #expect(h.effects.contains { if case .saveView(_, _, let v) = $0 { v.cursor == 99 } else { false } })
+    }
+}
