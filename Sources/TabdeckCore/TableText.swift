@@ -26,7 +26,7 @@ enum TableText {
         var index = start
         while index < start + count, let row = t.cache.row(at: index) { rows.append(row); index += 1 }
         let texts = rows.map { row in indices.map { $0 < row.cells.count ? CellText.of(row.cells[$0]) : "" } }
-        var widths = columns.map { DisplayWidth.of(Sanitizer.clean($0.title)) }
+        var widths = columns.map { DisplayWidth.of(Sanitizer.clean($0.title) + sortMark(t, $0.id)) }
         for (c, column) in columns.enumerated() {
             if let custom = t.view.columns.first(where: { $0.id == column.id })?.width {
                 widths[c] = custom
