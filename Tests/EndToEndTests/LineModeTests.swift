@@ -112,8 +112,17 @@ struct LineModeTests {
             live.send(command + "\n")
             #expect(await live.waitForOutput(answer), "no \"\(answer)\" after \(command): \(live.out)")
         }
+        let plugins = children(of: live.process.processIdentifier)
+        #expect(plugins.count == 2, "the processes (background) and people plugins run: \(plugins)")
         live.kill(SIGKILL)
         let killed = await live.finish()
+        // Its plugins see the end of their input and go away by themselves.
+        var gone = false
+        for _ in 0..<250 where !gone {
+            gone = !plugins.contains(where: isAlive)
+            if !gone { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(gone, "plugins of a killed host are left running: \(plugins.filter(isAlive))")
         #expect(killed.status == SIGKILL, "\(killed)")  // Foundation reports the signal number
 
         let next = try await lineMode(dir.state, ["tabs", "sort", "columns", "selection", "show 1"], output: "json")

@@ -199,3 +199,21 @@ func tool(_ path: String, _ arguments: [String]) throws -> (status: Int32, out: 
     let exited = status & 0x7f == 0
     return (exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), out)
 }
+
+/// The pids whose parent is `parent` (from /proc).
+func children(of parent: Int32) -> [Int32] {
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+    return entries.compactMap { e -> Int32? in
+        guard let pid = Int32(e), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 2 && Int32(fields[1]) == parent ? pid : nil
+    }
+}
+
+/// Whether a process exists and is not a zombie.
+func isAlive(_ pid: Int32) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return false }
+    return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
+}
