@@ -161,7 +161,7 @@ public final class Runtime {
         case .exportBegin(let path, let format, let columns):
             let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
             do { export = try ExportWriter(path: full, format: format, columns: columns) } catch {
-                queue.put(.effectFailed("export: cannot write \(full): \(error)"))
+                queue.put(.effectFailed("\(error)"))  // names the export and the file
             }
         case .exportRows(let rows):
             guard let export else { return }
