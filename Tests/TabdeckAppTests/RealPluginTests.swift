@@ -179,6 +179,20 @@ extension CSVPluginTests {
     }
 }
 
+extension CSVPluginTests {
+    @Test(.enabled(if: Repo.csvBuilt, "tabdeck-csv is not built"))
+    func exportToAnUnwritablePlaceFailsClearly() async throws {
+        let h = try Host(dir, tabs: [TabSpec(id: "people", command: [Repo.csvPlugin], args: ["path": Repo.peopleCSV])])
+        let r = await h.run("export \(dir.path)/no/such/folder/out.csv")
+        #expect(!r.ok)
+        #expect(r.err == "error: export: cannot create \(dir.path)/no/such/folder/out.csv", "\(r)")
+        // The host goes on.
+        let ok = await h.run("export \(dir.file("out.csv"))")
+        #expect(ok.ok && ok.out == "exported 200 rows to \(dir.file("out.csv"))", "\(ok)")
+        await h.shutdown()
+    }
+}
+
 @Suite struct ProcessesPluginTests {
     @Test func showWorksWhileBadgeAndInvalidateNotificationsArrive() async throws {
         let dir = TempDir()
