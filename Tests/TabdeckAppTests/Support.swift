@@ -44,6 +44,8 @@ struct TabSpec {
     var env: [String: String] = [:]
     var background = false
     var title: String?
+    var section: String?
+    var customizable = true
 
     /// The broken plugin with modes, counting its starts in `countFile`. `tag` goes on the command
     /// line (the plugin ignores it) so that a test can find its own processes in /proc.
@@ -53,17 +55,21 @@ struct TabSpec {
     }
 }
 
-/// Writes a config with `tabs` (no sections) into `dir` and returns its path.
-func writeConfig(_ dir: TempDir, _ tabs: [TabSpec]) throws -> String {
+/// Writes a config with `tabs` (and `sections`, ids only) into `dir` and returns its path.
+func writeConfig(_ dir: TempDir, _ tabs: [TabSpec], sections: [String] = []) throws -> String {
     var list: [[String: Any]] = []
     for t in tabs {
         var o: [String: Any] = ["id": t.id, "title": t.title ?? t.id, "command": t.command]
         if !t.args.isEmpty { o["args"] = t.args }
         if !t.env.isEmpty { o["env"] = t.env }
         if t.background { o["background"] = true }
+        if let section = t.section { o["section"] = section }
+        if !t.customizable { o["customizable"] = false }
         list.append(o)
     }
-    let data = try JSONSerialization.data(withJSONObject: ["tabs": list], options: [.prettyPrinted])
+    var root: [String: Any] = ["tabs": list]
+    if !sections.isEmpty { root["sections"] = sections.map { ["id": $0, "title": $0.uppercased()] } }
+    let data = try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted])
     let path = dir.file("config.json")
     try data.write(to: URL(fileURLWithPath: path))
     return path
@@ -92,12 +98,13 @@ final class Host: @unchecked Sendable {
     private var outLines: [String] = []
     private var errLines: [String] = []
 
-    init(_ dir: TempDir, tabs: [TabSpec], output: OutputFormat = .text, settings: CoreSettings = Host.fastSettings,
+    init(_ dir: TempDir, tabs: [TabSpec], sections: [String] = [], output: OutputFormat = .text,
+         settings: CoreSettings = Host.fastSettings,
          requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5)) throws {
         self.dir = dir
         stateDirectory = dir.file("state")
         queue = DispatchQueue(label: "tabdeck.test.host")
-        let config = try writeConfig(dir, tabs)
+        let config = try writeConfig(dir, tabs, sections: sections)
         let runtime = try Runtime(configPath: config, stateDirectory: stateDirectory, output: output, settings: settings,
                                   requestTimeout: requestTimeout, handshakeTimeout: handshakeTimeout)
         runtime.write = { [weak self] line in self?.append(line, error: false) }
