@@ -144,7 +144,10 @@ public final class Runtime {
             let spec = PluginSpec(tab: tab, command: config.command, environment: env,
                                   workingDirectory: workspace.config.directory, logFile: logFile(tab: tab))
             do { try supervisor.start(spec) } catch {
-                queue.put(.plugin(tab: tab, .spawnFailed(error.description)))
+                // The core says which tab; drop the supervisor's own "tab 'x': " prefix.
+                let prefix = "tab '\(tab)': "
+                let reason = error.description.hasPrefix(prefix) ? String(error.description.dropFirst(prefix.count)) : error.description
+                queue.put(.plugin(tab: tab, .spawnFailed(reason)))
             }
         case .send(let tab, let message):
             do { try supervisor.send(message, to: tab) } catch {
