@@ -256,4 +256,22 @@ import TabdeckCore
         await h.shutdown()
         #expect(Procs.children(tagged: tag).isEmpty)
     }
+
+    @Test func aPluginThatCannotStartIsReportedWithItsCommand() async throws {
+        let h = try Host(dir, tabs: [TabSpec(id: "nope", command: [dir.file("no-such-plugin")]),
+                                     TabSpec(id: "notexec", command: [countFile]),
+                                     TabSpec(id: "fine", command: ["python3", Repo.brokenPlugin])])
+        FileManager.default.createFile(atPath: countFile, contents: Data("not a program".utf8))
+        let r = await h.run("show")
+        #expect(!r.ok)
+        #expect(r.err == "error: tab nope: command not found: \(dir.file("no-such-plugin")) (no such file)", "\(r)")
+        #expect((await h.run("tab select notexec")).ok)
+        let x = await h.run("show")
+        #expect(!x.ok && x.err.hasPrefix("error: tab notexec: cannot execute \(countFile): "), "\(x)")
+        let line = await tabsLine(h, "nope")
+        #expect(line.contains("(!)") && line.contains("failed"), "\(line)")
+        #expect((await h.run("tab select fine")).ok)
+        #expect((await h.run("show 1")).out.contains("alpha"))
+        await h.shutdown()
+    }
 }
