@@ -274,4 +274,23 @@ import TabdeckCore
         #expect((await h.run("show 1")).out.contains("alpha"))
         await h.shutdown()
     }
+
+    @Test func aPageForAnOldSortOrderIsNeverShown() async throws {
+        var spec = TabSpec.broken(modes: ["slow-rows"], countFile: countFile, tag: tag)
+        spec.env["BROKEN_DELAY"] = "0.4"
+        let h = try Host(dir, tabs: [spec])
+        let first = await h.run("show 2")
+        #expect(first.ok && first.out.contains("alpha"), "\(first)")
+        // `goto` prefetches the view without waiting; the sort makes that page stale at once.
+        #expect((await h.run("sort word")).ok)
+        #expect((await h.run("goto 1")).ok)
+        #expect((await h.run("sort word desc")).ok)
+        let sorted = await h.run("show 3")
+        #expect(sorted.ok, "\(sorted)")
+        let rows = sorted.out.split(separator: "\n").dropFirst(2).prefix(3).map { $0.split(separator: " ").last.map(String.init) ?? "" }
+        #expect(rows == ["juliett", "india", "hotel"], "\(sorted.out)")
+        // The stale page was cancelled: the plugin's answer to it (-32800) was dropped.
+        #expect((await h.on { $0.supervisor.droppedReplies("broken") } ?? 0) >= 1)
+        await h.shutdown()
+    }
 }
