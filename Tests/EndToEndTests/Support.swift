@@ -112,7 +112,7 @@ final class LiveTabdeck: @unchecked Sendable {
     func kill(_ signal: Int32) { Glibc.kill(process.processIdentifier, signal) }
 
     /// Waits for the exit (killing it after `timeout`) and both pipes to close.
-    func finish(timeout: Double = 20) async -> Finished {
+    func finish(timeout: Double = 60) async -> Finished {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
         if process.isRunning {
@@ -129,7 +129,7 @@ final class LiveTabdeck: @unchecked Sendable {
 
 /// Runs `tabdeck ARGS` with `input` on stdin (then end of input) and waits for it.
 func tabdeck(_ arguments: [String], input: String, env: [String: String] = [:], cwd: String? = nil,
-             timeout: Double = 20) async throws -> Finished {
+             timeout: Double = 60) async throws -> Finished {
     let live = try LiveTabdeck(arguments, env: env, cwd: cwd)
     live.send(input)
     live.closeInput()

@@ -80,6 +80,9 @@ struct Reply: Sendable, CustomStringConvertible {
     var ok: Bool
     var out: String
     var err: String
+    /// How long the command ran, measured on the host's own thread (so a busy test pool does
+    /// not count).
+    var seconds: Double = 0
     var description: String { "ok=\(ok) out=\(out.debugDescription) err=\(err.debugDescription)" }
 
     /// stdout parsed as JSON (with `--output json`).
@@ -147,9 +150,12 @@ final class Host: @unchecked Sendable {
     func run(_ line: String, timeout: Double = 20) async -> Reply {
         let reply = await on(timeout: timeout, "command \"\(line)\"") { [self] runtime in
             let (o, e) = counts
+            let start = Date()
             let ok = runtime.run(line)
+            let seconds = Date().timeIntervalSince(start)
             return lock.withLock {
-                Reply(ok: ok, out: outLines[o...].joined(separator: "\n"), err: errLines[e...].joined(separator: "\n"))
+                Reply(ok: ok, out: outLines[o...].joined(separator: "\n"), err: errLines[e...].joined(separator: "\n"),
+                      seconds: seconds)
             }
         }
         let result = reply ?? Reply(ok: false, out: "", err: "(timed out)")
@@ -161,12 +167,14 @@ final class Host: @unchecked Sendable {
 
     func launch() async { _ = await on { $0.launch() } }
 
-    /// Stops the plugins; returns how long it took (seconds).
+    /// Stops the plugins; returns how long it took (seconds, measured on the host's thread).
     @discardableResult
     func shutdown(timeout: Double = 20) async -> Double {
-        let start = Date()
-        _ = await on(timeout: timeout, "shutdown") { $0.shutdown() }
-        return Date().timeIntervalSince(start)
+        await on(timeout: timeout, "shutdown") { runtime in
+            let start = Date()
+            runtime.shutdown()
+            return Date().timeIntervalSince(start)
+        } ?? timeout
     }
 
     func tab(_ id: String) async -> TabState? { await on { $0.workspace.tabs[id] } ?? nil }
