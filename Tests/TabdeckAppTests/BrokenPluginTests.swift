@@ -166,6 +166,8 @@ import TabdeckCore
         #expect(r.out.contains("alpha") && r.out.contains("juliett"), "\(r.out)")
         #expect(r.out.contains("rows 1–10 of 10"), "\(r.out)")
         #expect(h.log("broken").contains("frobnicate"), "log: \(h.log("broken"))")
+        // The reply to an id never asked is dropped, not mistaken for one of ours.
+        #expect((await h.on { $0.supervisor.droppedReplies("broken") } ?? 0) >= 1)
         let again = await h.run("sort word desc")
         #expect(again.ok)
         let sorted = await h.run("show 1")
