@@ -296,4 +296,24 @@ import TabdeckCore
         #expect((await h.on { $0.supervisor.droppedReplies("broken") } ?? 0) >= 1)
         await h.shutdown()
     }
+
+    @Test func aBackgroundPluginThatHangsNeverBlocksTheOtherTabs() async throws {
+        var hanging = TabSpec.broken(modes: ["hang-on-init"], countFile: countFile, tag: tag)
+        hanging.background = true
+        let h = try Host(dir, tabs: [hanging, TabSpec(id: "healthy", command: ["python3", Repo.brokenPlugin, "tag=\(tag)"])],
+                         handshakeTimeout: .milliseconds(1500))
+        await h.launch()
+        let tabs = await h.run("tabs")
+        #expect(tabs.ok && tabs.seconds < 0.5, "\(tabs)")
+        #expect(tabs.out.contains("[broken] — background, starting"), "\(tabs.out)")
+        #expect((await h.run("tab select healthy")).ok)
+        let show = await h.run("show 3")
+        #expect(show.ok && show.out.contains("charlie"), "\(show)")
+        // The handshake timeout then marks the hanging tab as failed, without any command waiting on it.
+        #expect(await eventually(timeout: 10) { await h.run("tabs").out.contains("[broken] (!) — background, failed") })
+        let status = await h.run("plugin status broken")
+        #expect(status.out.contains("did not answer \"initialize\" in time"), "\(status)")
+        await h.shutdown()
+        #expect(Procs.children(tagged: tag).isEmpty)
+    }
 }
