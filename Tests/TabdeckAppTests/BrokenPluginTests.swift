@@ -316,4 +316,22 @@ import TabdeckCore
         await h.shutdown()
         #expect(Procs.children(tagged: tag).isEmpty)
     }
+
+    @Test func aBackgroundPluginThatFailsDoesNotFailTheCommandOfAnotherTab() async throws {
+        var hanging = TabSpec.broken(modes: ["hang-on-init"], countFile: countFile, tag: tag)
+        hanging.background = true
+        var slow = TabSpec(id: "slow", command: ["python3", Repo.brokenPlugin, "tag=\(tag)"], env: ["BROKEN_MODE": "slow-rows",
+                                                                                                "BROKEN_DELAY": "2.5"])
+        slow.title = "Slow"
+        let h = try Host(dir, tabs: [slow, hanging], handshakeTimeout: .milliseconds(1500))
+        #expect((await h.run("columns")).ok, "the slow tab is selected and open")
+        await h.launch()
+        // While `show` waits for the slow tab's rows, the background tab's handshake times out.
+        let show = await h.run("show 3")
+        #expect(show.ok, "\(show)")
+        #expect(show.out.contains("charlie"))
+        #expect(show.seconds > 1.5, "the show outlasted the other tab's handshake timeout (\(show.seconds) s)")
+        #expect((await h.run("tabs")).out.contains("[broken] (!) — background, failed"))
+        await h.shutdown()
+    }
 }
