@@ -124,7 +124,7 @@ import TabdeckCore
     }
 
     @Test func hangOnRowsTimesOutAndTheHungPluginIsKilled() async throws {
-        let h = try host(["hang-on-rows"], requestTimeout: .milliseconds(800))
+        let h = try host(["hang-on-rows"], requestTimeout: .milliseconds(1500))
         // Start the plugin and open the table first, so that only the `rows` request is timed.
         let columns = await h.run("columns")
         #expect(columns.ok, "\(columns)")
@@ -133,7 +133,7 @@ import TabdeckCore
         #expect(!r.ok)
         #expect(r.err.contains("tab broken"), "\(r)")
         #expect(r.err.contains("did not answer \"rows\" in time"), "\(r)")
-        #expect(took >= 0.7 && took < 4, "timed out after \(took) s")
+        #expect(took >= 1.4 && took < 5, "timed out after \(took) s")
         let pids = Procs.started(countFile)
         #expect(pids.count == 1)
         #expect(await eventually { pids.allSatisfy { Procs.state($0) == nil } }, "the hung plugin was killed and reaped")
