@@ -245,11 +245,9 @@ struct LineModeTests {
         ], "\(run.err)")
     }
 
-    @Test func interactivePromptInTmux() async throws {
-        guard let tmux = Bin.tmux else {
-            print("skipping: tmux is not installed")
-            return
-        }
+    @Test(.enabled(if: Bin.tmux != nil, "tmux is not installed"))
+    func interactivePromptInTmux() async throws {
+        let tmux = try #require(Bin.tmux)
         let socket = "tabdeck-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let session = "e2e"
         defer { _ = try? tool(tmux, ["-L", socket, "kill-server"]) }
