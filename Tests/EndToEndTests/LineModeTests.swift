@@ -248,13 +248,13 @@ struct LineModeTests {
     @Test(.enabled(if: Bin.tmux != nil, "tmux is not installed"))
     func interactivePromptInTmux() async throws {
         let tmux = try #require(Bin.tmux)
-        let socket = "tabdeck-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let socket = dir.file("tmux.sock")  // a server of our own, its socket removed with the folder
         let session = "e2e"
-        defer { _ = try? tool(tmux, ["-L", socket, "kill-server"]) }
+        defer { _ = try? tool(tmux, ["-S", socket, "kill-server"]) }
         let command = "\(Bin.tabdeck) --config \(Bin.config) --state-dir \(dir.state)"
-        let started = try tool(tmux, ["-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", command])
+        let started = try tool(tmux, ["-S", socket, "-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", command])
         #expect(started.status == 0, "\(started.out)")
-        func screen() -> String { (try? tool(tmux, ["-L", socket, "capture-pane", "-p", "-t", session]).out) ?? "" }
+        func screen() -> String { (try? tool(tmux, ["-S", socket, "capture-pane", "-p", "-t", session]).out) ?? "" }
         func waitFor(_ text: String) async -> Bool {
             for _ in 0..<500 {
                 if screen().contains(text) { return true }
@@ -263,15 +263,15 @@ struct LineModeTests {
             return false
         }
         #expect(await waitFor("tabdeck>"), "no prompt: \(screen())")
-        try tool(tmux, ["-L", socket, "send-keys", "-t", session, "tabs", "Enter"])
+        try tool(tmux, ["-S", socket, "send-keys", "-t", session, "tabs", "Enter"])
         #expect(await waitFor("[hello-sh]"), "no tab list: \(screen())")
         let shown = screen()
         #expect(shown.contains("* 1. ◫ People [people]"), "\(shown)")
         #expect(shown.contains("[Examples]"))
-        try tool(tmux, ["-L", socket, "send-keys", "-t", session, "quit", "Enter"])
+        try tool(tmux, ["-S", socket, "send-keys", "-t", session, "quit", "Enter"])
         var ended = false
         for _ in 0..<500 {
-            if (try tool(tmux, ["-L", socket, "has-session", "-t", session])).status != 0 { ended = true; break }
+            if (try tool(tmux, ["-S", socket, "has-session", "-t", session])).status != 0 { ended = true; break }
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(ended, "the session did not end after quit: \(screen())")
