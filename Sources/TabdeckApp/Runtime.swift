@@ -163,7 +163,10 @@ public final class Runtime {
             let spec = PluginSpec(tab: tab, command: config.command, environment: env,
                                   workingDirectory: workspace.config.directory, logFile: logFile(tab: tab))
             do { try supervisor.start(spec) } catch {
-                queue.put(.plugin(tab: tab, .spawnFailed(error.description)))
+                // The core says which tab; drop the supervisor's own "tab 'x': " prefix.
+                let prefix = "tab '\(tab)': "
+                let reason = error.description.hasPrefix(prefix) ? String(error.description.dropFirst(prefix.count)) : error.description
+                queue.put(.plugin(tab: tab, .spawnFailed(reason)))
             }
         case .send(let tab, let message):
             do { try supervisor.send(message, to: tab) } catch {
@@ -180,7 +183,11 @@ public final class Runtime {
         case .exportBegin(let path, let format, let columns):
             let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
             do { export = try ExportWriter(path: full, format: format, columns: columns) } catch {
+<<<<<<< HEAD
                 queue.put(.effectFailed("\(error)"))
+=======
+                queue.put(.effectFailed("\(error)"))  // names the export and the file
+>>>>>>> tests
             }
         case .exportRows(let rows):
             guard let export else { return }

@@ -149,7 +149,7 @@ extension Workspace {
                 // `plugin restart` tries once: a crash ends it (the next use retries with backoff).
                 concerned = ((try? word.map { (w) throws(CommandError) in try resolveTab(w) }) ?? a.tab) == tab
             } else {
-                concerned = a.tab == tab || failed.values.contains(where: { $0.tab == tab })
+                concerned = a.tab == tab || a.awaiting.map { failed[$0] != nil } == true
             }
             if concerned { finish(.failed("tab \(tab): \(reason)"), &effects) }
         }

@@ -162,6 +162,37 @@ func utf8Less(_ a: String, _ b: String) -> Bool { Array(a.utf8).lexicographicall
     }
 }
 
+extension CSVPluginTests {
+    @Test(.enabled(if: Repo.csvBuilt, "tabdeck-csv is not built"))
+    func showHeaderKeepsTitlesAndSortMarksWhole() async throws {
+        let h = try Host(dir, tabs: [TabSpec(id: "people", command: [Repo.csvPlugin], args: ["path": Repo.peopleCSV])])
+        #expect((await h.run("sort age desc")).ok)
+        #expect((await h.run("sort city")).ok)
+        let r = await h.run("show 2")
+        #expect(r.ok, "\(r)")
+        let header = r.out.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(header.contains("age ↓2"), "\(header)")
+        #expect(header.contains("city ↑1"), "\(header)")
+        #expect(!header.contains("…"), "\(header)")
+        #expect(r.out.contains("sorted by city asc, age desc"))
+        await h.shutdown()
+    }
+}
+
+extension CSVPluginTests {
+    @Test(.enabled(if: Repo.csvBuilt, "tabdeck-csv is not built"))
+    func exportToAnUnwritablePlaceFailsClearly() async throws {
+        let h = try Host(dir, tabs: [TabSpec(id: "people", command: [Repo.csvPlugin], args: ["path": Repo.peopleCSV])])
+        let r = await h.run("export \(dir.path)/no/such/folder/out.csv")
+        #expect(!r.ok)
+        #expect(r.err == "error: export: cannot create \(dir.path)/no/such/folder/out.csv", "\(r)")
+        // The host goes on.
+        let ok = await h.run("export \(dir.file("out.csv"))")
+        #expect(ok.ok && ok.out == "exported 200 rows to \(dir.file("out.csv"))", "\(ok)")
+        await h.shutdown()
+    }
+}
+
 @Suite struct ProcessesPluginTests {
     @Test func showWorksWhileBadgeAndInvalidateNotificationsArrive() async throws {
         let dir = TempDir()

@@ -44,6 +44,8 @@ struct TabSpec {
     var env: [String: String] = [:]
     var background = false
     var title: String?
+    var section: String?
+    var customizable = true
 
     /// The broken plugin with modes, counting its starts in `countFile`. `tag` goes on the command
     /// line (the plugin ignores it) so that a test can find its own processes in /proc.
@@ -53,17 +55,21 @@ struct TabSpec {
     }
 }
 
-/// Writes a config with `tabs` (no sections) into `dir` and returns its path.
-func writeConfig(_ dir: TempDir, _ tabs: [TabSpec]) throws -> String {
+/// Writes a config with `tabs` (and `sections`, ids only) into `dir` and returns its path.
+func writeConfig(_ dir: TempDir, _ tabs: [TabSpec], sections: [String] = []) throws -> String {
     var list: [[String: Any]] = []
     for t in tabs {
         var o: [String: Any] = ["id": t.id, "title": t.title ?? t.id, "command": t.command]
         if !t.args.isEmpty { o["args"] = t.args }
         if !t.env.isEmpty { o["env"] = t.env }
         if t.background { o["background"] = true }
+        if let section = t.section { o["section"] = section }
+        if !t.customizable { o["customizable"] = false }
         list.append(o)
     }
-    let data = try JSONSerialization.data(withJSONObject: ["tabs": list], options: [.prettyPrinted])
+    var root: [String: Any] = ["tabs": list]
+    if !sections.isEmpty { root["sections"] = sections.map { ["id": $0, "title": $0.uppercased()] } }
+    let data = try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted])
     let path = dir.file("config.json")
     try data.write(to: URL(fileURLWithPath: path))
     return path
@@ -74,6 +80,9 @@ struct Reply: Sendable, CustomStringConvertible {
     var ok: Bool
     var out: String
     var err: String
+    /// How long the command ran, measured on the host's own thread (so a busy test pool does
+    /// not count).
+    var seconds: Double = 0
     var description: String { "ok=\(ok) out=\(out.debugDescription) err=\(err.debugDescription)" }
 
     /// stdout parsed as JSON (with `--output json`).
@@ -92,12 +101,13 @@ final class Host: @unchecked Sendable {
     private var outLines: [String] = []
     private var errLines: [String] = []
 
-    init(_ dir: TempDir, tabs: [TabSpec], output: OutputFormat = .text, settings: CoreSettings = Host.fastSettings,
+    init(_ dir: TempDir, tabs: [TabSpec], sections: [String] = [], output: OutputFormat = .text,
+         settings: CoreSettings = Host.fastSettings,
          requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5)) throws {
         self.dir = dir
         stateDirectory = dir.file("state")
         queue = DispatchQueue(label: "tabdeck.test.host")
-        let config = try writeConfig(dir, tabs)
+        let config = try writeConfig(dir, tabs, sections: sections)
         let runtime = try Runtime(configPath: config, stateDirectory: stateDirectory, output: output, settings: settings,
                                   requestTimeout: requestTimeout, handshakeTimeout: handshakeTimeout)
         runtime.write = { [weak self] line in self?.append(line, error: false) }
@@ -140,9 +150,12 @@ final class Host: @unchecked Sendable {
     func run(_ line: String, timeout: Double = 20) async -> Reply {
         let reply = await on(timeout: timeout, "command \"\(line)\"") { [self] runtime in
             let (o, e) = counts
+            let start = Date()
             let ok = runtime.run(line)
+            let seconds = Date().timeIntervalSince(start)
             return lock.withLock {
-                Reply(ok: ok, out: outLines[o...].joined(separator: "\n"), err: errLines[e...].joined(separator: "\n"))
+                Reply(ok: ok, out: outLines[o...].joined(separator: "\n"), err: errLines[e...].joined(separator: "\n"),
+                      seconds: seconds)
             }
         }
         let result = reply ?? Reply(ok: false, out: "", err: "(timed out)")
@@ -154,12 +167,14 @@ final class Host: @unchecked Sendable {
 
     func launch() async { _ = await on { $0.launch() } }
 
-    /// Stops the plugins; returns how long it took (seconds).
+    /// Stops the plugins; returns how long it took (seconds, measured on the host's thread).
     @discardableResult
     func shutdown(timeout: Double = 20) async -> Double {
-        let start = Date()
-        _ = await on(timeout: timeout, "shutdown") { $0.shutdown() }
-        return Date().timeIntervalSince(start)
+        await on(timeout: timeout, "shutdown") { runtime in
+            let start = Date()
+            runtime.shutdown()
+            return Date().timeIntervalSince(start)
+        } ?? timeout
     }
 
     func tab(_ id: String) async -> TabState? { await on { $0.workspace.tabs[id] } ?? nil }
