@@ -183,11 +183,7 @@ public final class Runtime {
         case .exportBegin(let path, let format, let columns):
             let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
             do { export = try ExportWriter(path: full, format: format, columns: columns) } catch {
-<<<<<<< HEAD
-                queue.put(.effectFailed("\(error)"))
-=======
                 queue.put(.effectFailed("\(error)"))  // names the export and the file
->>>>>>> tests
             }
         case .exportRows(let rows):
             guard let export else { return }
