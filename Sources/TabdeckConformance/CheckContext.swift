@@ -55,7 +55,7 @@ final class CheckContext {
         self.options = options
         self.tracer = tracer
         self.onResult = onResult
-        session = PluginSession(timeout: options.timeout, tracer: tracer)
+        session = PluginSession(timeout: options.timeout, handshakeTimeout: options.handshakeTimeout, tracer: tracer)
     }
 
     // MARK: Running checks
@@ -146,7 +146,8 @@ final class CheckContext {
 
     /// The answer to a request already posted.
     func answer(_ id: RequestID, _ method: String) throws(CheckAbort) -> Result<JSONValue, RPCError> {
-        switch session.wait(for: id, limit: options.timeout + .seconds(2)) {
+        let limit = method == Method.initialize ? options.handshakeTimeout : options.timeout
+        switch session.wait(for: id, limit: limit + .seconds(2)) {
         case .result(let value, let elapsed):
             note(elapsed)
             return .success(value)
@@ -154,7 +155,6 @@ final class CheckContext {
             note(elapsed)
             return .failure(error)
         case .timedOut:
-            let limit = method == Method.initialize ? options.handshakeTimeout : options.timeout
             let reason = "no answer to \(method) (id \(id)) within \(Report.formatDuration(limit))"
             if method == Method.rows { rowsBroken = "rows did not answer in time" }
             throw CheckAbort(reason: reason)

@@ -9,6 +9,8 @@ public struct CheckOptions: Sendable {
     public var args: JSONValue
     /// How long each request may take (the host's request timeout is 10 s).
     public var timeout: Duration
+    /// How long `initialize` may take (5 s, as in the host).
+    public var handshakeTimeout: Duration
     /// Variables added to the plugin's environment (besides `TABDECK_PROTOCOL=1`).
     public var environment: [String: String]
     /// The plugin's working directory; empty: the current one.
@@ -22,15 +24,14 @@ public struct CheckOptions: Sendable {
     public var hostVersion: String
 
     public init(command: [String], args: JSONValue = [:], timeout: Duration = .seconds(10),
+                handshakeTimeout: Duration = .seconds(5),
                 environment: [String: String] = [:], workingDirectory: String = "", tracePath: String? = nil,
                 wholeTableLimit: Int = 5000, hostVersion: String = "0.1.0") {
-        self.command = command; self.args = args; self.timeout = timeout; self.environment = environment
+        self.command = command; self.args = args; self.timeout = timeout; self.handshakeTimeout = handshakeTimeout
+        self.environment = environment
         self.workingDirectory = workingDirectory; self.tracePath = tracePath
         self.wholeTableLimit = wholeTableLimit; self.hostVersion = hostVersion
     }
-
-    /// The handshake's timeout: 5 s as in the host, or the request timeout if shorter.
-    public var handshakeTimeout: Duration { min(.seconds(5), timeout) }
 }
 
 /// Runs a plugin through the protocol, the way the host would and a little harder, and

@@ -39,12 +39,12 @@ final class PluginSession: @unchecked Sendable {
     private var stderrTail: [String] = []
     private var nextID: Int64 = 1
 
-    init(timeout: Duration, tracer: ProtocolTracer?) {
+    init(timeout: Duration, handshakeTimeout: Duration, tracer: ProtocolTracer?) {
         self.tracer = tracer
         let box = WeakBox()
         supervisor = PluginSupervisor(
             requestTimeout: timeout, hardTimeout: max(.seconds(120), timeout),
-            handshakeTimeout: min(.seconds(5), timeout),
+            handshakeTimeout: handshakeTimeout,
             onEvent: { event in box.session?.handle(event) })
         box.session = self
     }

@@ -99,7 +99,7 @@ struct CheckPlugin: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The args of `open`, as a JSON object (the tab's args).", valueName: "json"))
     var args: String = "{}"
 
-    @Option(name: .long, help: ArgumentHelp("How long each request may take.", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp("How long each request may take (the handshake keeps the host's 5 s).", valueName: "seconds"))
     var timeout: Double = 10
 
     @Flag(name: .long, help: "Print the report as JSON.")
