@@ -73,6 +73,9 @@ public struct Report: Sendable, Equatable {
         return line
     }
 
+    /// `(3 checks did not run)`.
+    public var skippedLine: String { "(\(skipped) check\(skipped == 1 ? "" : "s") did not run)" }
+
     /// The readable report: a header, one line per check (notes indented below it), the
     /// number of checks that did not run, and the summary line last.
     public var text: String {
@@ -83,7 +86,7 @@ public struct Report: Sendable, Equatable {
         }
         let width = min(36, results.map(\.name.count).max() ?? 0)
         for result in results { lines.append(contentsOf: Report.lines(for: result, nameWidth: width)) }
-        if skipped > 0 { lines.append("(\(skipped) checks did not run)") }
+        if skipped > 0 { lines.append(skippedLine) }
         lines.append(summaryLine)
         return lines.joined(separator: "\n")
     }

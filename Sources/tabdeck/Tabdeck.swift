@@ -12,9 +12,10 @@ struct Tabdeck: ParsableCommand {
         commandName: "tabdeck",
         abstract: "A terminal workspace for tables whose tabs are plugins.",
         discussion: """
-            Without a subcommand Tabdeck opens the workspace (`tabdeck run`): with a terminal on
-            stdin (and no --line) it reads commands at a readline prompt; otherwise it reads one
-            command per line from stdin. See docs/COMMANDS.md.
+            Without a subcommand Tabdeck opens the workspace (`tabdeck run`): with a terminal on \
+            stdin (and no --line) it reads commands at a readline prompt; otherwise it reads one \
+            command per line from stdin. See docs/COMMANDS.md. `tabdeck plugin check` tells \
+            plugin authors whether their plugin speaks the protocol correctly.
             """,
         version: "0.1.0",
         subcommands: [RunWorkspace.self, PluginTools.self],
@@ -87,13 +88,14 @@ struct CheckPlugin: ParsableCommand {
         commandName: "check",
         abstract: "Run a plugin through the protocol and report whether it conforms.",
         discussion: """
-            Starts COMMAND as the host would and checks the handshake, the table description,
-            paging (start, middle, end, whole table), sorting by every sortable column in both
-            directions (and multi-key sorts), cancellation, error answers, malformed input and
-            a clean shutdown, with the time of each step. Prints one line per check (✓ passed,
-            ✗ failed, ! warning, - not run) and a summary line `N passed, N failed`.
-            Exit status: 0 when the plugin conforms (warnings allowed), 1 when it does not,
-            2 for a usage error. Put options before COMMAND, or end them with `--`.
+            Starts COMMAND as the host would and checks the handshake, the table description, \
+            paging (start, middle, end, whole table), sorting by every sortable column in both \
+            directions (and multi-key sorts), cancellation, error answers, malformed input and \
+            a clean shutdown, with the time of each step. Prints one line per check (✓ passed, \
+            ✗ failed, ! warning, - not run) and a summary line `N passed, N failed`. \
+            Exit status: 0 when the plugin conforms (warnings allowed), 1 when it does not, \
+            64 for a usage error. Put the options before COMMAND, or end them with `--`. \
+            Details: docs/PROTOCOL.md, section 17.
             """)
 
     @Option(name: .long, help: ArgumentHelp("The args of `open`, as a JSON object (the tab's args).", valueName: "json"))
@@ -114,6 +116,8 @@ struct CheckPlugin: ParsableCommand {
     var plugin: [String] { command.first == "--" ? Array(command.dropFirst()) : command }
 
     func validate() throws {
+        // Everything after the options is the plugin's, so ask for help before COMMAND.
+        if command.first == "--help" || command.first == "-h" { throw CleanExit.helpRequest(self) }
         guard !plugin.isEmpty else { throw ValidationError("give the plugin's command: tabdeck plugin check [--] COMMAND [ARGS...]") }
         guard timeout > 0 && timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
         guard case .object = try parsedArgs() else { throw ValidationError("--args must be a JSON object") }
@@ -149,7 +153,7 @@ struct CheckPlugin: ParsableCommand {
                 let caps = plugin.capabilities.isEmpty ? "none" : plugin.capabilities.joined(separator: " ")
                 emit("plugin: \(plugin.name) \(plugin.version), protocol \(plugin.protocolVersion), capabilities: \(caps)")
             }
-            if report.skipped > 0 { emit("(\(report.skipped) checks did not run)") }
+            if report.skipped > 0 { emit(report.skippedLine) }
             emit(report.summaryLine)
         }
         throw ExitCode(report.conforms ? 0 : 1)

@@ -57,9 +57,9 @@ enum SortChecks {
             }
             if read.complete && natural.complete {
                 compareIDs(read, natural, into: &f)
-                summary += "; \(read.rows.count) rows, the same ids as unsorted"
+                summary += "; \(PagingChecks.rows(read.rows.count)), the same ids as unsorted"
             } else {
-                summary += "; \(read.rows.count) rows on \(read.requests) sample pages"
+                summary += "; \(PagingChecks.rows(read.rows.count)) in \(read.requests) requests (sample pages)"
             }
             return summary
         }
