@@ -119,6 +119,10 @@ final class CheckContext {
             status = .warning
             break
         }
+        if let slowest, slowest > options.timeout / 2, status != .failed, status != .skipped {
+            findings.warn("an answer took \(Report.formatDuration(slowest)), more than half the request timeout of \(Report.formatDuration(options.timeout))")
+            status = .warning
+        }
         if goneDuring == nil && session.isGone { goneDuring = name }
         if attempts > 1 && status != .failed {
             findings.note("passed on attempt \(attempts): the table changed (invalidate) during the earlier ones")

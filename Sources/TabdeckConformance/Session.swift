@@ -201,6 +201,7 @@ final class PluginSession: @unchecked Sendable {
 
     /// Kills the plugin if it still runs and waits for it.
     func kill() {
+        guard supervisor.isRunning(Self.tab) else { return }
         supervisor.kill(Self.tab)
         _ = waitForExit(limit: .seconds(3))
     }
