@@ -61,6 +61,7 @@ import TabdeckProtocol
 
     @Test func wrongSortOrderIsCaught() throws {
         let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         let plugin = write(TinyPlugin.source, to: folder + "/tiny.py")
         let report = try check(["python3", plugin, "wrong-order"])
         #expect(report.result("sort: n desc")?.status == .passed, "\(report.text)")
@@ -74,6 +75,7 @@ import TabdeckProtocol
 
     @Test func duplicateIDsAreCaught() throws {
         let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         let plugin = write(TinyPlugin.source, to: folder + "/tiny.py")
         let report = try check(["python3", plugin, "duplicate-ids"])
         #expect(report.result("paging: first page")?.status == .passed, "the duplicate is on a later page")

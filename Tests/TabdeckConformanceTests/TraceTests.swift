@@ -17,6 +17,7 @@ func traceLines(_ path: String) -> [(tab: String, mark: String, text: String)] {
 @Suite struct TraceTests {
     @Test func tracerWritesOneLinePerMessage() throws {
         let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         let tracer = try ProtocolTracer(allTabsPath: folder + "/all.trace", perTab: ["people": folder + "/logs/people.trace"])
         tracer.sent(.request(id: .int(1), method: "initialize", params: ["protocolVersion": 1]), tab: "people")
         tracer.record(.message(tab: "people", .response(id: .int(1), result: ["protocolVersion": 1])))
@@ -38,6 +39,7 @@ func traceLines(_ path: String) -> [(tab: String, mark: String, text: String)] {
 
     @Test func concurrentWritersNeverInterleave() throws {
         let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         let tracer = try ProtocolTracer(allTabsPath: folder + "/all.trace")
         let big = String(repeating: "x", count: 10_000)
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
@@ -52,6 +54,7 @@ func traceLines(_ path: String) -> [(tab: String, mark: String, text: String)] {
 
     @Test func checkerWritesATrace() throws {
         let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         let report = try check(["bash", "docs/examples/hello.sh"], tracePath: folder + "/check.trace")
         #expect(report.conforms)
         let lines = traceLines(folder + "/check.trace")
@@ -65,6 +68,7 @@ func traceLines(_ path: String) -> [(tab: String, mark: String, text: String)] {
     @Test(.enabled(if: tabdeckIsBuilt, "needs .build/debug/tabdeck (swift build)"))
     func lineModeRunWithTrace() throws {
         let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         write(#"""
         {"tabs": [
           {"id": "hello", "title": "Hello", "command": ["python3", "\#(inRepo("docs/examples/hello.py"))"]},
