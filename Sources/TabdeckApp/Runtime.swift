@@ -1,4 +1,5 @@
 import Foundation
+import TabdeckConformance
 import TabdeckCore
 import TabdeckProtocol
 import TabdeckStore
@@ -15,6 +16,8 @@ public final class Runtime {
     public private(set) var workspace: Workspace
     let database: AppDatabase
     let supervisor: PluginSupervisor
+    /// Writes the protocol traffic of traced tabs (`--trace FILE`, `"trace": true`).
+    let tracer: ProtocolTracer?
     let queue = EventQueue()
     let stateDirectory: String
     let output: OutputFormat
@@ -35,10 +38,12 @@ public final class Runtime {
 
     /// Loads the config, opens the store and prepares the workspace. Nothing is spawned yet.
     /// `requestTimeout` and `handshakeTimeout` are the supervisor's per-request and `initialize`
-    /// timeouts (tests shorten them).
+    /// timeouts (tests shorten them). `tracer` (from `--trace FILE`) gets every tab's traffic;
+    /// tabs with `"trace": true` are also traced to `<state>/logs/<tab>.trace`.
     public init(configPath: String, stateDirectory: String, output: OutputFormat = .text,
                 settings: CoreSettings = CoreSettings(),
-                requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5)) throws(AppError) {
+                requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5),
+                tracer: ProtocolTracer? = nil) throws(AppError) {
         signal(SIGPIPE, SIG_IGN)
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: configPath)) } catch {
@@ -65,9 +70,16 @@ public final class Runtime {
         self.output = output
         self.started = clock.now
         self.workspace = Workspace(config: config, storedLayout: layout, storedViews: views, settings: settings)
+        let traced = config.tabs.filter(\.trace)
+        let tracer = tracer ?? (traced.isEmpty ? nil : try? ProtocolTracer())
+        for tab in traced { tracer?.traceTab(tab.id, to: stateDirectory + "/logs/\(tab.id).trace") }
+        self.tracer = tracer
         let queue = self.queue
         self.supervisor = PluginSupervisor(requestTimeout: requestTimeout, handshakeTimeout: handshakeTimeout,
-                                           onEvent: { event in queue.put(Runtime.translate(event)) })
+                                           onEvent: { event in
+            tracer?.record(event)
+            queue.put(Runtime.translate(event))
+        })
         if let recovery {
             writeError("tabdeck: \(recovery.reason); the old database was moved to \(recovery.movedTo) and a fresh one started")
         }
@@ -162,18 +174,31 @@ public final class Runtime {
             if env["TABDECK_BIN_DIR"] == nil, let dir = Runtime.executableDirectory { env["TABDECK_BIN_DIR"] = dir }
             let spec = PluginSpec(tab: tab, command: config.command, environment: env,
                                   workingDirectory: workspace.config.directory, logFile: logFile(tab: tab))
-            do { try supervisor.start(spec) } catch {
+            do {
+                try supervisor.start(spec)
+                tracer?.note("started: \(config.command.joined(separator: " "))", tab: tab)
+            } catch {
+                tracer?.note("could not start: \(error.description)", tab: tab)
                 // The core says which tab; drop the supervisor's own "tab 'x': " prefix.
                 let prefix = "tab '\(tab)': "
                 let reason = error.description.hasPrefix(prefix) ? String(error.description.dropFirst(prefix.count)) : error.description
                 queue.put(.plugin(tab: tab, .spawnFailed(reason)))
             }
         case .send(let tab, let message):
+            tracer?.sent(message, tab: tab)
             do { try supervisor.send(message, to: tab) } catch {
+                tracer?.note("could not send: \(error)", tab: tab)
                 appendLog(tab, "tabdeck: could not send to plugin: \(error)")
             }
-        case .stopPlugin(let tab): supervisor.stop(tab)
-        case .killPlugin(let tab): supervisor.kill(tab)
+        case .stopPlugin(let tab):
+            if supervisor.isRunning(tab) {
+                tracer?.sent(.request(id: .string("shutdown"), method: "shutdown", params: .null), tab: tab)
+                tracer?.note("stdin closed after shutdown (the answer to shutdown is not traced)", tab: tab)
+            }
+            supervisor.stop(tab)
+        case .killPlugin(let tab):
+            tracer?.note("killed by the host (SIGKILL)", tab: tab)
+            supervisor.kill(tab)
         case .saveLayout(let layout): persist { () throws(StoreError) in try database.saveLayout(layout) }
         case .resetLayout: persist { () throws(StoreError) in try database.resetLayout() }
         case .saveView(let tab, let table, let view):

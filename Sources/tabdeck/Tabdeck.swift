@@ -1,20 +1,32 @@
 import ArgumentParser
 import Foundation
 import TabdeckApp
+import TabdeckConformance
+import TabdeckProtocol
 import TabdeckTerminal
 
-/// The `tabdeck` command.
+/// The `tabdeck` command: the workspace (the default subcommand) and tools for plugin authors.
 @main
 struct Tabdeck: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tabdeck",
         abstract: "A terminal workspace for tables whose tabs are plugins.",
         discussion: """
-            With a terminal, Tabdeck opens the full-screen workspace (press ? for keys, : for the
-            command line); with --line it reads commands at a readline prompt, and with stdin not a
-            terminal, one command per line. See docs/COMMANDS.md.
+            Without a subcommand Tabdeck opens the workspace (`tabdeck run`): with a terminal, the \
+            full-screen workspace (press ? for keys, : for the command line); with --line, a readline \
+            prompt; with stdin not a terminal, one command per line. See docs/COMMANDS.md. \
+            `tabdeck plugin check` tells plugin authors whether their plugin speaks the protocol correctly.
             """,
-        version: "0.1.0")
+        version: "0.1.0",
+        subcommands: [RunWorkspace.self, PluginTools.self],
+        defaultSubcommand: RunWorkspace.self)
+}
+
+/// `tabdeck [run]`: the workspace.
+struct RunWorkspace: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Open the workspace (the default).")
 
     @Option(name: .long, help: "The workspace config file (default: $TABDECK_CONFIG, ./config.json, $XDG_CONFIG_HOME/tabdeck/config.json).")
     var config: String?
@@ -28,6 +40,9 @@ struct Tabdeck: ParsableCommand {
     @Option(name: .long, help: "Output format of command results: text or json.")
     var output: String = "text"
 
+    @Option(name: .long, help: ArgumentHelp("Write every line exchanged with plugins to this file.", valueName: "file"))
+    var trace: String?
+
     func validate() throws {
         guard OutputFormat(rawValue: output) != nil else {
             throw ValidationError("--output must be text or json, not \"\(output)\"")
@@ -40,8 +55,10 @@ struct Tabdeck: ParsableCommand {
         let runtime: Runtime
         let state = Locations.stateDirectory(option: stateDir, environment: env, currentDirectory: cwd)
         do {
+            let tracer = try trace.map { (path) throws(TraceError) in try ProtocolTracer(allTabsPath: path) }
             let configPath = try Locations.configFile(option: config, environment: env, currentDirectory: cwd)
-            runtime = try Runtime(configPath: configPath, stateDirectory: state, output: OutputFormat(rawValue: output)!)
+            runtime = try Runtime(configPath: configPath, stateDirectory: state, output: OutputFormat(rawValue: output)!,
+                                  tracer: tracer)
         } catch {
             FileHandle.standardError.write(Data("tabdeck: \(error)\n".utf8))
             throw ExitCode(2)
@@ -58,4 +75,96 @@ struct Tabdeck: ParsableCommand {
         }
         throw ExitCode(status)
     }
+}
+
+/// `tabdeck plugin …`: tools for plugin authors.
+struct PluginTools: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plugin",
+        abstract: "Tools for plugin authors.",
+        subcommands: [CheckPlugin.self])
+}
+
+/// `tabdeck plugin check [--] COMMAND [ARGS...]`: the conformance checker.
+struct CheckPlugin: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Run a plugin through the protocol and report whether it conforms.",
+        discussion: """
+            Starts COMMAND as the host would and checks the handshake, the table description, \
+            paging (start, middle, end, whole table), sorting by every sortable column in both \
+            directions (and multi-key sorts), cancellation, error answers, malformed input and \
+            a clean shutdown, with the time of each step. Prints one line per check (✓ passed, \
+            ✗ failed, ! warning, - not run) and a summary line `N passed, N failed`. \
+            Exit status: 0 when the plugin conforms (warnings allowed), 1 when it does not, \
+            64 for a usage error. Put the options before COMMAND, or end them with `--`. \
+            Details: docs/PROTOCOL.md, section 17.
+            """)
+
+    @Option(name: .long, help: ArgumentHelp("The args of `open`, as a JSON object (the tab's args).", valueName: "json"))
+    var args: String = "{}"
+
+    @Option(name: .long, help: ArgumentHelp("How long each request may take (the handshake keeps the host's 5 s).", valueName: "seconds"))
+    var timeout: Double = 10
+
+    @Flag(name: .long, help: "Print the report as JSON.")
+    var json = false
+
+    @Option(name: .long, help: ArgumentHelp("Write the protocol trace of the check to this file.", valueName: "file"))
+    var trace: String?
+
+    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The plugin's command and its arguments.", valueName: "command"))
+    var command: [String] = []
+
+    var plugin: [String] { command.first == "--" ? Array(command.dropFirst()) : command }
+
+    func validate() throws {
+        // Everything after the options is the plugin's, so ask for help before COMMAND.
+        if command.first == "--help" || command.first == "-h" { throw CleanExit.helpRequest(self) }
+        guard !plugin.isEmpty else { throw ValidationError("give the plugin's command: tabdeck plugin check [--] COMMAND [ARGS...]") }
+        guard timeout > 0 && timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
+        guard case .object = try parsedArgs() else { throw ValidationError("--args must be a JSON object") }
+    }
+
+    func parsedArgs() throws -> JSONValue {
+        do { return try JSONParser.parse(args) } catch {
+            throw ValidationError("--args is not valid JSON: \(error)")
+        }
+    }
+
+    func run() throws {
+        let options = CheckOptions(command: plugin, args: try parsedArgs(), timeout: .milliseconds(Int64(timeout * 1000)),
+                                   workingDirectory: "", tracePath: trace)
+        let json = self.json
+        if !json {
+            emit("tabdeck plugin check: \(plugin.joined(separator: " "))")
+        }
+        let report: Report
+        do {
+            report = try PluginChecker(options: options).run { result in
+                guard !json else { return }
+                emit(Report.lines(for: result, nameWidth: 28).joined(separator: "\n"))
+            }
+        } catch {
+            FileHandle.standardError.write(Data("tabdeck: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        if json {
+            emit(JSONWriter.string(report.json))
+        } else {
+            if let plugin = report.plugin {
+                let caps = plugin.capabilities.isEmpty ? "none" : plugin.capabilities.joined(separator: " ")
+                emit("plugin: \(plugin.name) \(plugin.version), protocol \(plugin.protocolVersion), capabilities: \(caps)")
+            }
+            if report.skipped > 0 { emit(report.skippedLine) }
+            emit(report.summaryLine)
+        }
+        throw ExitCode(report.conforms ? 0 : 1)
+    }
+}
+
+/// Writes a line to stdout at once (the report is shown as the checks run). A closed stdout
+/// (`| head`) is not an error worth a crash: SIGPIPE is ignored, so the write fails quietly.
+private func emit(_ line: String) {
+    try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
 }

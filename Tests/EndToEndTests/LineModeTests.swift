@@ -251,7 +251,7 @@ struct LineModeTests {
         let socket = dir.file("tmux.sock")  // a server of our own, its socket removed with the folder
         let session = "e2e"
         defer { _ = try? tool(tmux, ["-S", socket, "kill-server"]) }
-        let command = "\(Bin.tabdeck) --config \(Bin.config) --state-dir \(dir.state)"
+        let command = "\(Bin.tabdeck) --line --config \(Bin.config) --state-dir \(dir.state)"
         let started = try tool(tmux, ["-S", socket, "-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", command])
         #expect(started.status == 0, "\(started.out)")
         func screen() -> String { (try? tool(tmux, ["-S", socket, "capture-pane", "-p", "-t", session]).out) ?? "" }

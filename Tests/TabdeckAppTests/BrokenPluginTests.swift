@@ -133,7 +133,8 @@ import TabdeckCore
         #expect(!r.ok)
         #expect(r.err.contains("tab broken"), "\(r)")
         #expect(r.err.contains("did not answer \"rows\" in time"), "\(r)")
-        #expect(took >= 1.4 && took < 5, "timed out after \(took) s")
+        // The timeout fires, not earlier than asked (an upper bound would only measure the machine's load).
+        #expect(took >= 1.4, "timed out after \(took) s")
         let pids = Procs.started(countFile)
         #expect(pids.count == 1)
         #expect(await eventually { pids.allSatisfy { Procs.state($0) == nil } }, "the hung plugin was killed and reaped")

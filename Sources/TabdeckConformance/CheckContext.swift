@@ -1,0 +1,259 @@
+import Foundation
+import TabdeckProtocol
+import TabdeckSupervisor
+
+/// What a check needs in order to run.
+enum Needs {
+    /// A running plugin process.
+    case process
+    /// A successful handshake (the check may start a process of its own).
+    case handshake
+    /// A running plugin process that passed the handshake.
+    case ready
+    /// A running plugin whose `open` succeeded.
+    case table
+    /// ... and whose `rows` answers.
+    case rows
+}
+
+/// The state shared by the checks of one run: the plugin session, what the plugin told us,
+/// and the results so far.
+final class CheckContext {
+    let options: CheckOptions
+    let session: PluginSession
+    let tracer: ProtocolTracer?
+    private let onResult: ((CheckResult) -> Void)?
+    private(set) var results: [CheckResult] = []
+
+    var identity: InitializeResult?
+    var capabilities = PluginCapabilities()
+    var handshakeOK = false
+    /// Why the plugin could not be started, if it could not.
+    var startFailure: String?
+    var table: TableDescription?
+    /// The row count as last reported (open, rows, invalidate).
+    var total: Int?
+    /// Why `rows` cannot be used (it timed out, or failed for every request).
+    var rowsBroken: String?
+    /// Replies the checker expects the supervisor to drop (to cancelled requests).
+    var expectedDrops = 0
+    /// The whole table in its natural order, if it has at most `wholeTableLimit` rows.
+    var natural: TableRead?
+    /// The invalidate count when `natural` was read.
+    var naturalEpoch = -1
+    private var generation = 0
+    /// Row id → cells, from every page read since the last `invalidate`.
+    private var seenCells: [String: [JSONValue]] = [:]
+    private var seenCellsEpoch = 0
+    /// Keys of the page warnings already reported (each kind once per run).
+    private var reportedWarnings: Set<String> = []
+    private var slowest: Duration?
+    /// The check during which the plugin died.
+    private var goneDuring: String?
+
+    init(options: CheckOptions, tracer: ProtocolTracer?, onResult: ((CheckResult) -> Void)?) {
+        self.options = options
+        self.tracer = tracer
+        self.onResult = onResult
+        session = PluginSession(timeout: options.timeout, handshakeTimeout: options.handshakeTimeout, tracer: tracer)
+    }
+
+    // MARK: Running checks
+
+    /// Why a check with these needs cannot run, or nil.
+    func skipReason(_ needs: Needs) -> String? {
+        if needs == .handshake { return handshakeOK ? nil : "the handshake failed" }
+        if let startFailure { return startFailure }
+        if session.isGone { return goneReason }
+        switch needs {
+        case .process, .handshake: return nil
+        case .ready: return handshakeOK ? nil : "the handshake failed"
+        case .table: return table == nil ? "there is no table (open did not succeed)" : nil
+        case .rows:
+            if table == nil { return "there is no table (open did not succeed)" }
+            return rowsBroken
+        }
+    }
+
+    private var goneReason: String {
+        let during = goneDuring.map { " during \"\($0)\"" } ?? ""
+        if session.violationReason != nil { return "the plugin was stopped for a protocol violation\(during)" }
+        return "the plugin \(session.exitStatus.map(describe) ?? "exited")\(during)"
+    }
+
+    /// Runs one check and records its line. The body returns the line's summary and adds
+    /// failures and warnings to the findings; throwing `CheckAbort` fails (or skips) the check.
+    /// With `retryOnChange`, a check that failed while the plugin sent `invalidate` is run
+    /// again (up to 3 times), and then only warns: its data was changing under it.
+    func check(_ name: String, needs: Needs, retryOnChange: Bool = false, _ body: (inout Findings) throws(CheckAbort) -> String) {
+        if let reason = skipReason(needs) {
+            record(CheckResult(name: name, status: .skipped, summary: "not run: \(reason)"))
+            return
+        }
+        let started = ContinuousClock.now
+        var attempts = 0
+        var findings = Findings()
+        var summary = ""
+        var status = CheckStatus.passed
+        var abortNotes: [String] = []
+        while true {
+            attempts += 1
+            slowest = nil
+            findings = Findings()
+            abortNotes = []
+            let invalidatesBefore = session.invalidateCount
+            do {
+                summary = try body(&findings)
+                status = findings.status
+            } catch {
+                summary = error.reason
+                status = error.skip ? .skipped : .failed
+                abortNotes = error.notes
+            }
+            guard retryOnChange, status == .failed, !session.isGone,
+                  session.invalidated(since: invalidatesBefore, within: .milliseconds(150)) else { break }
+            if attempts < 3 { continue }
+            findings.warnings = findings.failures + findings.warnings
+            findings.failures = []
+            findings.warn("the table changed while it was read (invalidate) in each of 3 attempts: order and id checks are not reliable")
+            status = .warning
+            break
+        }
+        if let slowest, slowest > options.timeout / 2, status != .failed, status != .skipped {
+            findings.warn("an answer took \(Report.formatDuration(slowest)), more than half the request timeout of \(Report.formatDuration(options.timeout))")
+            status = .warning
+        }
+        if goneDuring == nil && session.isGone { goneDuring = name }
+        if attempts > 1 && status != .failed {
+            findings.note("passed on attempt \(attempts): the table changed (invalidate) during the earlier ones")
+        }
+        record(CheckResult(name: name, status: status, summary: summary, notes: abortNotes + findings.lines(),
+                           duration: started.duration(to: .now), slowestAnswer: slowest))
+    }
+
+    func record(_ result: CheckResult) {
+        results.append(result)
+        onResult?(result)
+    }
+
+    // MARK: Requests
+
+    /// Sends a request and waits for its answer: a result or an error response. A timeout,
+    /// an exit or a protocol violation aborts the check.
+    func call(_ method: String, _ params: JSONValue) throws(CheckAbort) -> Result<JSONValue, RPCError> {
+        let id = session.makeID()
+        if let reason = session.post(id: id, method: method, params: params) {
+            throw CheckAbort(reason: "could not send \(method): \(reason)")
+        }
+        return try answer(id, method)
+    }
+
+    /// The answer to a request already posted.
+    func answer(_ id: RequestID, _ method: String) throws(CheckAbort) -> Result<JSONValue, RPCError> {
+        let limit = method == Method.initialize ? options.handshakeTimeout : options.timeout
+        switch session.wait(for: id, limit: limit + .seconds(2)) {
+        case .result(let value, let elapsed):
+            note(elapsed)
+            return .success(value)
+        case .error(let error, let elapsed):
+            note(elapsed)
+            return .failure(error)
+        case .timedOut:
+            let reason = "no answer to \(method) (id \(id)) within \(Report.formatDuration(limit))"
+            if method == Method.rows { rowsBroken = "rows did not answer in time" }
+            throw CheckAbort(reason: reason)
+        case .exited(let exit):
+            throw CheckAbort(reason: "the plugin \(describe(exit)) while \(method) (id \(id)) was pending", notes: stderrNotes())
+        case .violation(let reason):
+            throw CheckAbort(reason: "the plugin wrote a line the host cannot accept (the host kills it)",
+                             notes: [OrderCheck.clip(reason, 200)] + stderrNotes())
+        case .notSent(let reason):
+            throw CheckAbort(reason: "could not send \(method): \(reason)")
+        }
+    }
+
+    private func note(_ elapsed: Duration) {
+        slowest = max(slowest ?? .zero, elapsed)
+    }
+
+    func stderrNotes() -> [String] {
+        let tail = session.lastStderr
+        return tail.isEmpty ? [] : ["stderr (last lines):"] + tail.map { "  " + OrderCheck.clip($0, 160) }
+    }
+
+    func describe(_ exit: PluginExit) -> String {
+        switch exit {
+        case .exited(let code): "exited with status \(code)"
+        case .signalled(let signal): "was killed by signal \(signal)"
+        }
+    }
+
+    // MARK: Rows
+
+    func nextGeneration() -> Int {
+        generation += 1
+        return generation
+    }
+
+    /// Asks for one page and checks it against the request and the table; the checks' findings go to `f`.
+    /// An error response or an invalid page aborts the check.
+    func page(offset: Int, limit: Int, sort: [SortKey] = [], into f: inout Findings) throws(CheckAbort) -> RowsResult {
+        guard let table else { throw CheckAbort(reason: "there is no table", skip: true) }
+        let request = RowsRequest(table: table.table, offset: offset, limit: limit, sort: sort, generation: nextGeneration())
+        let answer = try call(Method.rows, request.json)
+        let value: JSONValue
+        switch answer {
+        case .success(let v): value = v
+        case .failure(let error):
+            throw CheckAbort(reason: "rows (offset \(offset), limit \(limit)\(Self.sortText(sort))) answered error \(error.code): \(error.message)")
+        }
+        var local = Findings()
+        var warnings: [String: String] = [:]
+        let parsed = Validate.rowsResult(value, request: request, table: table, capabilities: capabilities,
+                                         into: &local, warnings: &warnings)
+        for (key, text) in warnings.sorted(by: { $0.key < $1.key }) where reportedWarnings.insert(key).inserted {
+            local.warn(text)
+        }
+        guard let result = parsed else {
+            f.merge(local)
+            throw CheckAbort(reason: "invalid rows answer (offset \(offset), limit \(limit)\(Self.sortText(sort)))",
+                             notes: local.lines())
+        }
+        f.merge(local)
+        if result.totalSent { total = result.total }
+        remember(result.rows, offset: offset, into: &f)
+        return result
+    }
+
+    /// Keeps every row's cells, and fails when the same id comes back with other cells while
+    /// the plugin said nothing changed.
+    private func remember(_ rows: [Row], offset: Int, into f: inout Findings) {
+        let epoch = session.invalidateCount
+        if epoch != seenCellsEpoch {
+            seenCells = [:]
+            seenCellsEpoch = epoch
+        }
+        var reported = 0
+        for (i, row) in rows.enumerated() {
+            if let before = seenCells[row.id], before != row.cells {
+                if reported < 3 {
+                    f.fail("row id \(row.id) (position \(offset + i)) came back with other cells: \(OrderCheck.clip(JSONWriter.string(.array(row.cells)), 80)), before \(OrderCheck.clip(JSONWriter.string(.array(before)), 80))")
+                }
+                reported += 1
+            } else {
+                seenCells[row.id] = row.cells
+            }
+        }
+        if reported > 3 { f.fail("… \(reported - 3) more rows came back with other cells") }
+    }
+
+    static func sortText(_ sort: [SortKey]) -> String {
+        sort.isEmpty ? "" : ", sort " + sort.map { "\($0.column) \($0.direction.rawValue)" }.joined(separator: ", ")
+    }
+
+    /// The sortable columns as sort keys resolved against the table.
+    func sortColumn(_ key: SortKey) -> SortColumn? {
+        guard let table, let index = table.columns.firstIndex(where: { $0.id == key.column }) else { return nil }
+        return SortColumn(id: key.column, index: index, type: table.columns[index].type, descending: key.direction == .descending)
+    }
+}

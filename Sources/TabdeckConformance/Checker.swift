@@ -1,0 +1,89 @@
+import Foundation
+import TabdeckProtocol
+
+/// What to check and how patiently.
+public struct CheckOptions: Sendable {
+    /// The plugin's argv (a bare program name is looked up on `PATH`).
+    public var command: [String]
+    /// The `args` of `open` (the tab's `args` in config.json).
+    public var args: JSONValue
+    /// How long each request may take (the host's request timeout is 10 s).
+    public var timeout: Duration
+    /// How long `initialize` may take (5 s, as in the host).
+    public var handshakeTimeout: Duration
+    /// Variables added to the plugin's environment (besides `TABDECK_PROTOCOL=1`).
+    public var environment: [String: String]
+    /// The plugin's working directory; empty: the current one.
+    public var workingDirectory: String
+    /// A file to write the protocol trace of the run to.
+    public var tracePath: String?
+    /// Tables with at most this many rows are read whole for the order checks; bigger ones
+    /// are checked on sample pages.
+    public var wholeTableLimit: Int
+    /// The host version sent in `initialize`.
+    public var hostVersion: String
+
+    public init(command: [String], args: JSONValue = [:], timeout: Duration = .seconds(10),
+                handshakeTimeout: Duration = .seconds(5),
+                environment: [String: String] = [:], workingDirectory: String = "", tracePath: String? = nil,
+                wholeTableLimit: Int = 5000, hostVersion: String = "0.1.0") {
+        self.command = command; self.args = args; self.timeout = timeout; self.handshakeTimeout = handshakeTimeout
+        self.environment = environment
+        self.workingDirectory = workingDirectory; self.tracePath = tracePath
+        self.wholeTableLimit = wholeTableLimit; self.hostVersion = hostVersion
+    }
+}
+
+/// Runs a plugin through the protocol, the way the host would and a little harder, and
+/// reports how it went (`tabdeck plugin check`). The checks, in order:
+///
+/// 1. `handshake`: `initialize` answered in time, protocol version 1, capabilities parsed
+///    (unknown ones ignored).
+/// 2. `open`: a valid table description (columns, types, enum values, widths, total).
+/// 3. `paging: …`: the first page; the whole table (ids unique, count = total, pages join up);
+///    a middle page and the end (short last page, empty past the end); generation and offset
+///    echoed in every page; the same id always with the same cells.
+/// 4. `sort: …`: each sortable column in both directions (whole table up to 5,000 rows, else
+///    sample pages), in the right order (see ``OrderCheck``) with the same ids; multi-key sorts
+///    with `multiSort`; non-sortable columns refused.
+/// 5. `cancel`: `$/cancel` of an in-flight request is tolerated and the next one answered.
+/// 6. `errors: …`: unknown method (-32601), invalid `rows` params, unknown table, unknown
+///    sort column.
+/// 7. `shutdown`: answered, then exit with status 0 within 2 s of stdin closing.
+/// 8. `messages`: the notifications were valid, no replies to ids that were not pending.
+/// 9. `errors: malformed line` and `exit at end of input`, on a second process: a line that is
+///    not JSON is answered with -32700 or ignored, the plugin keeps answering, and it exits
+///    when its stdin closes.
+///
+/// A check that cannot run (the plugin died, `open` failed, ...) is reported as skipped.
+public struct PluginChecker: Sendable {
+    public var options: CheckOptions
+
+    public init(options: CheckOptions) { self.options = options }
+
+    /// Runs every check; `onResult` sees each result as soon as it is known (for live output).
+    public func run(onResult: ((CheckResult) -> Void)? = nil) throws(TraceError) -> Report {
+        let tracer = try options.tracePath.map { (path) throws(TraceError) in try ProtocolTracer(allTabsPath: path) }
+        let ctx = CheckContext(options: options, tracer: tracer, onResult: onResult)
+        defer { ctx.session.kill() }
+        HandshakeCheck.run(ctx)
+        OpenCheck.run(ctx)
+        PagingChecks.run(ctx)
+        SortChecks.run(ctx)
+        CancelCheck.run(ctx)
+        ErrorChecks.run(ctx)
+        ShutdownCheck.run(ctx)
+        MessagesCheck.run(ctx)
+        RawChecks.run(ctx)
+        var report = Report(command: options.command, results: ctx.results)
+        if let id = ctx.identity {
+            let c = id.capabilities
+            let names: [(String, Bool)] = [("sort", c.sort), ("multiSort", c.multiSort), ("filter", c.filter),
+                                           ("sections", c.sections), ("children", c.children), ("actions", c.actions),
+                                           ("live", c.live)]
+            report.plugin = PluginIdentity(name: id.name, version: id.version, protocolVersion: id.protocolVersion,
+                                           capabilities: names.filter(\.1).map(\.0) + (c.paging ? [] : ["paging:false"]))
+        }
+        return report
+    }
+}

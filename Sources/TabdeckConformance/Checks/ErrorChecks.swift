@@ -1,0 +1,67 @@
+import TabdeckProtocol
+
+/// `errors: …`: requests the plugin cannot serve get error responses, and the plugin keeps
+/// running: an unknown method (-32601, a MUST), invalid `rows` params (-32602 or another
+/// error), an unknown table (an error; -32001 is expected), an unknown sort column.
+enum ErrorChecks {
+    static func run(_ ctx: CheckContext) {
+        ctx.check("errors: unknown method", needs: .ready) { (f) throws(CheckAbort) in
+            switch try ctx.call("conformance/noSuchMethod", ["probe": true]) {
+            case .failure(let error) where error.code == RPCError.methodNotFound:
+                return "error -32601 (\(OrderCheck.clip(error.message, 50)))"
+            case .failure(let error):
+                f.fail("answered error \(error.code), expected -32601 (method not found)")
+                return "error \(error.code)"
+            case .success(let value):
+                f.fail("answered a result (\(OrderCheck.clip(JSONWriter.string(value), 50))), expected error -32601")
+                return "a result"
+            }
+        }
+        guard let table = ctx.table else {
+            for name in ["errors: invalid params", "errors: unknown table"] {
+                ctx.check(name, needs: .rows) { _ in "" }
+            }
+            return
+        }
+        ctx.check("errors: invalid params", needs: .rows) { (f) throws(CheckAbort) in
+            let params: JSONValue = ["table": .string(table.table), "offset": "zero", "limit": -5, "sort": [],
+                                     "filter": nil, "generation": .int(Int64(ctx.nextGeneration()))]
+            return expectError(try ctx.call(Method.rows, params), usual: RPCError.invalidParams,
+                               what: "rows with offset \"zero\" and limit -5", resultIsFailure: true, into: &f)
+        }
+        ctx.check("errors: unknown table", needs: .rows) { (f) throws(CheckAbort) in
+            let request = RowsRequest(table: "conformance-no-such-table", offset: 0, limit: 10, generation: ctx.nextGeneration())
+            return expectError(try ctx.call(Method.rows, request.json), usual: RPCError.unknownTable,
+                               what: "rows of a table that was never opened", resultIsFailure: true, into: &f)
+        }
+        if ctx.capabilities.sort {
+            ctx.check("errors: unknown sort column", needs: .rows) { (f) throws(CheckAbort) in
+                let request = RowsRequest(table: table.table, offset: 0, limit: 10,
+                                          sort: [SortKey("conformance-no-such-column")], generation: ctx.nextGeneration())
+                return expectError(try ctx.call(Method.rows, request.json), usual: RPCError.invalidParams,
+                                   what: "rows sorted by a column that does not exist", resultIsFailure: false, into: &f)
+            }
+        }
+    }
+
+    /// An error is what we want; another code than the usual one is a warning only when the
+    /// protocol names the code; a result fails (or warns).
+    static func expectError(_ answer: Result<JSONValue, RPCError>, usual: Int, what: String,
+                            resultIsFailure: Bool, into f: inout Findings) -> String {
+        switch answer {
+        case .failure(let error) where error.code == usual:
+            return "error \(error.code) (\(OrderCheck.clip(error.message, 50)))"
+        case .failure(let error):
+            if usual == RPCError.unknownTable {
+                f.warn("\(what): error \(error.code), expected -32001 (unknown table)")
+            } else {
+                f.note("\(what): error \(error.code) (\(usual) is the usual)")
+            }
+            return "error \(error.code) (\(OrderCheck.clip(error.message, 50)))"
+        case .success:
+            let text = "\(what) was answered with a result, expected an error (\(usual))"
+            if resultIsFailure { f.fail(text) } else { f.warn(text) }
+            return "a result"
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import TabdeckProtocol
+import TabdeckSupervisor
+
+/// `handshake`: the process starts, answers `initialize` within the handshake timeout with
+/// protocol version 1 and well-formed capabilities (unknown ones are ignored).
+enum HandshakeCheck {
+    static func run(_ ctx: CheckContext) {
+        ctx.check("handshake", needs: .process) { (f) throws(CheckAbort) in
+            let o = ctx.options
+            do throws(SupervisorError) {
+                try ctx.session.start(command: o.command, environment: o.environment, workingDirectory: o.workingDirectory)
+            } catch {
+                ctx.startFailure = "the plugin did not start"
+                throw CheckAbort(reason: "cannot start the plugin: \(error.description)")
+            }
+            let params = InitializeParams(hostVersion: o.hostVersion).json
+            let value: JSONValue
+            switch try ctx.call(Method.initialize, params) {
+            case .success(let v): value = v
+            case .failure(let error):
+                throw CheckAbort(reason: "initialize answered error \(error.code): \(error.message)")
+            }
+            let parsed = Validate.initializeResult(value, into: &f)
+            ctx.identity = parsed ?? (try? InitializeResult(value))
+            if let parsed {
+                ctx.capabilities = parsed.capabilities
+                ctx.handshakeOK = true
+            }
+            guard let id = ctx.identity else { return "the initialize result is not usable" }
+            return "\(id.name) \(id.version), protocol \(id.protocolVersion)"
+        }
+    }
+}

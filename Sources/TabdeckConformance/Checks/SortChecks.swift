@@ -1,0 +1,114 @@
+import TabdeckProtocol
+
+/// `sort: …`: every sortable column in both directions, multi-key sorts, and non-sortable
+/// columns refused. Only for plugins that declare `sort` (others receive `sort: []` only).
+enum SortChecks {
+    static func run(_ ctx: CheckContext) {
+        guard ctx.skipReason(.rows) == nil else {
+            ctx.check("sort", needs: .rows) { _ in "" }
+            return
+        }
+        guard ctx.capabilities.sort, let table = ctx.table else {
+            ctx.record(CheckResult(name: "sort", status: .skipped,
+                                   summary: "not run: the plugin does not declare sort (it receives sort: [] only)"))
+            return
+        }
+        let sortable = table.columns.filter(\.sortable)
+        for column in sortable {
+            for direction in [SortDirection.ascending, .descending] {
+                sorted(ctx, [SortKey(column.id, direction)])
+            }
+        }
+        if ctx.capabilities.multiSort {
+            if let (first, second) = multiKeyColumns(ctx, sortable) {
+                sorted(ctx, [SortKey(first, .ascending), SortKey(second, .descending)])
+                sorted(ctx, [SortKey(first, .descending), SortKey(second, .ascending)])
+            } else {
+                ctx.record(CheckResult(name: "sort: multi-key", status: .skipped, summary: "not run: fewer than 2 sortable columns"))
+            }
+        } else {
+            ctx.record(CheckResult(name: "sort: multi-key", status: .skipped, summary: "not run: the plugin does not declare multiSort"))
+        }
+        let fixed = table.columns.filter { !$0.sortable }
+        if !fixed.isEmpty { refusesUnsortable(ctx, fixed) }
+    }
+
+    /// `sort: age desc` (or `sort: state asc, age desc`): the rows come in that order, and they
+    /// are the same rows (ids and cells) as in the natural order.
+    static func sorted(_ ctx: CheckContext, _ sort: [SortKey]) {
+        let name = "sort: " + sort.map { "\($0.column) \($0.direction.rawValue)" }.joined(separator: ", ")
+        ctx.check(name, needs: .rows, retryOnChange: true) { (f) throws(CheckAbort) in
+            var scratch = Findings()
+            let natural = try ctx.naturalOrder(into: &scratch)
+            f.failures += scratch.failures.map { "in the natural order: " + $0 }
+            let read = try ctx.read(sort: sort, into: &f)
+            let keys = sort.compactMap { ctx.sortColumn($0) }
+            let verdict = OrderCheck.verify(read.rows, positions: read.positions, keys: keys)
+            var summary: String
+            switch verdict {
+            case .ordered:
+                summary = "in order"
+            case .orderedBy(let rule, let reference):
+                f.warn("not in the reference order (\(reference.description)), but in an accepted one: \(rule)")
+                summary = "in order (\(rule))"
+            case .unordered(let violation, let count):
+                f.fail(violation.description + (count > 1 ? " (\(count) neighbouring pairs out of order)" : ""))
+                summary = "not in order"
+            }
+            if read.complete && natural.complete {
+                compareIDs(read, natural, into: &f)
+                summary += "; \(PagingChecks.rows(read.rows.count)), the same ids as unsorted"
+            } else {
+                summary += "; \(PagingChecks.rows(read.rows.count)) in \(read.requests) requests (sample pages)"
+            }
+            return summary
+        }
+    }
+
+    /// The sorted read holds exactly the rows of the natural read.
+    static func compareIDs(_ read: TableRead, _ natural: TableRead, into f: inout Findings) {
+        if read.rows.count != natural.rows.count {
+            f.fail("\(read.rows.count) rows sorted but \(natural.rows.count) unsorted")
+        }
+        let sorted = Set(read.ids), unsorted = Set(natural.ids)
+        let missing = unsorted.subtracting(sorted), extra = sorted.subtracting(unsorted)
+        if !missing.isEmpty { f.fail("ids missing when sorted: \(PagingChecks.preview(missing.sorted()))") }
+        if !extra.isEmpty { f.fail("ids that only appear when sorted: \(PagingChecks.preview(extra.sorted()))") }
+    }
+
+    /// For the multi-key checks: first the sortable column with the fewest distinct values
+    /// (at least 2: it has ties for the second key to break), then the one with the most.
+    static func multiKeyColumns(_ ctx: CheckContext, _ sortable: [ColumnSpec]) -> (String, String)? {
+        guard sortable.count >= 2, let table = ctx.table else { return nil }
+        let rows = ctx.natural?.rows ?? []
+        func distinct(_ column: ColumnSpec) -> Int {
+            guard let index = table.columns.firstIndex(of: column) else { return 0 }
+            return Set(rows.map { index < $0.cells.count ? $0.cells[index] : .null }).count
+        }
+        let counts = sortable.map { ($0.id, distinct($0)) }
+        let first = counts.filter { $0.1 >= 2 }.min { $0.1 < $1.1 }?.0 ?? sortable[0].id
+        let second = counts.filter { $0.0 != first }.max { $0.1 < $1.1 }!.0
+        return (first, second)
+    }
+
+    /// `sort: refuses columns that are not sortable`: a sort on such a column gets an error
+    /// (-32002 is the usual); rows are a warning (the host never asks for them).
+    static func refusesUnsortable(_ ctx: CheckContext, _ columns: [ColumnSpec]) {
+        ctx.check("sort: non-sortable columns", needs: .rows) { (f) throws(CheckAbort) in
+            var answers: [String] = []
+            for column in columns {
+                let request = RowsRequest(table: ctx.table!.table, offset: 0, limit: 10, sort: [SortKey(column.id)],
+                                          generation: ctx.nextGeneration())
+                switch try ctx.call(Method.rows, request.json) {
+                case .failure(let error):
+                    answers.append("\(column.id) refused (error \(error.code))")
+                    if error.code != RPCError.notSupported { f.note("\(column.id): error \(error.code) (-32002 is the usual)") }
+                case .success:
+                    f.warn("\(column.id) is declared not sortable, yet a sort by it was answered with rows (-32002 is expected)")
+                    answers.append("\(column.id) answered with rows")
+                }
+            }
+            return answers.joined(separator: ", ")
+        }
+    }
+}

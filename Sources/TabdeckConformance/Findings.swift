@@ -1,0 +1,38 @@
+/// What one check found: failures (the plugin does not conform), warnings (it works with
+/// the host, but something should change), and notes (facts worth showing).
+struct Findings: Sendable {
+    var failures: [String] = []
+    var warnings: [String] = []
+    var notes: [String] = []
+
+    mutating func fail(_ text: String) { failures.append(text) }
+    mutating func warn(_ text: String) { warnings.append(text) }
+    mutating func note(_ text: String) { notes.append(text) }
+
+    mutating func merge(_ other: Findings) {
+        failures += other.failures
+        warnings += other.warnings
+        notes += other.notes
+    }
+
+    var status: CheckStatus { failures.isEmpty ? (warnings.isEmpty ? .passed : .warning) : .failed }
+
+    /// Failures and warnings, then notes, each at most `limit` times per kind (with a count of the rest).
+    func lines(limit: Int = 8) -> [String] {
+        func capped(_ items: [String], _ prefix: String) -> [String] {
+            var out = items.prefix(limit).map { prefix + $0 }
+            if items.count > limit { out.append("\(prefix)… and \(items.count - limit) more") }
+            return out
+        }
+        return capped(failures, "✗ ") + capped(warnings, "! ") + capped(notes, "")
+    }
+}
+
+/// Ends a check early: the plugin's answer makes the rest of it meaningless.
+struct CheckAbort: Error, Sendable {
+    var reason: String
+    /// Skip instead of fail (the check cannot run, through no new fault of the plugin).
+    var skip = false
+    /// Notes to show under the line (stderr of a crashed plugin, ...).
+    var notes: [String] = []
+}

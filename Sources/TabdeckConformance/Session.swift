@@ -1,0 +1,221 @@
+import Foundation
+import TabdeckProtocol
+import TabdeckSupervisor
+
+/// How a request ended, as the checker sees it.
+enum Answer: Sendable {
+    case result(JSONValue, Duration)
+    case error(RPCError, Duration)
+    /// The supervisor's timer fired (the host would fail the request).
+    case timedOut(Duration)
+    /// The process ended while the request was pending.
+    case exited(PluginExit)
+    /// The plugin wrote a line the host cannot accept; the supervisor killed it.
+    case violation(String)
+    /// The message could not even be sent (stdin closed, not running).
+    case notSent(String)
+}
+
+/// One plugin process run through `PluginSupervisor`, the way the host runs it: the
+/// checker sends messages and waits for answers; every event is kept for later checks
+/// (notifications, stderr, exit).
+final class PluginSession: @unchecked Sendable {
+    static let tab = "check"
+
+    let supervisor: PluginSupervisor
+    let tracer: ProtocolTracer?
+    private let condition = NSCondition()
+    // Guarded by `condition`:
+    private var replies: [RequestID: (Message, ContinuousClock.Instant)] = [:]
+    private var timedOut: Set<RequestID> = []
+    private var sentAt: [RequestID: ContinuousClock.Instant] = [:]
+    private var exit: PluginExit?
+    private var exitedAt: ContinuousClock.Instant?
+    private var violation: String?
+    private var notifications: [(method: String, params: JSONValue)] = []
+    private var pluginRequests: [String] = []
+    private var nullIDErrors: [RPCError] = []
+    private var invalidates = 0
+    private var stderrTail: [String] = []
+    private var nextID: Int64 = 1
+
+    init(timeout: Duration, handshakeTimeout: Duration, tracer: ProtocolTracer?) {
+        self.tracer = tracer
+        let box = WeakBox()
+        supervisor = PluginSupervisor(
+            requestTimeout: timeout, hardTimeout: max(.seconds(120), timeout),
+            handshakeTimeout: handshakeTimeout,
+            onEvent: { event in box.session?.handle(event) })
+        box.session = self
+    }
+
+    func start(command: [String], environment: [String: String], workingDirectory: String) throws(SupervisorError) {
+        var env = environment
+        env["TABDECK_PROTOCOL"] = env["TABDECK_PROTOCOL"] ?? String(ProtocolVersion.current)
+        try supervisor.start(PluginSpec(tab: Self.tab, command: command, environment: env, workingDirectory: workingDirectory))
+    }
+
+    // MARK: Events
+
+    private func handle(_ event: SupervisorEvent) {
+        tracer?.record(event)
+        condition.lock()
+        defer { condition.broadcast(); condition.unlock() }
+        switch event {
+        case .message(_, let message):
+            switch message {
+            case .response(let id, _), .failure(let id?, _):
+                replies[id] = (message, ContinuousClock.now)
+            case .failure(nil, let error):
+                nullIDErrors.append(error)
+            case .notification(let method, let params):
+                notifications.append((method, params))
+                if method == Method.invalidate { invalidates += 1 }
+            case .request(_, let method, _):
+                pluginRequests.append(method)
+            }
+        case .protocolViolation(_, let reason):
+            violation = reason
+        case .timedOut(_, let id, _):
+            timedOut.insert(id)
+        case .stderrLine(_, let line):
+            stderrTail.append(line)
+            if stderrTail.count > 5 { stderrTail.removeFirst() }
+        case .exited(_, let how, _):
+            exit = how
+            exitedAt = ContinuousClock.now
+        }
+    }
+
+    /// The process has ended (or was killed for a violation).
+    var isGone: Bool { condition.withLock { exit != nil || violation != nil } }
+
+    var lastStderr: [String] { condition.withLock { stderrTail } }
+
+    /// How the process ended, once it has.
+    var exitStatus: PluginExit? { condition.withLock { exit } }
+
+    /// When the process ended, once it has.
+    var exitTime: ContinuousClock.Instant? { condition.withLock { exitedAt } }
+
+    /// The protocol violation the supervisor killed the plugin for, if any.
+    var violationReason: String? { condition.withLock { violation } }
+
+    var invalidateCount: Int { condition.withLock { invalidates } }
+
+    var droppedReplies: Int { supervisor.droppedReplies(Self.tab) }
+
+    /// Everything the plugin sent that the checker judges at the end.
+    var received: (notifications: [(method: String, params: JSONValue)], requests: [String], nullIDErrors: [RPCError]) {
+        condition.withLock { (notifications, pluginRequests, nullIDErrors) }
+    }
+
+    // MARK: Sending
+
+    /// A fresh request id.
+    func makeID() -> RequestID {
+        condition.withLock {
+            defer { nextID += 1 }
+            return .int(nextID)
+        }
+    }
+
+    /// Sends a request without waiting; nil, or why it could not be sent.
+    func post(id: RequestID, method: String, params: JSONValue) -> String? {
+        let message = Message.request(id: id, method: method, params: params)
+        condition.withLock { sentAt[id] = ContinuousClock.now }
+        return send(message)
+    }
+
+    /// Sends a notification (or any message); nil, or why it could not be sent.
+    func send(_ message: Message) -> String? {
+        tracer?.sent(message, tab: Self.tab)
+        do {
+            try supervisor.send(message, to: Self.tab)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    /// Waits for the answer to a posted request. `limit` is a safety net on top of the
+    /// supervisor's own timer.
+    func wait(for id: RequestID, limit: Duration) -> Answer {
+        let deadline = Date().addingTimeInterval(limit.seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let (message, at) = replies.removeValue(forKey: id) {
+                let elapsed = sentAt[id].map { $0.duration(to: at) } ?? .zero
+                switch message {
+                case .failure(_, let error): return .error(error, elapsed)
+                case .response(_, let result): return .result(result, elapsed)
+                default: return .result(.null, elapsed)
+                }
+            }
+            if let violation { return .violation(violation) }
+            if let exit { return .exited(exit) }
+            if timedOut.contains(id) {
+                return .timedOut(sentAt[id].map { $0.duration(to: .now) } ?? limit)
+            }
+            if !condition.wait(until: deadline) {
+                return .timedOut(sentAt[id].map { $0.duration(to: .now) } ?? limit)
+            }
+        }
+    }
+
+    /// Sends a request and waits for its answer.
+    func request(_ method: String, _ params: JSONValue, limit: Duration) -> Answer {
+        let id = makeID()
+        if let reason = post(id: id, method: method, params: params) { return .notSent(reason) }
+        return wait(for: id, limit: limit)
+    }
+
+    /// Waits until the process has exited; false on timeout.
+    func waitForExit(limit: Duration) -> Bool {
+        let deadline = Date().addingTimeInterval(limit.seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while exit == nil {
+            if !condition.wait(until: deadline) { return exit != nil }
+        }
+        return true
+    }
+
+    /// Waits up to `limit` for more invalidate notifications than `count`; true if one came.
+    func invalidated(since count: Int, within limit: Duration) -> Bool {
+        let deadline = Date().addingTimeInterval(limit.seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while invalidates == count {
+            if !condition.wait(until: deadline) { return invalidates != count }
+        }
+        return true
+    }
+
+    /// Stops the plugin (shutdown, close stdin, SIGTERM, SIGKILL) and waits until it is reaped.
+    func stop(grace: Duration = .seconds(2)) {
+        supervisor.stop(Self.tab, grace: grace)
+        _ = waitForExit(limit: grace * 2 + .seconds(2))
+    }
+
+    /// Kills the plugin if it still runs and waits for it.
+    func kill() {
+        guard supervisor.isRunning(Self.tab) else { return }
+        supervisor.kill(Self.tab)
+        _ = waitForExit(limit: .seconds(3))
+    }
+
+    private final class WeakBox: @unchecked Sendable {
+        weak var session: PluginSession?
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a Double.
+    var seconds: Double {
+        let c = components
+        return Double(c.seconds) + Double(c.attoseconds) / 1e18
+    }
+}
+

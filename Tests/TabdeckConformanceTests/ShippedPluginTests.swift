@@ -1,0 +1,50 @@
+import Testing
+import TabdeckProtocol
+@testable import TabdeckConformance
+
+/// Every plugin we ship passes the conformance checker (warnings allowed).
+@Suite struct ShippedPluginTests {
+    func expectConforms(_ report: Report, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(report.conforms, "\(report.text)", sourceLocation: sourceLocation)
+        #expect(report.failed == 0, sourceLocation: sourceLocation)
+        #expect(report.result("shutdown")?.status == .passed, sourceLocation: sourceLocation)
+        #expect(report.result("errors: malformed line")?.status == .passed, sourceLocation: sourceLocation)
+    }
+
+    @Test(.enabled(if: csvIsBuilt, "needs .build/debug/tabdeck-csv (swift build)"))
+    func csvPlugin() throws {
+        let report = try check([csvBinary], args: ["path": .string(inRepo("Plugins/csv/sample/people.csv"))])
+        expectConforms(report)
+        #expect(report.skipped == 0, "\(report.text)")
+        #expect(report.result("sort: name desc")?.status == .passed, "CSV sorts text by Unicode scalars")
+    }
+
+    @Test func processesPlugin() throws {
+        let report = try check(["python3", "Plugins/processes/processes.py"])
+        expectConforms(report)
+        #expect(report.plugin?.capabilities.contains("live") == true)
+    }
+
+    @Test func pythonSDKExample() throws {
+        let report = try check(["python3", "Plugins/sdk/python/example_plugin.py"])
+        expectConforms(report)
+        // The SDK sorts text case-insensitively: accepted, with a warning.
+        #expect(report.result("sort: name asc")?.status == .warning, "\(report.text)")
+        #expect(report.result("sort: non-sortable columns")?.status == .passed)
+    }
+
+    @Test func helloPython() throws {
+        let report = try check(["python3", "docs/examples/hello.py"])
+        expectConforms(report)
+        #expect(report.warnings == 0, "\(report.text)")
+        // 10,000 rows: more than the whole-table limit, so the sorts are checked on samples.
+        #expect(report.result("sort: price desc")?.summary.contains("sample pages") == true)
+    }
+
+    @Test func helloBash() throws {
+        let report = try check(["bash", "docs/examples/hello.sh"])
+        expectConforms(report)
+        #expect(report.warnings == 0, "\(report.text)")
+        #expect(report.result("sort")?.status == .skipped, "hello.sh does not declare sort")
+    }
+}
