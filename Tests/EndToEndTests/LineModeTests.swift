@@ -6,7 +6,7 @@ import Testing
 struct LineModeTests {
     let dir = TempDir()
 
-    /// What `tabs`, `sort`, `columns`, `selection` and `show 3` say, from JSON output lines.
+    /// What `tabs`, `sort`, `columns`, `selection` and `show` say, from JSON output lines.
     struct Snapshot: CustomStringConvertible {
         var tabs: [TabEntry]
         var sort: String
@@ -16,7 +16,7 @@ struct LineModeTests {
         var offset: Int?
         var description: String { "tabs \(tabs)\nsort \(sort)\ncolumns \(columns)\nselection \(selection)\nshow \(show)" }
     }
-    static let snapshotCommands = ["tabs", "sort", "columns", "selection", "show 3"]
+    static let snapshotCommands = ["tabs", "sort", "columns", "selection", "show"]  // `show` does not move the view
 
     /// Reads the snapshot from the last five JSON lines of a run.
     func snapshot(_ run: Finished) -> Snapshot? {

@@ -249,6 +249,7 @@ extension CSVPluginTests {
 
         let back = await h.run("back")
         #expect(back.ok && back.out == "SDK demo", "\(back)")
+        #expect((await h.run("goto 1")).ok)
         #expect((await h.run("show 1")).out.contains("ada 0000"))
         let top2 = await h.run("back")
         #expect(!top2.ok && top2.err.contains("already at the top"), "\(top2)")

@@ -24,7 +24,7 @@ final class EventLog: @unchecked Sendable {
     /// holds for the events so far; false on timeout. Events carry their own arrival times,
     /// so polling does not blur the timings tests measure.
     @discardableResult
-    func wait(timeout: Duration = .seconds(5), until predicate: ([SupervisorEvent]) -> Bool) async -> Bool {
+    func wait(timeout: Duration = .seconds(30), until predicate: ([SupervisorEvent]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !predicate(events) {
             if ContinuousClock.now >= deadline { return false }
@@ -34,7 +34,7 @@ final class EventLog: @unchecked Sendable {
     }
 
     /// Waits for the `.exited` of `tab` and returns it with when it came.
-    func exited(_ tab: String, timeout: Duration = .seconds(5)) async -> (exit: PluginExit, pending: [RequestID], at: ContinuousClock.Instant)? {
+    func exited(_ tab: String, timeout: Duration = .seconds(30)) async -> (exit: PluginExit, pending: [RequestID], at: ContinuousClock.Instant)? {
         await wait(timeout: timeout) { $0.contains { $0.isExited(tab) } }
         for (at, event) in timedEvents {
             if case .exited(tab, let exit, let pending) = event { return (exit, pending, at) }
@@ -100,7 +100,7 @@ func startReady(_ supervisor: PluginSupervisor, _ log: EventLog, _ spec: PluginS
     try supervisor.start(spec)
     let id = RequestID.string("ready")
     try supervisor.send(.request(id: id, method: "echo", params: .null), to: spec.tab)
-    let ready = await log.wait(timeout: .seconds(10)) { $0.contains { $0.replyID == id } }
+    let ready = await log.wait(timeout: .seconds(60)) { $0.contains { $0.replyID == id } }
     try #require(ready, "the fixture plugin did not start")
 }
 
