@@ -108,9 +108,9 @@ public final class DatabaseFile: @unchecked Sendable {
         counter.wait(.init(table: table, filter: filter, epoch: epoch.current), timeout: timeout)
     }
 
-    /// Called on the counting thread after each count: table, filter, count, and true when
-    /// no other count is queued.
-    public func observeCounts(_ f: @escaping @Sendable (String, String?, Int, Bool) -> Void) {
+    /// Called on the counting thread after each count: table, filter, count (nil when
+    /// counting failed or was given up), and true when no other count is queued.
+    public func observeCounts(_ f: @escaping @Sendable (String, String?, Int?, Bool) -> Void) {
         counter.observe { key, n, idle in f(key.table, key.filter, n, idle) }
     }
 

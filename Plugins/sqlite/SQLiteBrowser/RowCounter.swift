@@ -28,12 +28,13 @@ final class RowCounter: @unchecked Sendable {
     private var running: Key?
     private var thread: Thread?
     private var stopped = false
-    private var onCounted: (@Sendable (Key, Int, Bool) -> Void)?
+    private var onCounted: (@Sendable (Key, Int?, Bool) -> Void)?
 
     init(pool: ConnectionPool) { self.pool = pool }
 
-    /// Called on the counting thread after each count, with true when no other count is queued.
-    func observe(_ f: @escaping @Sendable (Key, Int, Bool) -> Void) {
+    /// Called on the counting thread after each count (nil when it failed), with true when no
+    /// other count is queued.
+    func observe(_ f: @escaping @Sendable (Key, Int?, Bool) -> Void) {
         condition.lock(); onCounted = f; condition.unlock()
     }
 
@@ -123,7 +124,7 @@ final class RowCounter: @unchecked Sendable {
             let idle = pending.isEmpty
             condition.broadcast()
             condition.unlock()
-            if let result { observer?(job.key, result, idle) }
+            observer?(job.key, result, idle)
         }
     }
 }

@@ -64,10 +64,10 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
             return TableDescription(table: "root", title: "\(title) › \(only)", columns: table.columnSpecs, total: total)
         }
         let catalog = file.catalog
+        install(file, root: .catalog)  // before counting: count notifications look for the catalog
         for kind in [false, true] {  // tables first: views can be slow to count
             for e in catalog where (e.kind == .view) == kind { file.requestCount(table: e.name) }
         }
-        install(file, root: .catalog)
         PluginLog.info("opened \(path): \(catalog.count) tables and views")
         return TableDescription(table: "root", title: title, columns: CatalogTable.columns, total: catalog.count)
     }
@@ -139,18 +139,16 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
 
     /// After a background count: update the catalog (batched: at most 4 invalidations a
     /// second, and one when the counter is idle) and give open tables of that name their total.
-    private func counted(_ name: String, _ filter: String?, _ count: Int, _ idle: Bool) {
+    private func counted(_ name: String, _ filter: String?, _ count: Int?, _ idle: Bool) {
         lock.lock()
         let notifier = self.notifier
         var catalogRows: [String] = []
         let rootIsCatalog: Bool = if case .catalog? = tables["root"] { true } else { false }
-        if filter == nil && rootIsCatalog {
-            countedNames.insert(name)
-            if idle || Date().timeIntervalSince(lastCatalogFlush) >= 0.25 {
-                catalogRows = countedNames.sorted()
-                countedNames = []
-                lastCatalogFlush = Date()
-            }
+        if filter == nil && count != nil && rootIsCatalog { countedNames.insert(name) }
+        if !countedNames.isEmpty && (idle || Date().timeIntervalSince(lastCatalogFlush) >= 0.25) {
+            catalogRows = countedNames.sorted()
+            countedNames = []
+            lastCatalogFlush = Date()
         }
         var handles: [String] = []
         for (handle, opened) in tables {
@@ -158,7 +156,7 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
         }
         lock.unlock()
         if !catalogRows.isEmpty { notifier?.invalidate(table: "root", rows: catalogRows) }
-        for handle in handles.sorted() { notifier?.invalidate(table: handle, total: count) }
+        if let count { for handle in handles.sorted() { notifier?.invalidate(table: handle, total: count) } }
     }
 
     /// Another process changed the database: every open table may show stale rows.
