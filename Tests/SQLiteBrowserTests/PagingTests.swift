@@ -74,6 +74,17 @@ func deepDatabase() throws -> TempDatabase {
         #expect(try table.page(offset: 20_000, limit: 10).rows.isEmpty)
     }
 
+    @Test func longPagesAreCutOnlyWithTheCount() throws {
+        let db = try deepDatabase()
+        let file = try DatabaseFile(path: db.path)
+        defer { file.close() }
+        let table = try file.table(named: "deep")
+        let page = try table.page(offset: 5_000, limit: 50_000, sort: [asc("s")])
+        #expect(page.rows.count == BrowsedTable.maxPageRows)
+        #expect(page.total == 20_000)  // counted first: a short page alone would mean "the end"
+        #expect(page.rows == (try table.page(offset: 5_000, limit: BrowsedTable.maxPageRows, sort: [asc("s")], mode: .offsetOnly)).rows)
+    }
+
     @Test func keysetConditionShapes() {
         func t(_ e: String, _ i: Int, desc: Bool = false, notNull: Bool = false) -> OrderTerm {
             OrderTerm(expression: e, valueIndex: i, descending: desc, notNull: notNull)

@@ -63,7 +63,8 @@ public final class BrowsedTable: @unchecked Sendable {
     /// A page's rows and cells are cut short past this many bytes (when the total is known,
     /// so that the host asks again for the rest), to keep replies under the 4 MiB line limit.
     static let pageBudget = 3 << 20
-    /// The most rows one page returns.
+    /// The most rows one page returns. A longer page is only served short when the row count
+    /// is known (a short page with an unknown count would mean "end of table").
     public static let maxPageRows = 10_000
 
     init(file: DatabaseFile, entry: CatalogEntry, columns: [ColumnInfo], identity: RowIdentity) {
@@ -113,7 +114,8 @@ public final class BrowsedTable: @unchecked Sendable {
                      watch: QueryGuard? = nil, mode: PagingMode = .automatic) throws -> Page {
         let filter = filter.flatMap { $0.isEmpty ? nil : $0 }
         let terms = try orderTerms(sort)
-        let limit = min(max(limit, 0), Self.maxPageRows)
+        let asked = max(limit, 0)
+        let limit = min(asked, Self.maxPageRows)
         return try file.pages.read(watch) { db in
             // The epoch is read after the connection looked for changes by other processes.
             let epoch = file.epoch.current
@@ -122,6 +124,14 @@ public final class BrowsedTable: @unchecked Sendable {
             var total = file.counter.cached(countKey)
             if limit == 0 || total.map({ offset >= $0 }) == true {
                 return Page(rows: [], total: total, plan: .offset(offset))
+            }
+            if asked > limit && total == nil {
+                // The page will be cut short: the count must come with it.
+                var sql = "SELECT count(*) FROM \(source)", args: [DatabaseValue] = []
+                if let filter { let f = filterClause(filter); sql += " WHERE " + f.0; args = f.1 }
+                let n = try Int.fetchOne(db, sql: sql, arguments: StatementArguments(args)) ?? 0
+                file.counter.remember(countKey, n)
+                total = n
             }
 
             // Views have no key: ids count identical rows, which needs the row before the page.
