@@ -68,6 +68,9 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
         for kind in [false, true] {  // tables first: views can be slow to count
             for e in catalog where (e.kind == .view) == kind { file.requestCount(table: e.name) }
         }
+        // Small databases are counted at once: give the first page its counts (0.25 s at most).
+        let deadline = Date(timeIntervalSinceNow: 0.25)
+        for e in catalog where file.waitForCount(table: e.name, timeout: deadline.timeIntervalSinceNow) == nil { break }
         PluginLog.info("opened \(path): \(catalog.count) tables and views")
         return TableDescription(table: "root", title: title, columns: CatalogTable.columns, total: catalog.count)
     }
