@@ -51,12 +51,6 @@ final class AnchorStore: @unchecked Sendable {
         anchors[order] = all
     }
 
-    /// Forgets everything (tests, and tables that are closed).
-    func forget(table: String) {
-        lock.lock(); defer { lock.unlock() }
-        for o in anchors.keys where o.table == table { anchors[o] = nil }
-        recent.removeAll { $0.table == table }
-    }
-
+    /// How many anchors are kept.
     var count: Int { lock.lock(); defer { lock.unlock() }; return anchors.values.reduce(0) { $0 + $1.count } }
 }
