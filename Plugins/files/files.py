@@ -41,7 +41,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sdk", "python"))
 
-from tabdeck_plugin import (ACTION_FAILED, INVALID_PARAMS, NOT_SUPPORTED, RpcError,  # noqa: E402
+from tabdeck_plugin import (ACTION_FAILED, INTERNAL_ERROR, INVALID_PARAMS, NOT_SUPPORTED, RpcError,  # noqa: E402
                             Table, TablePlugin, action_spec, column, row, sort_key)
 
 KINDS = ["dir", "file", "link", "other"]
@@ -110,7 +110,10 @@ class Folder(Table):
             except OSError as e:
                 raise RpcError(INVALID_PARAMS, f"{self.rel or '.'}: {describe(e)}") from None
             if self._rows is None or mtime != self._stamp[0] or time.monotonic() - self._stamp[1] > MAX_AGE:
-                self._rows = self._list()
+                try:
+                    self._rows = self._list()
+                except OSError as e:
+                    raise RpcError(INTERNAL_ERROR, f"{self.rel or '.'}: {describe(e)}") from None
                 self._sorted = {}
                 self._stamp = (mtime, time.monotonic())
             return self._rows

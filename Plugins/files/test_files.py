@@ -237,6 +237,17 @@ class FilesPlugin(unittest.TestCase):
         self.assertIn("outside the opened folder", e.exception.message)
         self.assertTrue(os.path.exists(os.path.join(self.outside, "inner.txt")))
 
+    @unittest.skipIf(os.geteuid() == 0, "root reads every folder")
+    def test_unreadable_folder_is_named(self) -> None:
+        locked = os.path.join(self.root, "sub", "deeper")
+        os.chmod(locked, 0)
+        self.addCleanup(os.chmod, locked, 0o755)
+        sub = self.p.call("children", {"table": "root", "row": "sub"})
+        with self.assertRaises(ResponseError) as e:
+            self.p.call("children", {"table": sub["table"], "row": "sub/deeper"})
+        self.assertEqual(e.exception.code, -32603)
+        self.assertEqual(e.exception.message, "sub/deeper: permission denied")
+
     def test_unknown_action_and_shutdown(self) -> None:
         with self.assertRaises(ResponseError) as e:
             self.action("rename", ["b.txt"])
