@@ -1,0 +1,1 @@
+"""The files plugin (run files.py as a program; this file lets unittest discover the tests)."""

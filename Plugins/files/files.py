@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""Tabdeck plugin: a folder as a table, with drill-down into subfolders.
+
+Open args: ``{"path": "."}`` (default ``.``; relative to the working directory, which is the
+config file's folder). The opened folder is the **root**: nothing outside it is ever listed,
+deleted or touched.
+
+Columns: name, size (bytes; null for folders and special files), modified (ISO 8601, UTC),
+kind (enum in the order ``dir``, ``file``, ``link``, ``other``) and permissions (as ``ls -l``
+shows them, e.g. ``-rw-r--r--``). Row id = the path relative to the root (``sub/a.txt``),
+stable across sorts. Folders have children: their own table (handles ``t1``, ``t2``...), so
+the host can drill down and back out. Symbolic links are listed as links (their target in
+the row's ``detail``) and never followed, not even to a folder.
+
+Sorting: any columns, several keys (text ignores case first, then the exact text; nulls
+first). Ties are broken by name. With no sort, folders come first, then names.
+
+Actions (both ask for confirmation, both apply to several rows):
+
+* ``delete``: files, links and **empty** folders (a folder with content is refused, naming it);
+* ``touch``: sets the modification time to now (a link itself, not its target).
+
+If some rows fail the answer is error -32003 naming each path and why, with ``data``
+``{"failed": {"ID": "reason"}, "done": ["ID", ...]}``; the others were done, and the table is
+invalidated. Row ids that are not entries of the table's folder (``../x``, absolute paths,
+``sub/x`` asked of the root table) are refused with -32602.
+
+Listings are cached per folder and read again when the folder changes (its mtime), when
+they are older than two seconds, and after an action.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import threading
+import time
+from datetime import datetime, timezone
+from typing import Any
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sdk", "python"))
+
+from tabdeck_plugin import (ACTION_FAILED, INTERNAL_ERROR, INVALID_PARAMS, NOT_SUPPORTED, RpcError,  # noqa: E402
+                            Table, TablePlugin, action_spec, column, row, sort_key)
+
+KINDS = ["dir", "file", "link", "other"]
+COLUMNS = [
+    column("name", "Name", width={"min": 10, "ideal": 32}),
+    column("size", "Size", "integer", width={"min": 6, "ideal": 12, "max": 20}, align="right"),
+    column("modified", "Modified", "date", width=20),
+    column("kind", "Kind", "enum", values=KINDS, width=5),
+    column("permissions", "Permissions", width=11),
+]
+INDEX = {c["id"]: i for i, c in enumerate(COLUMNS)}
+ACTIONS = [action_spec("delete", "Delete", confirm=True, multiple=True),
+           action_spec("touch", "Touch (modified = now)", confirm=True, multiple=True)]
+MAX_AGE = 2.0  # seconds a listing is trusted when the folder's mtime did not change
+
+
+def kind_of(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "dir"
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISLNK(mode):
+        return "link"
+    return "other"
+
+
+def iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def describe(error: OSError) -> str:
+    """`permission denied`, `no such file`... for people."""
+    if isinstance(error, FileNotFoundError):
+        return "no such file"
+    if getattr(error, "errno", None) in (39, 66):  # ENOTEMPTY (Linux, macOS)
+        return "folder is not empty"
+    return (error.strerror or str(error)).lower()
+
+
+class Folder(Table):
+    """One folder of the tree: its entries as rows, sub-folders as children."""
+
+    def __init__(self, root: str, rel: str) -> None:
+        self.root = root            # the opened folder, absolute and resolved
+        self.rel = rel              # this folder relative to the root ("" for the root)
+        self.path = os.path.join(root, rel) if rel else root
+        self.title = rel or os.path.basename(root) or root
+        self._lock = threading.Lock()
+        self._rows: list[dict[str, Any]] | None = None
+        self._sorted: dict[tuple, list[dict[str, Any]]] = {}
+        self._stamp: tuple[int, float] = (0, 0.0)
+
+    # ---------------------------------------------------------------- listing
+
+    def columns(self) -> list[dict[str, Any]]:
+        return COLUMNS
+
+    def actions(self) -> list[dict[str, Any]]:
+        return ACTIONS
+
+    def all_rows(self) -> list[dict[str, Any]]:
+        """The entries, folders first then by name (read again when stale)."""
+        with self._lock:
+            try:
+                mtime = os.stat(self.path).st_mtime_ns
+            except OSError as e:
+                raise RpcError(INVALID_PARAMS, f"{self.rel or '.'}: {describe(e)}") from None
+            if self._rows is None or mtime != self._stamp[0] or time.monotonic() - self._stamp[1] > MAX_AGE:
+                try:
+                    self._rows = self._list()
+                except OSError as e:
+                    raise RpcError(INTERNAL_ERROR, f"{self.rel or '.'}: {describe(e)}") from None
+                self._sorted = {}
+                self._stamp = (mtime, time.monotonic())
+            return self._rows
+
+    def forget(self) -> None:
+        """Drop the cached listing (after an action)."""
+        with self._lock:
+            self._rows = None
+            self._sorted = {}
+
+    def _list(self) -> list[dict[str, Any]]:
+        out = []
+        with os.scandir(self.path) as it:
+            for entry in it:
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue  # gone while we looked
+                kind = kind_of(st.st_mode)
+                detail = None
+                if kind == "link":
+                    try:
+                        detail = "→ " + os.readlink(entry.path)
+                    except OSError:
+                        detail = "→ ?"
+                out.append(row(self._id(entry.name),
+                               [entry.name, st.st_size if kind in ("file", "link") else None, iso(st.st_mtime),
+                                kind, stat.filemode(st.st_mode)],
+                               detail=detail, has_children=kind == "dir"))
+        out.sort(key=lambda r: (r["cells"][3] != "dir", sort_key(r["cells"][0])))
+        return out
+
+    def _id(self, name: str) -> str:
+        return f"{self.rel}/{name}" if self.rel else name
+
+    def count(self) -> int:
+        return len(self.all_rows())
+
+    def rows(self, offset: int, limit: int, sort: list[dict[str, str]], filter: Any) -> Any:
+        data = self.all_rows()
+        key = tuple((k["column"], k["direction"]) for k in sort)
+        with self._lock:
+            ordered = self._sorted.get(key) if data is self._rows else None
+        if ordered is None:
+            if sort:
+                # Ties by name (not folders first: that is only the default order).
+                ordered = sorted(data, key=lambda r: sort_key(r["cells"][0]))
+                for column_id, direction in reversed(key):
+                    i = INDEX[column_id]
+                    ordered.sort(key=lambda r, i=i: sort_key(r["cells"][i], COLUMNS[i]), reverse=direction == "desc")
+            else:
+                ordered = data
+            with self._lock:
+                if data is self._rows:
+                    self._sorted[key] = ordered
+        if isinstance(filter, str) and filter:
+            needle = filter.casefold()
+            ordered = [r for r in ordered if needle in r["cells"][0].casefold()]
+            return ordered[offset:offset + limit], len(ordered)
+        return ordered[offset:offset + limit], len(data)
+
+    # ---------------------------------------------------------------- tree
+
+    def children(self, row_id: str) -> "Folder":
+        path = self.entry(row_id)
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            raise RpcError(NOT_SUPPORTED, f"{row_id} is not a folder")
+        child = Folder(self.root, row_id)
+        child.plugin = self.plugin
+        return child
+
+    def entry(self, row_id: str) -> str:
+        """The path of a row of this folder. Refuses ids that are not entries of this folder
+        (so nothing outside the root can be named), and entries that do not exist."""
+        parent, _, name = row_id.rpartition("/")
+        if parent != self.rel or name in ("", ".", "..") or "\0" in name:
+            raise RpcError(INVALID_PARAMS, f"{row_id}: not an entry of {self.rel or 'the opened folder'}",
+                           {"row": row_id})
+        path = os.path.join(self.path, name)
+        real_parent = os.path.realpath(self.path)
+        if real_parent != self.root and not real_parent.startswith(self.root + os.sep):
+            raise RpcError(INVALID_PARAMS, f"{row_id}: outside the opened folder", {"row": row_id})
+        if not os.path.lexists(path):
+            raise RpcError(INVALID_PARAMS, f"{row_id}: no such file", {"row": row_id})
+        return path
+
+    # ---------------------------------------------------------------- actions
+
+    def action(self, action: str, rows: list[str]) -> dict[str, Any]:
+        paths = {r: self.entry(r) for r in rows}  # all ids are checked before anything is done
+        done: list[str] = []
+        failed: dict[str, str] = {}
+        for row_id, path in paths.items():
+            try:
+                if action == "delete":
+                    if stat.S_ISDIR(os.lstat(path).st_mode):
+                        os.rmdir(path)  # only empty folders
+                    else:
+                        os.unlink(path)  # files, links (never their target), special files
+                else:
+                    os.utime(path, follow_symlinks=False)
+                done.append(row_id)
+            except OSError as e:
+                failed[row_id] = describe(e)
+        self.forget()
+        verb = "deleted" if action == "delete" else "touched"
+        if failed:
+            if self.plugin is not None and self.handle is not None:
+                self.plugin.invalidate(self.handle)  # the rows that were done changed
+            reasons = "; ".join(f"{r}: {why}" for r, why in failed.items())
+            raise RpcError(ACTION_FAILED, f"{len(done)} {verb}, {len(failed)} failed: {reasons}",
+                           {"failed": failed, "done": done})
+        return {"message": f"{len(done)} {'item' if len(done) == 1 else 'items'} {verb}", "invalidate": True}
+
+    plugin: "Files | None" = None  # for notifications
+    handle: str | None = None  # this table's handle, once the SDK gave it one
+
+
+class Files(TablePlugin):
+    """The root table is the opened folder; child tables are its sub-folders."""
+
+    name, version = "files", "1.0.0"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.folder: Folder | None = None
+
+    def capabilities(self) -> dict[str, bool]:
+        return {"sort": True, "multiSort": True, "filter": True, "children": True, "actions": True}
+
+    def open(self, args: dict[str, Any]) -> dict[str, Any]:
+        path = args.get("path", ".")
+        if not isinstance(path, str) or not path:
+            raise RpcError(INVALID_PARAMS, "args.path must be a folder path", {"path": "params.args.path"})
+        root = os.path.realpath(path)
+        if not os.path.isdir(root):
+            why = "not a folder" if os.path.exists(root) else "no such folder"
+            raise RpcError(INVALID_PARAMS, f"{path}: {why}", {"path": path})
+        self.folder = Folder(root, "")
+        self.folder.plugin, self.folder.handle = self, self.root_table
+        self.title = self.folder.title
+        return None  # describe(): the plugin's columns, count and actions below
+
+    def _root(self) -> Folder:
+        if self.folder is None:
+            raise RpcError(INVALID_PARAMS, "open a folder first")
+        return self.folder
+
+    def columns(self) -> list[dict[str, Any]]:
+        return COLUMNS
+
+    def actions(self) -> list[dict[str, Any]]:
+        return ACTIONS
+
+    def count(self) -> int:
+        return self._root().count()
+
+    def rows(self, offset: int, limit: int, sort: list[dict[str, str]], filter: Any) -> Any:
+        return self._root().rows(offset, limit, sort, filter)
+
+    def children(self, table: str, row: str) -> Folder:
+        child = self._root().children(row)
+        child.plugin = self
+        return child
+
+    def action(self, table: str, action: str, rows: list[str]) -> dict[str, Any]:
+        return self._root().action(action, rows)
+
+    def _register(self, child: Any) -> dict[str, Any]:
+        # The SDK chooses child handles here and tells the Table nothing; a folder needs its
+        # handle to invalidate itself after an action that partly failed.
+        desc = super()._register(child)
+        child.handle = desc["table"]
+        return desc
+
+
+if __name__ == "__main__":
+    raise SystemExit(Files().run())

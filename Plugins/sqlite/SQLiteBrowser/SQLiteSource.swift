@@ -1,0 +1,181 @@
+import Foundation
+import GRDB
+import TabdeckPluginKit
+import TabdeckProtocol
+
+/// The data source of `tabdeck-sqlite`.
+///
+/// Open args: `{"path": "db.sqlite"}` (relative to the working directory, which is the config
+/// file's folder), optionally `"table": "name"` to show one table or view directly instead of
+/// the catalog. The database is opened read-only.
+///
+/// - The root table (`"root"`) is the catalog: one row per table or view (name, kind, row
+///   count, columns), row id = the name. Row counts arrive from a background `COUNT(*)`; the
+///   catalog is invalidated as they do.
+/// - `children` of a catalog row opens that table or view as `"t1"`, `"t2"`, …: its rows,
+///   sorted, filtered and paged by SQLite (see ``BrowsedTable``). Its `total` is the count if
+///   known within 0.3 s, else null, followed by an `invalidate` with the total once counted.
+/// - Queries that run long send `progress` (so the host does not time them out), and stop
+///   when the host cancels the request.
+/// - When another process changes the database, caches are dropped and every open table is
+///   invalidated.
+public final class SQLiteSource: TableDataSource, @unchecked Sendable {
+    public let capabilities = PluginCapabilities(sort: true, multiSort: true, filter: true, children: true)
+
+    enum Opened {
+        case catalog
+        case table(BrowsedTable)
+    }
+
+    private let lock = NSLock()
+    private var file: DatabaseFile?
+    private var tables: [String: Opened] = [:]
+    private var lastFilter: [String: String] = [:]
+    private var nextHandle = 1
+    private var notifier: Notifier?
+    private var countedNames: Set<String> = []
+    private var lastCatalogFlush = Date.distantPast
+    /// Page queries stop after this long (the host's hard maximum is 120 s).
+    public var querySeconds = 100.0
+
+    public init() {}
+
+    public func attach(_ notifier: Notifier) {
+        lock.lock(); self.notifier = notifier; lock.unlock()
+    }
+
+    // MARK: open
+
+    public func open(args: JSONValue) throws -> TableDescription {
+        let r = try JSONReader(args, path: "params.args")
+        let path = try r.string("path")
+        let only = try r.optionalString("table")
+        let file = try DatabaseFile(path: path)
+        let title = (path as NSString).lastPathComponent
+        file.observeCounts { [weak self] table, filter, count, idle in self?.counted(table, filter, count, idle) }
+        file.onChange = { [weak self] in self?.databaseChanged() }
+
+        if let only {
+            let table = try file.table(named: only)
+            table.requestCount(filter: nil, urgent: true)
+            let total = file.waitForCount(table: only, timeout: 0.3)
+            install(file, root: .table(table))
+            PluginLog.info("opened \(path), \(table.entry.kind.rawValue) \(only): \(table.columns.count) columns")
+            return TableDescription(table: "root", title: "\(title) › \(only)", columns: table.columnSpecs, total: total)
+        }
+        let catalog = file.catalog
+        install(file, root: .catalog)  // before counting: count notifications look for the catalog
+        for kind in [false, true] {  // tables first: views can be slow to count
+            for e in catalog where (e.kind == .view) == kind { file.requestCount(table: e.name) }
+        }
+        // Small databases are counted at once: give the first page its counts (0.25 s at most).
+        let deadline = Date(timeIntervalSinceNow: 0.25)
+        for e in catalog where file.waitForCount(table: e.name, timeout: deadline.timeIntervalSinceNow) == nil { break }
+        PluginLog.info("opened \(path): \(catalog.count) tables and views")
+        return TableDescription(table: "root", title: title, columns: CatalogTable.columns, total: catalog.count)
+    }
+
+    private func install(_ file: DatabaseFile, root: Opened) {
+        lock.lock()
+        let old = self.file
+        self.file = file
+        tables = ["root": root]
+        lastFilter = [:]
+        lock.unlock()
+        old?.close()
+    }
+
+    // MARK: rows
+
+    public func rows(_ request: RowsRequest, cancel: CancellationFlag) throws -> RowsResult {
+        let (file, opened) = try lookup(request.table)
+        let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
+        lock.lock(); lastFilter[request.table] = filter; lock.unlock()
+        switch opened {
+        case .catalog:
+            let items = file.catalog.map { CatalogTable.Item(entry: $0, count: file.cachedCount(table: $0.name)) }
+            let page = try CatalogTable.page(items, offset: request.offset, limit: request.limit, sort: request.sort, filter: filter)
+            for row in page.rows where row.cells[2] == .null { file.requestCount(table: row.id) }
+            return request.result(page.rows, total: page.total)
+        case .table(let table):
+            let notifier = currentNotifier(), name = table.name
+            let watch = QueryGuard(cancel: cancel, seconds: querySeconds) { seconds in
+                notifier?.progress(done: seconds.rounded(), total: nil, message: "reading \(name) (\(Int(seconds)) s)")
+            }
+            let page: Page
+            do {
+                page = try table.page(offset: request.offset, limit: request.limit, sort: request.sort, filter: filter, watch: watch)
+            } catch let error as QueryTimeout {
+                throw RPCError(code: RPCError.internalError, message: "\(name): \(error)")
+            } catch let error as DatabaseError {
+                throw RPCError(code: RPCError.internalError, message: "\(name): \(SchemaReader.describe(error))")
+            }
+            PluginLog.debug("\(name) offset \(request.offset): \(page.rows.count) rows via \(page.plan) in \(Int(Date().timeIntervalSince(watch.started) * 1000)) ms")
+            if page.total == nil { table.requestCount(filter: filter, urgent: true) }
+            return request.result(page.rows, total: page.total)
+        }
+    }
+
+    // MARK: children, close
+
+    public func children(table handle: String, row: String) throws -> TableDescription {
+        let (file, opened) = try lookup(handle)
+        guard case .catalog = opened else { throw RPCError.unsupported("the rows of a table have no children") }
+        let table = try file.table(named: row)
+        table.requestCount(filter: nil, urgent: true)
+        let total = file.waitForCount(table: row, timeout: 0.3)
+        lock.lock()
+        let child = "t\(nextHandle)"
+        nextHandle += 1
+        tables[child] = .table(table)
+        lock.unlock()
+        return TableDescription(table: child, title: row, columns: table.columnSpecs, total: total)
+    }
+
+    public func close(table handle: String) {
+        lock.lock()
+        if handle != "root" { tables[handle] = nil; lastFilter[handle] = nil }
+        lock.unlock()
+    }
+
+    // MARK: Notifications
+
+    /// After a background count: update the catalog (batched: at most 4 invalidations a
+    /// second, and one when the counter is idle) and give open tables of that name their total.
+    private func counted(_ name: String, _ filter: String?, _ count: Int?, _ idle: Bool) {
+        lock.lock()
+        let notifier = self.notifier
+        var catalogRows: [String] = []
+        let rootIsCatalog: Bool = if case .catalog? = tables["root"] { true } else { false }
+        if filter == nil && count != nil && rootIsCatalog { countedNames.insert(name) }
+        if !countedNames.isEmpty && (idle || Date().timeIntervalSince(lastCatalogFlush) >= 0.25) {
+            catalogRows = countedNames.sorted()
+            countedNames = []
+            lastCatalogFlush = Date()
+        }
+        var handles: [String] = []
+        for (handle, opened) in tables {
+            if case .table(let t) = opened, t.name == name, lastFilter[handle] == filter { handles.append(handle) }
+        }
+        lock.unlock()
+        if !catalogRows.isEmpty { notifier?.invalidate(table: "root", rows: catalogRows) }
+        if let count { for handle in handles.sorted() { notifier?.invalidate(table: handle, total: count) } }
+    }
+
+    /// Another process changed the database: every open table may show stale rows.
+    private func databaseChanged() {
+        lock.lock()
+        let handles = tables.keys.sorted(), notifier = self.notifier
+        lock.unlock()
+        PluginLog.info("the database changed; refreshing \(handles.count) tables")
+        for handle in handles { notifier?.invalidate(table: handle) }
+    }
+
+    private func lookup(_ handle: String) throws -> (DatabaseFile, Opened) {
+        lock.lock(); defer { lock.unlock() }
+        guard let file, let opened = tables[handle] else { throw RPCError.unknown(table: handle) }
+        return (file, opened)
+    }
+
+    private func currentNotifier() -> Notifier? { lock.lock(); defer { lock.unlock() }; return notifier }
+}
