@@ -22,9 +22,11 @@ import Testing
         try screen.waitFor("age ↓")
         screen.keys("j", "j", "Space")
         try screen.waitFor("1 selected")
-        screen.keys("Tab")  // the processes tab
+        screen.keys("Tab")  // the next tab: the sample database
+        try screen.waitUntil { $0.joined().contains("Sample DB") && !$0.joined().contains("row 1 of 200") }
+        screen.keys("3")  // the processes tab
         try screen.waitFor("watching")
-        screen.keys("3")  // SDK demo: rows have children
+        screen.keys("5")  // SDK demo: rows have children
         try screen.waitFor("row 1 of 500")
         screen.keys("Enter")
         try screen.waitFor("SDK demo > ")
@@ -99,7 +101,7 @@ import Testing
             try screen.waitFor("name ↑")
             screen.keys("j", "j", "j")
             try screen.waitFor("row 4 of 200")
-            screen.keys("5")  // select the bash example tab
+            screen.keys("7")  // select the bash example tab
             try screen.waitFor("row 1 of 1,000")
             screen.keys("q")
             try screen.waitForExit()
