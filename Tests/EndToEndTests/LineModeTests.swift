@@ -58,8 +58,11 @@ struct LineModeTests {
             TabEntry(id: "hello-py", section: "examples", position: 1, hidden: false, selected: false),
             TabEntry(id: "sdk-demo", section: "examples", position: 2, hidden: false, selected: false),
             TabEntry(id: "hello-sh", section: "examples", position: nil, hidden: true, selected: false),
-            TabEntry(id: "processes", section: "data", position: 3, hidden: false, selected: false),
-            TabEntry(id: "people", section: "data", position: 4, hidden: false, selected: true),
+            TabEntry(id: "words", section: "examples", position: 3, hidden: false, selected: false),
+            TabEntry(id: "processes", section: "data", position: 4, hidden: false, selected: false),
+            TabEntry(id: "people", section: "data", position: 5, hidden: false, selected: true),
+            TabEntry(id: "sample-db", section: "data", position: 6, hidden: false, selected: false),
+            TabEntry(id: "files", section: "system", position: 7, hidden: false, selected: false),
         ]
         #expect(before.tabs == expectedTabs)
         #expect(before.sort == #"[{"column":"city","direction":"asc"},{"column":"age","direction":"desc"}]"#)
@@ -86,7 +89,7 @@ struct LineModeTests {
         #expect(lines.first == "[Examples]")
         #expect(lines.contains { $0.hasPrefix("  1. Hello (Python) [hello-py]") }, "\(text.out)")
         #expect(lines.contains { $0.hasPrefix("  -. Hello (bash) [hello-sh] — hidden") }, "\(text.out)")
-        #expect(lines.contains { $0.hasPrefix("* 4. ◫ People [people]") }, "\(text.out)")
+        #expect(lines.contains { $0.hasPrefix("* 5. ◫ People [people]") }, "\(text.out)")
         #expect(lines.contains("sort: city asc, age desc"))
         #expect(lines.contains("3 selected: 3 5 7"))
         #expect(lines.contains { $0.hasPrefix("rows 50–51 of 200") }, "\(text.out)")
@@ -95,7 +98,7 @@ struct LineModeTests {
         let reset = try await lineMode(dir.state, ["tab reset"])
         #expect(reset.status == 0 && reset.out.contains("tabs reset"), "\(reset)")
         let afterReset = try await lineMode(dir.state, ["tabs"], output: "json")
-        #expect(tabEntries(parseJSON(afterReset.lines[0])).map(\.id) == ["people", "processes", "sdk-demo", "hello-py", "hello-sh"])
+        #expect(tabEntries(parseJSON(afterReset.lines[0])).map(\.id) == ["people", "sample-db", "processes", "files", "sdk-demo", "hello-py", "hello-sh", "words"])
     }
 
     @Test func kill9RightAfterACommandLosesNothing() async throws {
@@ -162,7 +165,7 @@ struct LineModeTests {
     }
 
     @Test func aFailingCommandMakesTheExitStatusNonZero() async throws {
-        let ok = try await lineMode(dir.state, ["tabs", "tab select 2"])
+        let ok = try await lineMode(dir.state, ["tabs", "tab select 3"])
         #expect(ok.status == 0 && ok.err.isEmpty, "\(ok)")
         #expect(ok.out.contains("selected processes"))
         let bad = try await lineMode(dir.state, ["tab select nosuch", "tabs"])
