@@ -15,7 +15,8 @@ public enum HostEvent: Sendable {
 /// A thread-safe FIFO of events: plugin reader threads and the input thread put, the main loop takes.
 final class EventQueue: @unchecked Sendable {
     private let condition = NSCondition()
-    private var items: [HostEvent] = []
+    /// Taken slots are set to nil at once, so a consumed page of rows is freed immediately.
+    private var items: [HostEvent?] = []
     private var head = 0
 
     func put(_ event: Event) { put(.core(event)) }
@@ -38,7 +39,8 @@ final class EventQueue: @unchecked Sendable {
                 condition.wait()
             }
         }
-        let event = items[head]
+        let event = items[head]!
+        items[head] = nil
         head += 1
         if head > 1024 && head * 2 > items.count { items.removeFirst(head); head = 0 }
         return event
