@@ -11,108 +11,113 @@ import Testing
         FileManager.default.isExecutableFile(atPath: binary) && FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
     }
 
-    @Test(.enabled(if: available)) func switchTabsSortSelectAndDrillDown() throws {
+    @Test(.enabled(if: available)) func switchTabsSortSelectAndDrillDown() async throws {
         let screen = try Screen(config: Self.root + "/config.json")
         defer { screen.close() }
-        try screen.waitFor("row 1 of 200")
+        try await screen.waitFor("row 1 of 200")
         #expect(screen.lines()[0].contains("id name"))
-        screen.keys("l", "l", "s")  // sort by the third column (age)
-        try screen.waitFor("age ↑")
-        screen.keys("s")
-        try screen.waitFor("age ↓")
-        screen.keys("j", "j", "Space")
-        try screen.waitFor("1 selected")
-        screen.keys("Tab")  // the next tab: the sample database
-        try screen.waitUntil { $0.joined().contains("Sample DB") && !$0.joined().contains("row 1 of 200") }
-        screen.keys("3")  // the processes tab
-        try screen.waitFor("watching")
-        screen.keys("5")  // SDK demo: rows have children
-        try screen.waitFor("row 1 of 500")
-        screen.keys("Enter")
-        try screen.waitFor("SDK demo > ")
-        screen.keys("BSpace")
-        try screen.waitUntil { !$0.joined().contains("SDK demo > ") && $0.joined().contains("row 1 of 500") }
-        screen.keys("?")
-        try screen.waitFor("Commands (type : first)")
-        screen.keys("Escape")
-        try screen.waitFor("row 1 of 500")
+        await screen.keys("l", "l", "s")  // sort by the third column (age)
+        try await screen.waitFor("age ↑")
+        await screen.keys("s")
+        try await screen.waitFor("age ↓")
+        await screen.keys("j", "j", "Space")
+        try await screen.waitFor("1 selected")
+        await screen.keys("Tab")  // the next tab: the sample database
+        try await screen.waitUntil { $0.joined().contains("Sample DB") && !$0.joined().contains("row 1 of 200") }
+        await screen.keys("3")  // the processes tab
+        try await screen.waitFor("watching")
+        await screen.keys("5")  // SDK demo: rows have children
+        try await screen.waitFor("row 1 of 500")
+        await screen.keys("Enter")
+        try await screen.waitFor("SDK demo > ")
+        await screen.keys("BSpace")
+        try await screen.waitUntil { !$0.joined().contains("SDK demo > ") && $0.joined().contains("row 1 of 500") }
+        await screen.keys("?")
+        try await screen.waitFor("Commands (type : first)")
+        await screen.keys("Escape")
+        try await screen.waitFor("row 1 of 500")
     }
 
-    @Test(.enabled(if: available)) func commandLineCompletesAndRemembers() throws {
+    @Test(.enabled(if: available)) func commandLineCompletesAndRemembers() async throws {
         let screen = try Screen(config: Self.root + "/config.json")
         defer { screen.close() }
-        try screen.waitFor("row 1 of 200")
-        screen.keys(":")
-        screen.type("sort na")
-        screen.keys("Tab")
-        try screen.waitFor(":sort name")
-        screen.keys("Enter")
-        try screen.waitFor("name ↑")
-        screen.keys(":")
-        screen.keys("Up")  // history
-        try screen.waitFor(":sort name")
-        screen.keys("C-c")  // cancels the prompt only
-        try screen.waitUntil { !$0.last!.hasPrefix(":") }
-        screen.keys(":")
-        screen.type("sotr x")
-        screen.keys("Enter")
-        try screen.waitFor("did you mean \"sort\"")
+        try await screen.waitFor("row 1 of 200")
+        await screen.keys(":")
+        await screen.type("sort na")
+        await screen.keys("Tab")
+        try await screen.waitFor(":sort name")
+        await screen.keys("Enter")
+        try await screen.waitFor("name ↑")
+        await screen.keys(":")
+        await screen.keys("Up")  // history
+        try await screen.waitFor(":sort name")
+        await screen.keys("C-c")  // cancels the prompt only
+        try await screen.waitUntil { !$0.last!.hasPrefix(":") }
+        await screen.keys(":")
+        await screen.type("sotr x")
+        await screen.keys("Enter")
+        try await screen.waitFor("did you mean \"sort\"")
     }
 
-    @Test(.enabled(if: available)) func narrowTerminalShowsATabBarAndResizeRelaysOut() throws {
+    @Test(.enabled(if: available)) func narrowTerminalShowsATabBarAndResizeRelaysOut() async throws {
         let screen = try Screen(config: Self.root + "/config.json")
         defer { screen.close() }
-        try screen.waitFor("row 1 of 200")
+        try await screen.waitFor("row 1 of 200")
         #expect(screen.lines()[1].contains("│"))  // sidebar at 120 columns
         screen.resize(width: 60, height: 20)
-        try screen.waitUntil { lines in lines[0].contains("People") && !lines[1].contains("│") }
+        try await screen.waitUntil { lines in lines[0].contains("People") && !lines[1].contains("│") }
         #expect(screen.lines().count == 20)
         screen.resize(width: 120, height: 40)
-        try screen.waitUntil { $0[1].contains("│") }
+        try await screen.waitUntil { $0[1].contains("│") }
     }
 
-    @Test(.enabled(if: available)) func scrollsAMillionRowTableToTheEnd() throws {
+    @Test(.enabled(if: available)) func scrollsAMillionRowTableToTheEnd() async throws {
         let dir = try temporaryDirectory()
         let csv = dir + "/big.csv"
         let gen = Process()
         gen.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         gen.arguments = ["python3", Self.root + "/Plugins/csv/gen_csv.py", "1000000", csv]
-        try gen.run(); gen.waitUntilExit()
+        // Generating takes seconds: wait on a Dispatch thread, not on the shared test pool.
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, Error>) in
+            DispatchQueue.global().async {
+                do { try gen.run(); gen.waitUntilExit(); done.resume() } catch { done.resume(throwing: error) }
+            }
+        }
         let config = dir + "/config.json"
         try #"{"tabs":[{"id":"big","title":"Big","command":["\#(Self.root)/Plugins/csv/tabdeck-csv"],"args":{"path":"\#(csv)"}}]}"#
             .write(toFile: config, atomically: true, encoding: .utf8)
         let screen = try Screen(config: config, state: dir + "/state")
         defer { screen.close() }
-        try screen.waitFor("row 1 of 1,000,000", timeout: 30)
-        screen.keys("G")
-        try screen.waitFor("row 1,000,000 of 1,000,000", timeout: 20)
+        try await screen.waitFor("row 1 of 1,000,000", timeout: 30)
+        await screen.keys("G")
+        try await screen.waitFor("row 1,000,000 of 1,000,000", timeout: 20)
         // The last rows are on screen. (The id column is sized from the plugin's sampled width hint,
         // so 1000000 may show cut as `10000…`: a known issue of the csv plugin's hints.)
-        try screen.waitUntil(timeout: 20) { $0.contains { $0.contains(" 999999 ") } }
-        screen.keys("g")
-        try screen.waitFor("row 1 of 1,000,000")
+        try await screen.waitUntil(timeout: 20) { $0.contains { $0.contains(" 999999 ") } }
+        await screen.keys("g")
+        try await screen.waitFor("row 1 of 1,000,000")
     }
 
-    @Test(.enabled(if: available)) func theWorkspaceComesBackAfterARestart() throws {
+    @Test(.enabled(if: available)) func theWorkspaceComesBackAfterARestart() async throws {
         let dir = try temporaryDirectory()
         do {
             let screen = try Screen(config: Self.root + "/config.json", state: dir)
             defer { screen.close() }
-            try screen.waitFor("row 1 of 200")
-            screen.keys("l", "s")  // sort by name
-            try screen.waitFor("name ↑")
-            screen.keys("j", "j", "j")
-            try screen.waitFor("row 4 of 200")
-            screen.keys("7")  // select the bash example tab
-            try screen.waitFor("row 1 of 1,000")
-            screen.keys("q")
-            try screen.waitForExit()
+            try await screen.waitFor("row 1 of 200")
+            await screen.keys("l", "s")  // sort by name
+            try await screen.waitFor("name ↑")
+            await screen.keys("j", "j", "j")
+            try await screen.waitFor("row 4 of 200")
+            await screen.keys("7")  // select the bash example tab
+            try await screen.waitFor("row 1 of 1,000")
+            await screen.keys("q")
+            try await screen.waitForExit()
         }
         let again = try Screen(config: Self.root + "/config.json", state: dir)
         defer { again.close() }
-        try again.waitFor("row 1 of 1,000")
-        again.keys("1")
-        try again.waitFor("row 4 of 200")
+        try await again.waitFor("row 1 of 1,000")
+        await again.keys("1")
+        try await again.waitFor("row 4 of 200")
         #expect(again.lines()[0].contains("name ↑"))
     }
 }
@@ -149,36 +154,37 @@ private final class Screen {
         return lines
     }
 
-    func keys(_ keys: String...) {
-        for k in keys { _ = try? tmux(["send-keys", k]); usleep(60_000) }
+    func keys(_ keys: String...) async {
+        for k in keys { _ = try? tmux(["send-keys", k]); try? await Task.sleep(for: .milliseconds(60)) }
     }
 
-    func type(_ text: String) { _ = try? tmux(["send-keys", "-l", text]); usleep(100_000) }
+    func type(_ text: String) async { _ = try? tmux(["send-keys", "-l", text]); try? await Task.sleep(for: .milliseconds(100)) }
 
     func resize(width: Int, height: Int) {
         _ = try? tmux(["resize-window", "-x", String(width), "-y", String(height)])
     }
 
-    func waitFor(_ text: String, timeout: Double = 10) throws {
-        try waitUntil(timeout: timeout) { $0.contains { $0.contains(text) } }
+    func waitFor(_ text: String, timeout: Double = 10) async throws {
+        try await waitUntil(timeout: timeout) { $0.contains { $0.contains(text) } }
     }
 
-    func waitUntil(timeout: Double = 10, _ condition: ([String]) -> Bool) throws {
+    /// Polls the screen without holding a thread of the shared test pool.
+    func waitUntil(timeout: Double = 10, _ condition: ([String]) -> Bool) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if condition(lines()) { return }
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
         let screen = lines().joined(separator: "\n")
         Issue.record("timed out; the screen was:\n\(screen)")
         throw CancellationError()
     }
 
-    func waitForExit(timeout: Double = 10) throws {
+    func waitForExit(timeout: Double = 10) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if FileManager.default.fileExists(atPath: marker) { return }
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
         Issue.record("tabdeck did not exit")
         throw CancellationError()
