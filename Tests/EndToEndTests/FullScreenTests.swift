@@ -15,6 +15,7 @@ import Testing
         let screen = try Screen(config: Self.root + "/config.json")
         defer { screen.close() }
         try await screen.waitFor("row 1 of 200")
+        try await Task.sleep(for: .seconds(1))  // let start-up (background plugins) settle
         #expect(screen.lines()[0].contains("id name"))
         await screen.keys("l", "l", "s")  // sort by the third column (age)
         try await screen.waitFor("age ↑")
@@ -164,12 +165,12 @@ private final class Screen {
         _ = try? tmux(["resize-window", "-x", String(width), "-y", String(height)])
     }
 
-    func waitFor(_ text: String, timeout: Double = 10) async throws {
+    func waitFor(_ text: String, timeout: Double = 30) async throws {
         try await waitUntil(timeout: timeout) { $0.contains { $0.contains(text) } }
     }
 
     /// Polls the screen without holding a thread of the shared test pool.
-    func waitUntil(timeout: Double = 10, _ condition: ([String]) -> Bool) async throws {
+    func waitUntil(timeout: Double = 30, _ condition: ([String]) -> Bool) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if condition(lines()) { return }
