@@ -161,7 +161,7 @@ final class PluginProcess: @unchecked Sendable {
         shutdownSent = !deadlines.contains(Self.shutdownID)
         state.unlock()
         if shutdownSent {
-            var line = MessageCodec.encode(.request(id: Self.shutdownID, method: "shutdown", params: .null))
+            var line = MessageCodec.encode(.request(id: Self.shutdownID, method: "shutdown", params: .object(JSONObject())))
             line.append(UInt8(ascii: "\n"))
             _ = writer.enqueue(line)
         }
