@@ -45,6 +45,6 @@ func startReaderThread(
         onEnd()
     }
     thread.name = name
-    thread.stackSize = 512 * 1024
+    thread.stackSize = 4 * 1024 * 1024  // decoding recurses (up to 512 levels of nesting); virtual, touched lazily
     thread.start()
 }
