@@ -21,7 +21,7 @@ extension PluginProcess {
             do {
                 decoded = .success(try MessageCodec.decode(bytes))
             } catch {
-                decoded = .failure(ViolationReason("malformed line (\(error.description)): \(preview(bytes))"))
+                decoded = .failure(ViolationReason("malformed line: \(error.description)"))
             }
         }
 
@@ -70,8 +70,7 @@ extension PluginProcess {
         var bytes: [UInt8]
         switch piece {
         case .line(let line):
-            bytes = line
-            if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+            bytes = line  // the splitter already removed a `\r` before the `\n`
         case .overlong(let byteCount):
             bytes = Array("[a stderr line of \(byteCount) bytes was left out]".utf8)
         }
@@ -119,11 +118,4 @@ enum Admission {
 
 private func isJSONWhitespace(_ byte: UInt8) -> Bool {
     byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
-}
-
-/// The start of a bad line, for the violation message.
-private func preview(_ bytes: [UInt8]) -> String {
-    let limit = 120
-    let text = String(decoding: bytes.prefix(limit), as: UTF8.self)
-    return bytes.count > limit ? text + "… (\(bytes.count) bytes)" : text
 }

@@ -26,6 +26,32 @@ import TabdeckProtocol
         #expect(!supervisor.isRunning("bad"))
     }
 
+    @Test func deepNestingIsDecodedOrRefusedWithoutCrashing() async throws {
+        let (supervisor, log) = makeSupervisor()
+        let deep = "import sys\nfor n in (500, 100000):\n    sys.stdout.write('{\"jsonrpc\":\"2.0\",\"method\":\"deep\",\"params\":' + '[' * n + ']' * n + '}\\n')\nsys.stdout.flush()\nsys.stdin.read()"
+        try supervisor.start(PluginSpec(tab: "deep", command: [python, "-c", deep]))
+        #expect(await log.exited("deep")?.exit == .signalled(SIGKILL))
+        let events = log.events
+        #expect(events.count == 3)
+        if case .message("deep", .notification("deep", _)) = events.first {} else { Issue.record("\(events.first as Any)") }
+        if case .protocolViolation("deep", _) = events.dropFirst().first {} else { Issue.record("\(events.dropFirst().first as Any)") }
+    }
+
+    @Test func aHugeLineToAPluginThatDoesNotReadNeverBlocksTheCaller() async throws {
+        let (supervisor, log) = makeSupervisor()
+        try supervisor.start(PluginSpec(tab: "full", command: ["/bin/sh", "-c", "sleep 10"]))
+        let big = JSONValue.string(String(repeating: "x", count: 3 * 1024 * 1024))
+        let clock = ContinuousClock()
+        let took = try clock.measure {
+            for _ in 0..<3 {
+                try supervisor.send(.notification(method: "big", params: big), to: "full")  // 9 MiB into a 64 KiB pipe
+            }
+        }
+        #expect(took < .milliseconds(500), "send blocked for \(took)")
+        supervisor.kill("full")
+        #expect(await log.exited("full")?.exit == .signalled(SIGKILL))
+    }
+
     @Test func overlongLineIsAViolation() async throws {
         let (supervisor, log) = makeSupervisor()
         try supervisor.start(pluginSpec("long"))
