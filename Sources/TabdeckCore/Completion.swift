@@ -18,18 +18,18 @@ extension Workspace {
             var seen = Set<String>()
             return .words(options.filter { $0.hasPrefix(partial) && seen.insert($0).inserted })
         }
-        let tabs = layout.orderedTabs
+        let tabIDs = layout.orderedTabs
         let sections = layout.sections
-        let table = layout.selected.flatMap { tabs_[$0]?.table }
+        let table = layout.selected.flatMap { self.tabs[$0]?.table }
         let columns = table?.description.columns.map(\.id) ?? []
         guard let verb = done.first else { return match(CommandParser.verbs) }
         let args = Array(done.dropFirst())
         switch (verb, args.count) {
         case ("tab", 0): return match(["select", "move", "hide", "show", "reset"])
-        case ("tab", 1) where ["select", "move", "hide", "show"].contains(args[0]): return match(tabs)
+        case ("tab", 1) where ["select", "move", "hide", "show"].contains(args[0]): return match(tabIDs)
         case ("tab", 2) where args[0] == "move": return match(["to", "before", "after"])
         case ("tab", 3) where args[0] == "move" && args[2] == "to": return match(["section"])
-        case ("tab", 3) where args[0] == "move": return match(tabs)
+        case ("tab", 3) where args[0] == "move": return match(tabIDs)
         case ("tab", 4) where args[0] == "move" && args[3] == "section": return match(sections)
         case ("section", 0): return match(["move"])
         case ("section", 1): return match(sections)
@@ -49,13 +49,11 @@ extension Workspace {
         case ("export", 0): return .path
         case ("export", 1): return match(["--format"])
         case ("plugin", 0): return match(Command.PluginVerb.allCases.map(\.rawValue))
-        case ("plugin", 1): return match(tabs)
+        case ("plugin", 1): return match(tabIDs)
         case ("help", _): return match(helpWords(after: args))
         default: return .words([])
         }
     }
-
-    private var tabs_: [String: TabState] { tabs }
 
     /// The next word of command names that start with `args` (`help tab ` → select, move, ...).
     private func helpWords(after args: [String]) -> [String] {

@@ -26,16 +26,8 @@ func startReaderThread(
             onReading(false)
             if count < 0 && code == EINTR { continue }
             if count <= 0 { break }
-            // One line at a time: LineSplitter.push (main at 4e04c98) mis-indexes a chunk that
-            // holds more than one `\n` (it slices the chunk with indices of a rebased tail).
-            // Feeding at most one `\n` per push is correct with that version and a fixed one.
-            var rest = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-            while !rest.isEmpty {
-                let cut = rest.firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? rest.count
-                for piece in splitter.push(UnsafeRawBufferPointer(rebasing: rest[..<cut])) {
-                    onPiece(piece)
-                }
-                rest = UnsafeRawBufferPointer(rebasing: rest[cut...])
+            for piece in splitter.push(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) {
+                onPiece(piece)
             }
         }
         for piece in splitter.finish() {
