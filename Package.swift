@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "tabdeck", targets: ["tabdeck"]),
         .executable(name: "tabdeck-csv", targets: ["tabdeck-csv"]),
         .executable(name: "tabdeck-sqlite", targets: ["tabdeck-sqlite"]),
+        .executable(name: "tabdeck-bench", targets: ["TabdeckBench"]),
         .library(name: "TabdeckPluginKit", targets: ["TabdeckPluginKit"]),
     ],
     dependencies: [
@@ -45,6 +46,10 @@ let package = Package(
             "TabdeckPluginKit", .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Plugins/sqlite/SQLiteBrowser"),
         .executableTarget(name: "tabdeck-sqlite", dependencies: ["SQLiteBrowser", "TabdeckPluginKit"], path: "Plugins/sqlite/Main"),
+        .executableTarget(name: "TabdeckBench", dependencies: [
+            "TabdeckProtocol", "TabdeckSupervisor", "TabdeckPluginKit",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
 
         .testTarget(name: "TabdeckProtocolTests", dependencies: ["TabdeckProtocol"]),
         .testTarget(name: "TabdeckCoreTests", dependencies: ["TabdeckCore"]),
