@@ -1,7 +1,9 @@
 /// Makes plugin text safe for the terminal: control characters and escape sequences are
-/// shown escaped (`\e[31m`), never sent raw.
+/// shown escaped (`\e[31m`), never sent raw. Bidirectional formatting characters (U+202E
+/// and friends) are escaped too (`\u202e`): they would reorder the cells around them and make
+/// text read differently from what it is (the "Trojan Source" trick).
 public enum Sanitizer {
-    /// `text` with C0/C1 controls and DEL replaced by visible escapes; tabs become a space.
+    /// `text` with C0/C1 controls, DEL and bidi controls replaced by visible escapes; tabs become a space.
     public static func clean(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = ""
@@ -13,6 +15,7 @@ public enum Sanitizer {
             case 0x09: out += " "
             case 0x0A: out += "\\n"
             case 0x0D: out += "\\r"
+            case let v where v > 0xFF: out += "\\u" + String(v, radix: 16)
             default: out += "\\x" + hex2(scalar.value)
             }
         }
@@ -20,7 +23,13 @@ public enum Sanitizer {
     }
 
     @inline(__always) static func needsEscape(_ s: Unicode.Scalar) -> Bool {
-        s.value < 0x20 || (s.value >= 0x7F && s.value < 0xA0)
+        s.value < 0x20 || (s.value >= 0x7F && s.value < 0xA0) || isBidiControl(s.value)
+    }
+
+    /// The explicit directional formatting characters: ALM, LRM, RLM, LRE…RLO, LRI…PDI.
+    @inline(__always) static func isBidiControl(_ v: UInt32) -> Bool {
+        v >= 0x61C && (v == 0x61C || v == 0x200E || v == 0x200F || (0x202A...0x202E).contains(v)
+            || (0x2066...0x2069).contains(v))
     }
 
     static func hex2(_ v: UInt32) -> String {
