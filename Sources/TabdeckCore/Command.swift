@@ -286,8 +286,16 @@ public enum CommandParser {
         let prefixed = candidates.filter { $0.lowercased().hasPrefix(lower) }
         if prefixed.count == 1 { return "\"\(prefixed[0])\"" }
         let scored = candidates.map { ($0, editDistance(lower, $0.lowercased())) }.filter { $0.1 <= max(1, min(2, word.count / 3 + 1)) }
-        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+        // Equally close candidates: the one that shares the longer start with the word wins
+        // ("dsc" is "desc", not "asc").
+        guard let best = scored.min(by: { ($0.1, -commonPrefix(lower, $0.0.lowercased())) < ($1.1, -commonPrefix(lower, $1.0.lowercased())) })
+        else { return nil }
         return "\"\(best.0)\""
+    }
+
+    /// The number of leading characters `a` and `b` share.
+    static func commonPrefix(_ a: String, _ b: String) -> Int {
+        zip(a, b).prefix { $0 == $1 }.count
     }
 
     /// Edit distance counting an adjacent transposition as one edit (optimal string alignment).
