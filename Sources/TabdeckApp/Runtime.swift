@@ -63,6 +63,7 @@ public final class Runtime {
         var views: [TableViewKey: TableViewState] = [:]
         do {
             layout = try database.loadLayout()
+            try database.pruneViews()
             for (key, view) in try database.loadAllViews() { views[TableViewKey(tab: key.tab, table: key.table)] = view }
         } catch { throw .store(error.description) }
         self.database = database

@@ -95,6 +95,18 @@ public final class AppDatabase: Sendable {
         try read(.loadAllViews) { db in try ViewStore.fetchAll(db) }
     }
 
+    /// Drops the least recently saved drill-down views beyond `keep` (see
+    /// ``ViewStore/prune(_:keepingChildViews:)``), so that browsing thousands of folders does
+    /// not grow the database forever. Called once at start-up.
+    /// - Returns: how many views were deleted.
+    @discardableResult
+    public func pruneViews(keepingChildViews keep: Int = AppDatabase.childViewsKept) throws(StoreError) -> Int {
+        try write(.pruneViews) { db in try ViewStore.prune(db, keepingChildViews: keep) }
+    }
+
+    /// How many drill-down views start-up keeps.
+    public static let childViewsKept = 2_000
+
     // MARK: Lifecycle
 
     /// Closes the connection (checkpointing the WAL). Later calls fail with a

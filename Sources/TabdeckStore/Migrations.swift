@@ -29,6 +29,10 @@ import GRDB
 ///   can hold 100,000 ids and is saved often; as rows it can be diffed and batch-inserted,
 ///   which a JSON array cannot. Deleting a `table_view` row cascades to its selection.
 ///
+/// - `table_view.last_used` (v2): when the view was last saved, in Unix seconds, so that
+///   ``AppDatabase/pruneViews(keepingChildViews:)`` can drop the least recently used
+///   drill-down views (root views are never dropped).
+///
 /// Ids are TEXT and compared byte for byte. Nothing is ever keyed by a tab being present
 /// in config, so the state of a tab that leaves config.json stays here and comes back
 /// with it.
@@ -72,6 +76,9 @@ enum Migrations {
                     FOREIGN KEY (tab_id, table_key) REFERENCES table_view (tab_id, table_key) ON DELETE CASCADE
                 ) WITHOUT ROWID;
                 """)
+        }
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: "ALTER TABLE table_view ADD COLUMN last_used INTEGER NOT NULL DEFAULT 0")
         }
         return migrator
     }

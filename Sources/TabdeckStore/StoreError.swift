@@ -12,6 +12,7 @@ public enum StoreOperation: String, Sendable, Hashable, CustomStringConvertible 
     case loadView = "loading a table view"
     case saveView = "saving a table view"
     case loadAllViews = "loading all table views"
+    case pruneViews = "dropping old drill-down views"
     case close = "closing the database"
 
     /// The operation in words, as it appears in error messages.

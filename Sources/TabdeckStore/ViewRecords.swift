@@ -115,12 +115,13 @@ enum ViewStore {
         // table rejects ("no such column: rowid").
         try db.cachedStatement(sql: """
             INSERT INTO table_view (tab_id, table_key, sort_json, columns_json, scroll_offset, cursor,
-                                    selection_count, selection_digest)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                                    selection_count, selection_digest, last_used)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, CAST(strftime('%s', 'now') AS INTEGER))
             ON CONFLICT (tab_id, table_key) DO UPDATE SET
                 sort_json = excluded.sort_json, columns_json = excluded.columns_json,
                 scroll_offset = excluded.scroll_offset, cursor = excluded.cursor,
-                selection_count = excluded.selection_count, selection_digest = excluded.selection_digest
+                selection_count = excluded.selection_count, selection_digest = excluded.selection_digest,
+                last_used = excluded.last_used
             """).execute(arguments: [record.tabId, record.tableKey, record.sortJSON, record.columnsJSON,
                                      record.scrollOffset, record.cursor, record.selectionCount, record.selectionDigest])
 
@@ -143,5 +144,18 @@ enum ViewStore {
             try RowIDBatch.run(db, sql: "INSERT INTO selected_row (tab_id, table_key, row_id) VALUES (?1, ?2, ?3)",
                                key: key, ids: added)
         }
+    }
+
+    /// Deletes all but the `keep` most recently saved drill-down views (`table_key` not "")
+    /// and, by cascade, their selections. Root views stay: a tab that leaves config.json and
+    /// comes back finds its view. Ties on `last_used` (same second) keep the greater key.
+    /// - Returns: how many views were deleted.
+    static func prune(_ db: Database, keepingChildViews keep: Int) throws -> Int {
+        try db.execute(sql: """
+            DELETE FROM table_view WHERE table_key <> '' AND (tab_id, table_key) NOT IN (
+                SELECT tab_id, table_key FROM table_view WHERE table_key <> ''
+                ORDER BY last_used DESC, tab_id DESC, table_key DESC LIMIT ?)
+            """, arguments: [max(0, keep)])
+        return db.changesCount
     }
 }

@@ -28,7 +28,26 @@ import TabdeckCore
         #expect(synchronous == 1)   // NORMAL
         #expect(foreignKeys == true)
         #expect(tables.isSuperset(of: ["section_order", "tab_layout", "hidden_tab", "workspace", "table_view", "selected_row"]))
-        #expect(migrations == ["v1"])
+        #expect(migrations == ["v1", "v2"])
+    }
+
+    @Test func aVersion1DatabaseIsMigratedAndKeepsItsViews() throws {
+        let dir = TempDirectory()
+        defer { dir.remove() }
+        let path = dir.file("tabdeck.sqlite")
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try Migrations.migrator.migrate(queue, upTo: "v1")
+            try queue.write { db in
+                try db.execute(sql: "INSERT INTO table_view (tab_id, table_key, cursor) VALUES ('a', '', 7), ('a', 'sub', 3)")
+            }
+            try queue.close()
+        }
+        let (db, recovery) = try AppDatabase.open(stateDirectory: dir.path)
+        #expect(recovery == nil)
+        #expect(try db.loadView(tab: "a", table: "")?.cursor == 7)
+        #expect(try db.loadView(tab: "a", table: "sub")?.cursor == 3)
+        #expect(try db.pruneViews(keepingChildViews: 0) == 1)
     }
 
     @Test func stateSurvivesCloseAndReopen() throws {
