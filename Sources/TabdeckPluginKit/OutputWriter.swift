@@ -16,18 +16,7 @@ final class OutputWriter: @unchecked Sendable {
     init(fd: Int32) { self.fd = fd }
 
     func send(_ message: Message) {
-        var bytes = MessageCodec.encode(message)
-        if bytes.count > LineSplitter.defaultMaxLineLength {
-            PluginLog.error("message of \(bytes.count) bytes exceeds the 4 MiB line limit")
-            switch message {
-            case .response(let id, _), .failure(.some(let id), _):
-                bytes = MessageCodec.encode(.failure(id: id, error: RPCError(
-                    code: RPCError.internalError, message: "the reply is longer than the protocol's 4 MiB line limit")))
-            default:
-                return
-            }
-        }
-        bytes.append(0x0A)
+        guard let bytes = LineEncoder.line(for: message) else { return }
         lock.lock(); defer { lock.unlock() }
         if broken { return }
         bytes.withUnsafeBytes { raw in
@@ -46,6 +35,35 @@ final class OutputWriter: @unchecked Sendable {
                 return
             }
         }
+    }
+}
+
+/// How the plugin kit turns a message into the bytes of one protocol line.
+///
+/// Public so that `tabdeck-bench codec` measures exactly what a Swift plugin writes.
+public enum LineEncoder {
+    /// The message as one JSON line, `\n` included. A reply longer than the protocol's
+    /// 4 MiB line limit becomes an internal-error reply for the same id; any other
+    /// over-long message is dropped (nil), with a log line on stderr.
+    public static func line(for message: Message) -> [UInt8]? {
+        var bytes = MessageCodec.encode(message)
+        if bytes.count > LineSplitter.defaultMaxLineLength {
+            PluginLog.error("message of \(bytes.count) bytes exceeds the 4 MiB line limit")
+            switch message {
+            case .response(let id, _), .failure(.some(let id), _):
+                bytes = MessageCodec.encode(.failure(id: id, error: RPCError(
+                    code: RPCError.internalError, message: "the reply is longer than the protocol's 4 MiB line limit")))
+            default:
+                return nil
+            }
+        }
+        bytes.append(0x0A)
+        return bytes
+    }
+
+    /// The line of a reply to a `rows` request.
+    public static func rowsReply(id: RequestID, _ result: RowsResult) -> [UInt8]? {
+        line(for: .response(id: id, result: result.json))
     }
 }
 

@@ -1,0 +1,175 @@
+import ArgumentParser
+import Foundation
+import TabdeckPluginKit
+import TabdeckProtocol
+
+/// `tabdeck-bench codec`: rows per second through the protocol codec.
+///
+/// - decode: the host's path for a `rows` reply. The bytes go through a `LineSplitter` in
+///   64 KiB chunks (as the supervisor's stdout reader thread reads them), each line through
+///   `MessageCodec.decode` (on the reader thread in the host), then the response's result
+///   through `RowsResult(_:)` (what the core does with it on the main thread).
+/// - encode: the Swift plugin kit's path for a `rows` reply, from the `RowsResult` a
+///   `TableDataSource` returns to the bytes of the line (`LineEncoder.rowsReply`), without
+///   the write(2).
+/// - foundation: the same lines through Foundation's `JSONDecoder` into Codable structs, as
+///   the peer figure.
+///
+/// Each figure is the median of `--runs` runs, with min and max; one JSON object per figure
+/// is printed after the human-readable lines.
+struct CodecCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "codec", abstract: "Rows per second decoded by the host and encoded by the plugin kit.")
+
+    @Option(help: "Rows per run.")
+    var rows = 400_000
+
+    @Option(help: "Rows per `rows` reply (one line each).")
+    var rowsPerLine = 200
+
+    @Option(help: "Timed runs per figure (after one warm-up run).")
+    var runs = 7
+
+    @Option(help: "Rows per run for the Foundation JSONDecoder peer (0 leaves it out).")
+    var foundationRows = 40_000
+
+    @Option(help: "Seed of the generated data.")
+    var seed: UInt64 = 42
+
+    func validate() throws {
+        guard rows > 0, rowsPerLine > 0, runs > 0, foundationRows >= 0 else {
+            throw ValidationError("--rows, --rows-per-line and --runs must be positive")
+        }
+    }
+
+    func run() throws {
+        let pages = CodecData.pages(rows: rows, rowsPerLine: rowsPerLine, seed: seed)
+        var stream: [UInt8] = []
+        for (i, page) in pages.enumerated() { stream += CodecPaths.encode(page, id: Int64(i + 1)) }
+
+        // The decode path must give back exactly the rows that were encoded.
+        let decoded = try CodecPaths.decode(stream)
+        guard decoded == pages else { throw CodecBenchError("decoded rows differ from the encoded ones") }
+
+        var figures: [CodecFigure] = []
+        figures.append(try measure("codec_decode_rows_per_s", "decode (host: LineSplitter → MessageCodec → RowsResult)",
+                                   bytes: stream.count) {
+            try CodecPaths.decode(stream).reduce(0) { $0 + $1.rows.count }
+        })
+        figures.append(try measure("codec_decode_message_rows_per_s", "  of which bytes → Message (reader thread)",
+                                   bytes: stream.count) {
+            try CodecPaths.decodeMessages(stream)
+        })
+        figures.append(try measure("codec_encode_rows_per_s", "encode (plugin kit: RowsResult → line)", bytes: stream.count) {
+            var count = 0
+            for (i, page) in pages.enumerated() {
+                let line = CodecPaths.encode(page, id: Int64(i + 1))
+                count += line.isEmpty ? 0 : page.rows.count
+            }
+            return count
+        })
+        if foundationRows > 0 {
+            let small = CodecData.pages(rows: foundationRows, rowsPerLine: rowsPerLine, seed: seed)
+            var lines: [Data] = []
+            for (i, page) in small.enumerated() { lines.append(Data(CodecPaths.encode(page, id: Int64(i + 1)).dropLast())) }
+            let bytes = lines.reduce(0) { $0 + $1.count }
+            figures.append(try measure("codec_foundation_decode_rows_per_s", "peer: Foundation JSONDecoder (Codable)",
+                                       bytes: bytes) {
+                try FoundationPeer.decode(lines)
+            })
+        }
+
+        let line = String(repeating: "-", count: 78)
+        print("codec: \(rows) rows of 6 cells, \(rowsPerLine) rows per line, \(stream.count) bytes, \(runs) runs")
+        print(line)
+        for f in figures {
+            print(f.label.padding(toLength: 60, withPad: " ", startingAt: 0)
+                  + String(format: "%12.0f rows/s  (min %.0f, max %.0f)", f.median, f.min, f.max))
+        }
+        print(line)
+        for f in figures { print(f.json) }
+    }
+
+    /// Runs `body` once to warm up, then `runs` times; `body` returns the rows it handled.
+    func measure(_ name: String, _ label: String, bytes: Int, _ body: () throws -> Int) throws -> CodecFigure {
+        let expected = try body()
+        var rates: [Double] = []
+        for _ in 0..<runs {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let count = try body()
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            guard count == expected else { throw CodecBenchError("\(name): \(count) rows, expected \(expected)") }
+            rates.append(Double(count) / seconds)
+        }
+        rates.sort()
+        return CodecFigure(name: name, label: label, rows: expected, bytes: bytes, runs: runs,
+                           median: rates[rates.count / 2], min: rates.first!, max: rates.last!)
+    }
+}
+
+/// One measured figure.
+struct CodecFigure {
+    var name: String
+    var label: String
+    var rows: Int
+    var bytes: Int
+    var runs: Int
+    var median: Double
+    var min: Double
+    var max: Double
+
+    var json: String {
+        String(format: #"{"bench":"%@","unit":"rows/s","median":%.0f,"min":%.0f,"max":%.0f,"runs":%d,"rows":%d,"bytes":%d}"#,
+               name, median, min, max, runs, rows, bytes)
+    }
+}
+
+struct CodecBenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The host's and the plugin kit's code paths, as the bench drives them.
+enum CodecPaths {
+    /// The plugin kit: the bytes of one `rows` reply line (newline included).
+    static func encode(_ result: RowsResult, id: Int64) -> [UInt8] {
+        LineEncoder.rowsReply(id: .int(id), result) ?? []
+    }
+
+    /// The host: every `rows` reply in `stream`, as the core sees it.
+    static func decode(_ stream: [UInt8]) throws -> [RowsResult] {
+        var results: [RowsResult] = []
+        try forEachMessage(stream) { message in
+            guard case .response(_, let result) = message else { throw CodecBenchError("not a response: \(message)") }
+            results.append(try RowsResult(result))
+        }
+        return results
+    }
+
+    /// The reader thread's part only: lines to messages; returns the rows seen.
+    static func decodeMessages(_ stream: [UInt8]) throws -> Int {
+        var count = 0
+        try forEachMessage(stream) { message in
+            if case .response(_, let result) = message, case .array(let rows)? = result["rows"] { count += rows.count }
+        }
+        return count
+    }
+
+    /// Splits `stream` as the supervisor's reader thread does (64 KiB reads) and decodes each line.
+    static func forEachMessage(_ stream: [UInt8], _ body: (Message) throws -> Void) throws {
+        var splitter = LineSplitter()
+        let chunk = 64 * 1024
+        try stream.withUnsafeBytes { raw in
+            var start = 0
+            while start < raw.count {
+                let end = Swift.min(start + chunk, raw.count)
+                for piece in splitter.push(UnsafeRawBufferPointer(rebasing: raw[start..<end])) {
+                    guard case .line(let bytes) = piece else { throw CodecBenchError("over-long line") }
+                    if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }) { continue }
+                    try body(try MessageCodec.decode(bytes))
+                }
+                start = end
+            }
+        }
+    }
+}
