@@ -1,0 +1,138 @@
+/// Strings: a word-at-a-time scan for the closing quote, then one `String` per value.
+extension JSONScanner {
+    mutating func parseString() throws(JSONParseError) -> String {
+        let open = index
+        index += 1
+        let start = index
+        // Fast path: no escapes. Eight bytes at a time while none is '"', '\' or a control character.
+        if let base = bytes.baseAddress {
+            while index + 8 <= bytes.count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                if Self.hasSpecialByte(word) { break }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            let b = bytes[index]
+            if b == UInt8(ascii: "\"") {
+                let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                index += 1
+                return s
+            }
+            if b == UInt8(ascii: "\\") { break }
+            if b < 0x20 { throw error("control character \(describe(b)) in a string (must be escaped)") }
+            index += 1
+        }
+        guard index < bytes.count else { throw error("unterminated string", at: open) }
+        return try parseEscapedString(open: open, start: start)
+    }
+
+    /// Whether any of the eight bytes of `word` is '"', '\' or below 0x20.
+    @inline(__always) static func hasSpecialByte(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let zeroQuote = (quote &- ones) & ~quote
+        let zeroBackslash = (backslash &- ones) & ~backslash
+        let control = (word &- ones &* 0x20) & ~word
+        return (zeroQuote | zeroBackslash | control) & highs != 0
+    }
+
+    /// The rest of a string that has escapes; `index` is at the first backslash.
+    mutating func parseEscapedString(open: Int, start: Int) throws(JSONParseError) -> String {
+        var out = scratch
+        scratch = []
+        defer { out.removeAll(keepingCapacity: true); scratch = out }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let b = bytes[index]
+            if b == UInt8(ascii: "\"") {
+                index += 1
+                return String(decoding: out, as: UTF8.self)
+            }
+            if b < 0x20 { throw error("control character \(describe(b)) in a string (must be escaped)") }
+            if b != UInt8(ascii: "\\") {
+                // Copy the run up to the next special byte in one go.
+                let run = index
+                index += 1
+                if let base = bytes.baseAddress {
+                    while index + 8 <= bytes.count,
+                          !Self.hasSpecialByte(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) { index += 8 }
+                }
+                while index < bytes.count {
+                    let c = bytes[index]
+                    if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
+                    index += 1
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+                continue
+            }
+            index += 1
+            guard index < bytes.count else { break }
+            let e = bytes[index]
+            index += 1
+            switch e {
+            case UInt8(ascii: "\""): out.append(0x22)
+            case UInt8(ascii: "\\"): out.append(0x5C)
+            case UInt8(ascii: "/"): out.append(0x2F)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try parseHex4()
+                if (0xD800..<0xDC00).contains(scalar) {
+                    // A high surrogate must be followed by a low one.
+                    if index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                        index += 2
+                        let low = try parseHex4()
+                        if (0xDC00..<0xE000).contains(low) {
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        } else { scalar = 0xFFFD }
+                    } else { scalar = 0xFFFD }
+                } else if (0xDC00..<0xE000).contains(scalar) {
+                    scalar = 0xFFFD
+                }
+                Self.appendUTF8(scalar, to: &out)
+            default: throw error("invalid escape '\\\(Character(Unicode.Scalar(e)))' in a string", at: index - 2)
+            }
+        }
+        throw error("unterminated string", at: open)
+    }
+
+    /// Appends the UTF-8 bytes of a scalar value (surrogates already resolved).
+    static func appendUTF8(_ scalar: UInt32, to out: inout [UInt8]) {
+        switch scalar {
+        case 0..<0x80:
+            out.append(UInt8(scalar))
+        case 0x80..<0x800:
+            out.append(UInt8(0xC0 | scalar >> 6)); out.append(UInt8(0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            out.append(UInt8(0xE0 | scalar >> 12)); out.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            out.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            out.append(UInt8(0xF0 | scalar >> 18)); out.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            out.append(UInt8(0x80 | scalar >> 6 & 0x3F)); out.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+
+    mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("incomplete \\u escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = bytes[index]
+            let d: UInt32
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(c - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(c - UInt8(ascii: "A") + 10)
+            default: throw error("invalid hex digit in \\u escape")
+            }
+            v = v << 4 | d
+            index += 1
+        }
+        return v
+    }
+}
