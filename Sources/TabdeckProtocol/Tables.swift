@@ -114,54 +114,6 @@ public struct Row: Hashable, Sendable {
                   detail: try r.optionalString("detail"), hasChildren: try r.bool("hasChildren", default: false))
     }
 
-    /// A well-formed row object without building a reader; nil for anything else (a missing
-    /// or mistyped member), which ``init(reader:)`` then reports. Same semantics: an integer
-    /// id becomes a string, null counts as missing for the optional members, unknown members
-    /// are ignored.
-    init?(fast value: JSONValue) {
-        guard case .object(let object) = value else { return nil }
-        var id: String?
-        var cells: [JSONValue]?
-        var section: String?
-        var detail: String?
-        var hasChildren = false
-        for (key, member) in zip(object.keys, object.values) {
-            switch key {
-            case "id":
-                switch member {
-                case .string(let s): id = s
-                case .int(let i): id = String(i)
-                default: return nil
-                }
-            case "cells":
-                guard case .array(let a) = member else { return nil }
-                cells = a
-            case "section":
-                switch member {
-                case .string(let s): section = s
-                case .null: break
-                default: return nil
-                }
-            case "detail":
-                switch member {
-                case .string(let s): detail = s
-                case .null: break
-                default: return nil
-                }
-            case "hasChildren":
-                switch member {
-                case .bool(let b): hasChildren = b
-                case .null: break
-                default: return nil
-                }
-            default:
-                continue
-            }
-        }
-        guard let id, let cells else { return nil }
-        self.init(id: id, cells: cells, section: section, detail: detail, hasChildren: hasChildren)
-    }
-
     public var json: JSONValue {
         var o: JSONObject = ["id": .string(id), "cells": .array(cells)]
         if let section { o["section"] = .string(section) }
@@ -218,10 +170,15 @@ public struct RowsResult: Hashable, Sendable {
         let items = try r.array("rows")
         var rows: [Row] = []
         rows.reserveCapacity(items.count)
+        var layout = RowLayout(keys: [])
         for (i, item) in items.enumerated() {
-            // The usual row takes the fast path; anything it does not accept goes through the
-            // reader, which gives the error with its path (`result.rows[3].cells`).
-            if let row = Row(fast: item) { rows.append(row); continue }
+            // The usual row takes the fast path (its keys are those of the row before, often
+            // the very same array); anything it does not accept goes through the reader, which
+            // gives the error with its path (`result.rows[3].cells`).
+            if case .object(let object) = item {
+                if object.keys != layout.keys { layout = RowLayout(keys: object.keys) }
+                if let row = layout.row(object.values) { rows.append(row); continue }
+            }
             rows.append(try Row(reader: JSONReader(item, path: "\(r.pathOf("rows"))[\(i)]")))
         }
         self.init(generation: try r.optionalInt("generation") ?? 0, offset: try r.optionalInt("offset") ?? 0, rows: rows,
