@@ -36,12 +36,15 @@ struct CodecCommand: ParsableCommand {
     @Option(help: "Which figures: any of decode, message, encode, foundation, comma-separated.")
     var only = "decode,message,encode,foundation"
 
+    @Option(help: "Decoded replies kept alive while the next ones are decoded, as the core's page cache keeps pages (32 of 200 rows: 6,400 rows, the cache's bound).")
+    var keep = 32
+
     @Option(help: "Seed of the generated data.")
     var seed: UInt64 = 42
 
     func validate() throws {
-        guard rows > 0, rowsPerLine > 0, runs > 0, foundationRows >= 0 else {
-            throw ValidationError("--rows, --rows-per-line and --runs must be positive")
+        guard rows > 0, rowsPerLine > 0, runs > 0, keep > 0, foundationRows >= 0 else {
+            throw ValidationError("--rows, --rows-per-line, --runs and --keep must be positive")
         }
     }
 
@@ -58,32 +61,29 @@ struct CodecCommand: ParsableCommand {
         var figures: [CodecFigure] = []
         if wanted.contains("decode") {
             figures.append(try measure("codec_decode_rows_per_s", "decode (host: LineSplitter → MessageCodec → RowsResult)",
-                                   bytes: stream.count) {
-            try CodecPaths.decodeKeepingRecent(stream)
-        }) }
+                                       bytes: stream.count) { try CodecPaths.decodeKeepingRecent(stream, keep: keep) })
+        }
         if wanted.contains("message") {
             figures.append(try measure("codec_decode_message_rows_per_s", "  of which bytes → Message (reader thread)",
-                                   bytes: stream.count) {
-            try CodecPaths.decodeMessages(stream)
-        }) }
+                                       bytes: stream.count) { try CodecPaths.decodeMessages(stream) })
+        }
         if wanted.contains("encode") {
             figures.append(try measure("codec_encode_rows_per_s", "encode (plugin kit: RowsResult → line)", bytes: stream.count) {
-            var count = 0
-            for (i, page) in pages.enumerated() {
-                let line = CodecPaths.encode(page, id: Int64(i + 1))
-                count += line.isEmpty ? 0 : page.rows.count
-            }
-            return count
-        }) }
+                var count = 0
+                for (i, page) in pages.enumerated() {
+                    let line = CodecPaths.encode(page, id: Int64(i + 1))
+                    count += line.isEmpty ? 0 : page.rows.count
+                }
+                return count
+            })
+        }
         if foundationRows > 0 && wanted.contains("foundation") {
             let small = CodecData.pages(rows: foundationRows, rowsPerLine: rowsPerLine, seed: seed)
             var lines: [Data] = []
             for (i, page) in small.enumerated() { lines.append(Data(CodecPaths.encode(page, id: Int64(i + 1)).dropLast())) }
             let bytes = lines.reduce(0) { $0 + $1.count }
             figures.append(try measure("codec_foundation_decode_rows_per_s", "peer: Foundation JSONDecoder (Codable)",
-                                       bytes: bytes) {
-                try FoundationPeer.decode(lines)
-            })
+                                       bytes: bytes) { try FoundationPeer.decode(lines) })
         }
 
         let line = String(repeating: "-", count: 78)
@@ -173,8 +173,8 @@ enum CodecPaths {
     /// The host's path as it runs: each result is kept while the next ones come, as the core's
     /// page cache keeps at most 6,400 rows of a table (here the last 32 replies of up to 200
     /// rows), so memory is reused as in the host. Returns the rows decoded.
-    static func decodeKeepingRecent(_ stream: [UInt8]) throws -> Int {
-        var recent: [RowsResult?] = Array(repeating: nil, count: 32)
+    static func decodeKeepingRecent(_ stream: [UInt8], keep: Int) throws -> Int {
+        var recent: [RowsResult?] = Array(repeating: nil, count: max(keep, 1))
         var count = 0, next = 0
         try forEachMessage(stream) { message in
             guard case .response(_, let result) = message else { throw CodecBenchError("not a response: \(message)") }

@@ -39,7 +39,7 @@ public enum JSONParser {
     /// Parses one complete JSON text from raw bytes.
     public static func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSONValue {
         var scanner = JSONScanner(buffer)
-        defer { scanner.valueStack.free() }
+        defer { scanner.release() }
         scanner.skipWhitespace()
         let value = try scanner.parseValue(depth: 0)
         scanner.skipWhitespace()

@@ -39,17 +39,18 @@ extension JSONScanner {
         return (zeroQuote | zeroBackslash | control) & highs != 0
     }
 
-    /// The rest of a string that has escapes; `index` is at the first backslash.
+    /// The rest of a string that has escapes; `index` is at the first backslash. The bytes
+    /// are unescaped into `unescaped`, which is as long as the input: unescaping never makes
+    /// a string longer.
     mutating func parseEscapedString(open: Int, start: Int) throws(JSONParseError) -> String {
-        var out = scratch
-        scratch = []
-        defer { out.removeAll(keepingCapacity: true); scratch = out }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        let out = unescapeBuffer()
+        var count = index - start
+        out.update(from: bytes.baseAddress! + start, count: count)
         while index < bytes.count {
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
                 index += 1
-                return String(decoding: out, as: UTF8.self)
+                return String(decoding: UnsafeBufferPointer(start: out, count: count), as: UTF8.self)
             }
             if b < 0x20 { throw error("control character \(describe(b)) in a string (must be escaped)") }
             if b != UInt8(ascii: "\\") {
@@ -65,7 +66,8 @@ extension JSONScanner {
                     if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
                     index += 1
                 }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+                (out + count).update(from: bytes.baseAddress! + run, count: index - run)
+                count += index - run
                 continue
             }
             index += 1
@@ -73,14 +75,14 @@ extension JSONScanner {
             let e = bytes[index]
             index += 1
             switch e {
-            case UInt8(ascii: "\""): out.append(0x22)
-            case UInt8(ascii: "\\"): out.append(0x5C)
-            case UInt8(ascii: "/"): out.append(0x2F)
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "\""): out[count] = 0x22; count += 1
+            case UInt8(ascii: "\\"): out[count] = 0x5C; count += 1
+            case UInt8(ascii: "/"): out[count] = 0x2F; count += 1
+            case UInt8(ascii: "b"): out[count] = 0x08; count += 1
+            case UInt8(ascii: "f"): out[count] = 0x0C; count += 1
+            case UInt8(ascii: "n"): out[count] = 0x0A; count += 1
+            case UInt8(ascii: "r"): out[count] = 0x0D; count += 1
+            case UInt8(ascii: "t"): out[count] = 0x09; count += 1
             case UInt8(ascii: "u"):
                 var scalar = try parseHex4()
                 if (0xD800..<0xDC00).contains(scalar) {
@@ -95,26 +97,30 @@ extension JSONScanner {
                 } else if (0xDC00..<0xE000).contains(scalar) {
                     scalar = 0xFFFD
                 }
-                Self.appendUTF8(scalar, to: &out)
+                count += Self.storeUTF8(scalar, at: out + count)
             default: throw error("invalid escape '\\\(Character(Unicode.Scalar(e)))' in a string", at: index - 2)
             }
         }
         throw error("unterminated string", at: open)
     }
 
-    /// Appends the UTF-8 bytes of a scalar value (surrogates already resolved).
-    static func appendUTF8(_ scalar: UInt32, to out: inout [UInt8]) {
+    /// Stores the UTF-8 bytes of a scalar value (surrogates already resolved); returns how many.
+    /// An escape takes 6 bytes of input (12 for a pair) and gives at most 3 (4 for a pair).
+    static func storeUTF8(_ scalar: UInt32, at out: UnsafeMutablePointer<UInt8>) -> Int {
         switch scalar {
         case 0..<0x80:
-            out.append(UInt8(scalar))
+            out[0] = UInt8(scalar)
+            return 1
         case 0x80..<0x800:
-            out.append(UInt8(0xC0 | scalar >> 6)); out.append(UInt8(0x80 | scalar & 0x3F))
+            out[0] = UInt8(0xC0 | scalar >> 6); out[1] = UInt8(0x80 | scalar & 0x3F)
+            return 2
         case 0x800..<0x10000:
-            out.append(UInt8(0xE0 | scalar >> 12)); out.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            out.append(UInt8(0x80 | scalar & 0x3F))
+            out[0] = UInt8(0xE0 | scalar >> 12); out[1] = UInt8(0x80 | scalar >> 6 & 0x3F); out[2] = UInt8(0x80 | scalar & 0x3F)
+            return 3
         default:
-            out.append(UInt8(0xF0 | scalar >> 18)); out.append(UInt8(0x80 | scalar >> 12 & 0x3F))
-            out.append(UInt8(0x80 | scalar >> 6 & 0x3F)); out.append(UInt8(0x80 | scalar & 0x3F))
+            out[0] = UInt8(0xF0 | scalar >> 18); out[1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+            out[2] = UInt8(0x80 | scalar >> 6 & 0x3F); out[3] = UInt8(0x80 | scalar & 0x3F)
+            return 4
         }
     }
 

@@ -15,12 +15,26 @@ struct JSONScanner {
     /// Key arrays of recent objects, reused when an object has exactly the same keys.
     var keyCache: [[String]] = []
     var keyCacheNext = 0
-    /// Bytes of the string being unescaped, reused from string to string.
-    var scratch: [UInt8] = []
+    /// Where escaped strings are unescaped: as long as the input, allocated at the first
+    /// escape and reused; freed by ``release()``.
+    var unescaped: UnsafeMutablePointer<UInt8>?
 
     static let keyCacheSize = 8
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    /// Frees the scanner's memory; call once when done.
+    func release() {
+        valueStack.free()
+        unescaped?.deallocate()
+    }
+
+    mutating func unescapeBuffer() -> UnsafeMutablePointer<UInt8> {
+        if let unescaped { return unescaped }
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+        unescaped = buffer
+        return buffer
+    }
 
     func error(_ reason: String, at offset: Int? = nil) -> JSONParseError {
         let offset = min(offset ?? index, bytes.count)
