@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The byte scanner behind ``JSONParser``: values, arrays, objects and literals.
 ///
 /// Built for the `rows` replies (thousands of small objects per line): the members of the
@@ -13,8 +19,11 @@ struct JSONScanner {
     /// Keys of the objects still open, innermost last.
     var keyStack: [String] = []
     /// Key arrays of recent objects, reused when an object has exactly the same keys.
-    var keyCache: [[String]] = []
+    var keyCache: [CachedKeys] = []
     var keyCacheNext = 0
+    /// The entry of `keyCache` used by the last object closed: the next object's keys are
+    /// first matched byte for byte against it (every row of a page has the same keys).
+    var hint = -1
     /// Where escaped strings are unescaped: as long as the input, allocated at the first
     /// escape and reused; freed by ``release()``.
     var unescaped: UnsafeMutablePointer<UInt8>?
@@ -87,17 +96,30 @@ struct JSONScanner {
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") { index += 1; return .object(JSONObject()) }
         let keyBase = keyStack.count
         let valueBase = valueStack.count
+        let expected: CachedKeys? = hint >= 0 ? keyCache[hint] : nil
+        var allExpected = expected != nil  // every key so far is the expected one at its place
         while true {
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input in an object") }
             guard bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key, found \(describe(bytes[index]))") }
-            let key = try parseString()
+            let position = keyStack.count - keyBase
+            let key: String
+            if allExpected, let expected, position < expected.keys.count, let raw = expected.raw[position], matchesKey(raw) {
+                key = expected.keys[position]
+                index += raw.count + 2
+            } else {
+                allExpected = false
+                key = try parseString()
+            }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after key \"\(key)\"") }
             index += 1
             skipWhitespace()
             let value = try parseValue(depth: depth)
-            if let existing = keyStack[keyBase...].firstIndex(of: key) {
+            if allExpected {
+                keyStack.append(key)  // distinct: the expected keys are
+                valueStack.push(value)
+            } else if let existing = keyStack[keyBase...].firstIndex(of: key) {
                 valueStack.replace(at: valueBase + existing - keyBase, with: value)  // a repeated key keeps its last value
             } else {
                 keyStack.append(key)
@@ -109,7 +131,12 @@ struct JSONScanner {
             case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "}"):
                 index += 1
-                let keys = sharedKeys(from: keyBase)
+                let keys: [String]
+                if allExpected, let expected, expected.keys.count == keyStack.count - keyBase {
+                    keys = expected.keys
+                } else {
+                    keys = sharedKeys(from: keyBase)
+                }
                 let values = valueStack.pop(from: valueBase)
                 keyStack.removeLast(keyStack.count - keyBase)
                 return .object(JSONObject(uniqueKeys: keys, values: values))
@@ -122,17 +149,30 @@ struct JSONScanner {
     /// the same keys in the same order.
     mutating func sharedKeys(from base: Int) -> [String] {
         let count = keyStack.count - base
-        for cached in keyCache where cached.count == count {
+        for (n, cached) in keyCache.enumerated() where cached.keys.count == count {
             var same = true
-            for i in 0..<count where cached[i] != keyStack[base + i] { same = false; break }
-            if same { return cached }
+            for i in 0..<count where cached.keys[i] != keyStack[base + i] { same = false; break }
+            if same { hint = n; return cached.keys }
         }
-        let keys = Array(keyStack[base...])
-        if keyCache.count < Self.keyCacheSize { keyCache.append(keys) } else {
-            keyCache[keyCacheNext] = keys
+        let entry = CachedKeys(Array(keyStack[base...]))
+        if keyCache.count < Self.keyCacheSize {
+            hint = keyCache.count
+            keyCache.append(entry)
+        } else {
+            hint = keyCacheNext
+            keyCache[keyCacheNext] = entry
             keyCacheNext = (keyCacheNext + 1) % Self.keyCacheSize
         }
-        return keys
+        return entry.keys
+    }
+
+    /// Whether the text at `index` is `"` + `raw` + `"`.
+    func matchesKey(_ raw: [UInt8]) -> Bool {
+        let end = index + 1 + raw.count
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return false }
+        return raw.withUnsafeBufferPointer { key in
+            key.isEmpty || memcmp(bytes.baseAddress! + index + 1, key.baseAddress!, key.count) == 0
+        }
     }
 
     mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
@@ -157,4 +197,19 @@ struct JSONScanner {
     }
 
     @inline(__always) func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
+}
+
+/// The keys of an object, and for each the bytes that stand for it between quotes when it
+/// needs no escaping (nil otherwise: it is then always parsed).
+struct CachedKeys {
+    let keys: [String]
+    let raw: [[UInt8]?]
+
+    init(_ keys: [String]) {
+        self.keys = keys
+        raw = keys.map { key in
+            let bytes = Array(key.utf8)
+            return bytes.allSatisfy { $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C } ? bytes : nil
+        }
+    }
 }
