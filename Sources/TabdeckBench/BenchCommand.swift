@@ -9,6 +9,6 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tabdeck-bench",
         abstract: "Benchmarks for Tabdeck (run by Scripts/bench).",
-        subcommands: [MachineCommand.self]
+        subcommands: [MachineCommand.self, CodecCommand.self]
     )
 }

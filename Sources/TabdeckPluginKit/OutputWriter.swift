@@ -16,18 +16,17 @@ final class OutputWriter: @unchecked Sendable {
     init(fd: Int32) { self.fd = fd }
 
     func send(_ message: Message) {
-        var bytes = MessageCodec.encode(message)
-        if bytes.count > LineSplitter.defaultMaxLineLength {
-            PluginLog.error("message of \(bytes.count) bytes exceeds the 4 MiB line limit")
-            switch message {
-            case .response(let id, _), .failure(.some(let id), _):
-                bytes = MessageCodec.encode(.failure(id: id, error: RPCError(
-                    code: RPCError.internalError, message: "the reply is longer than the protocol's 4 MiB line limit")))
-            default:
-                return
-            }
-        }
-        bytes.append(0x0A)
+        guard let bytes = LineEncoder.line(for: message) else { return }
+        write(bytes)
+    }
+
+    /// Sends the reply to a `rows` request.
+    func sendRowsReply(id: RequestID, _ result: RowsResult) {
+        write(LineEncoder.rowsReply(id: id, result))
+    }
+
+    /// Writes one whole line under the lock.
+    private func write(_ bytes: [UInt8]) {
         lock.lock(); defer { lock.unlock() }
         if broken { return }
         bytes.withUnsafeBytes { raw in
@@ -47,6 +46,44 @@ final class OutputWriter: @unchecked Sendable {
             }
         }
     }
+}
+
+/// How the plugin kit turns a message into the bytes of one protocol line.
+///
+/// Public so that `tabdeck-bench codec` measures exactly what a Swift plugin writes.
+public enum LineEncoder {
+    /// The message as one JSON line, `\n` included. A reply longer than the protocol's
+    /// 4 MiB line limit becomes an internal-error reply for the same id; any other
+    /// over-long message is dropped (nil), with a log line on stderr.
+    public static func line(for message: Message) -> [UInt8]? {
+        finish(MessageCodec.encode(message), for: message)
+    }
+
+    /// The line of a reply to a `rows` request, written straight from the rows (the same
+    /// bytes as `line(for: .response(id: id, result: result.json))`).
+    public static func rowsReply(id: RequestID, _ result: RowsResult) -> [UInt8] {
+        finish(MessageCodec.encodeRowsResponse(id: id, result), for: nil, replyTo: id)!
+    }
+
+    /// Applies the line limit and appends the `\n`. An over-long reply (to `replyTo`, or
+    /// the id of the response or failure `message`) becomes an internal error.
+    private static func finish(_ encoded: consuming [UInt8], for message: Message?, replyTo: RequestID? = nil) -> [UInt8]? {
+        var bytes = encoded
+        if bytes.count > LineSplitter.defaultMaxLineLength {
+            PluginLog.error("message of \(bytes.count) bytes exceeds the 4 MiB line limit")
+            var id = replyTo
+            switch message {
+            case .response(let replied, _)?, .failure(.some(let replied), _)?: id = replied
+            default: break
+            }
+            guard let id else { return nil }
+            bytes = MessageCodec.encode(.failure(id: id, error: RPCError(
+                code: RPCError.internalError, message: "the reply is longer than the protocol's 4 MiB line limit")))
+        }
+        bytes.append(0x0A)
+        return bytes
+    }
+
 }
 
 /// Pushes notifications to the host; safe from any thread, any time after the handshake.

@@ -184,18 +184,18 @@ public final class PluginRunner: @unchecked Sendable {
             state.unlock()
             let source = self.source
             pool?.submit { [self] in
-                let result: Result<JSONValue, RPCError>
+                let result: Result<ReplyBody, RPCError>
                 if flag.isCancelled {
                     result = .failure(Self.cancelled)
                 } else {
-                    result = Self.run { () throws -> JSONValue in
+                    result = Self.run { () throws -> ReplyBody in
                         try Self.call(source, method: method, params: params, cancel: flag)
                     }
                 }
                 state.lock()
                 inFlight[id] = nil
                 state.unlock()
-                reply(id, result)
+                answer(id, result)
             }
         default:
             reply(id, .failure(RPCError(code: RPCError.methodNotFound, message: "method not found: \(method)")))
@@ -236,6 +236,14 @@ public final class PluginRunner: @unchecked Sendable {
         return .success(result.json)
     }
 
+    private func answer(_ id: RequestID, _ result: Result<ReplyBody, RPCError>) {
+        switch result {
+        case .success(.value(let value)): writer.send(.response(id: id, result: value))
+        case .success(.rows(let rows)): writer.sendRowsReply(id: id, rows)
+        case .failure(let error): writer.send(.failure(id: id, error: error))
+        }
+    }
+
     private func reply(_ id: RequestID, _ result: Result<JSONValue, RPCError>) {
         switch result {
         case .success(let value): writer.send(.response(id: id, result: value))
@@ -248,7 +256,7 @@ public final class PluginRunner: @unchecked Sendable {
     static let cancelled = RPCError(code: RPCError.requestCancelled, message: "request cancelled")
 
     /// Runs a handler, mapping thrown errors to RPC errors.
-    static func run(_ body: () throws -> JSONValue) -> Result<JSONValue, RPCError> {
+    static func run(_ body: () throws -> ReplyBody) -> Result<ReplyBody, RPCError> {
         do { return .success(try body()) }
         catch let e as RPCError { return .failure(e) }
         catch let e as JSONFieldError { return .failure(.badParams(e.description, path: e.path)) }
@@ -260,24 +268,24 @@ public final class PluginRunner: @unchecked Sendable {
     }
 
     static func call(_ source: any TableDataSource, method: String, params: JSONValue,
-                     cancel: CancellationFlag) throws -> JSONValue {
+                     cancel: CancellationFlag) throws -> ReplyBody {
         switch method {
         case Method.open:
-            if params == .null { return try source.open(args: [:]).json }
+            if params == .null { return .value(try source.open(args: [:]).json) }
             let r = try JSONReader(params, path: "params")
             let args = r.value("args") ?? .null
             if args != .null && args.objectValue == nil {
                 throw JSONFieldError(path: "params.args", reason: "expected an object, got \(args.typeDescription)")
             }
-            return try source.open(args: args == .null ? [:] : args).json
+            return .value(try source.open(args: args == .null ? [:] : args).json)
         case Method.rows:
             let request = try RowsRequest(params, path: "params")
             if request.offset < 0 { throw JSONFieldError(path: "params.offset", reason: "must not be negative") }
             if request.limit < 0 { throw JSONFieldError(path: "params.limit", reason: "must not be negative") }
-            return try source.rows(request, cancel: cancel).json
+            return .rows(try source.rows(request, cancel: cancel))
         case Method.children:
             let r = try JSONReader(params, path: "params")
-            return try source.children(table: try r.string("table"), row: try rowID(r, "row")).json
+            return .value(try source.children(table: try r.string("table"), row: try rowID(r, "row")).json)
         case Method.action:
             let r = try JSONReader(params, path: "params")
             var rows: [String] = []
@@ -288,7 +296,7 @@ public final class PluginRunner: @unchecked Sendable {
                 default: throw JSONFieldError(path: "params.rows[\(i)]", reason: "expected a string, got \(v.typeDescription)")
                 }
             }
-            return try source.action(table: try r.string("table"), action: try r.string("action"), rows: rows).json
+            return .value(try source.action(table: try r.string("table"), action: try r.string("action"), rows: rows).json)
         default:
             throw RPCError(code: RPCError.methodNotFound, message: "method not found: \(method)")
         }
@@ -302,4 +310,11 @@ public final class PluginRunner: @unchecked Sendable {
         case nil: throw JSONFieldError(path: r.pathOf(key), reason: "missing (expected a string)")
         }
     }
+}
+
+/// What a handler answers: any result, or a `rows` result, which is written straight to bytes
+/// (`LineEncoder.rowsReply`) without a ``JSONValue`` per row.
+enum ReplyBody {
+    case value(JSONValue)
+    case rows(RowsResult)
 }

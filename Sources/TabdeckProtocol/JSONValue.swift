@@ -32,6 +32,9 @@ public struct JSONObject: Hashable, Sendable, ExpressibleByDictionaryLiteral, Se
 
     public init(dictionaryLiteral elements: (String, JSONValue)...) { self.init(elements) }
 
+    /// An object from keys known to be distinct and their values (the parser's fast path).
+    init(uniqueKeys keys: [String], values: [JSONValue]) { self.keys = keys; self.values = values }
+
     /// The number of keys.
     public var count: Int { keys.count }
 

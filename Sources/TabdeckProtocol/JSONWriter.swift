@@ -21,14 +21,18 @@ public enum JSONWriter {
     /// Appends the compact JSON bytes of `value` to `out`.
     public static func write(_ value: JSONValue, into out: inout [UInt8]) {
         switch value {
-        case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
-        case .bool(let b): out.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))
+        case .null: appendLiteral("null", into: &out)
+        case .bool(let b): appendLiteral(b ? "true" : "false", into: &out)
         case .int(let i): writeInteger(i, into: &out)
         case .double(let d):
             if d.isFinite {
-                if d.rounded() == d && abs(d) < 1e15 { writeInteger(Int64(d), into: &out); out.append(contentsOf: [0x2E, 0x30]) }
-                else { out.append(contentsOf: Array("\(d)".utf8)) }
-            } else { out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]) }
+                if d.rounded() == d && abs(d) < 1e15 {
+                    writeInteger(Int64(d), into: &out); out.append(UInt8(ascii: ".")); out.append(UInt8(ascii: "0"))
+                } else {
+                    var text = d.description
+                    text.withUTF8 { out.append(contentsOf: $0) }
+                }
+            } else { appendLiteral("null", into: &out) }
         case .string(let s): writeString(s, into: &out)
         case .array(let items):
             out.append(UInt8(ascii: "["))
@@ -49,6 +53,10 @@ public enum JSONWriter {
             }
             out.append(UInt8(ascii: "}"))
         }
+    }
+
+    @inline(__always) static func appendLiteral(_ text: StaticString, into out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Appends a decimal integer.

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Splits a byte stream into `\n`-terminated lines, with a maximum line length.
 ///
 /// A line longer than the maximum is not buffered: its bytes are counted and dropped,
@@ -27,11 +33,11 @@ public struct LineSplitter: Sendable {
         var start = 0
         while start < bytes.count {
             let rest = UnsafeBufferPointer(rebasing: bytes[start...])
-            guard let found = rest.firstIndex(of: 0x0A) else {
+            guard let found = memchr(rest.baseAddress!, 0x0A, rest.count) else {
                 append(rest)
                 break
             }
-            let newline = start + found  // `rest` is rebased: its indices start at 0
+            let newline = start + (UnsafeRawPointer(found) - UnsafeRawPointer(rest.baseAddress!))
             append(UnsafeBufferPointer(rebasing: bytes[start..<newline]))
             pieces.append(takeLine())
             start = newline + 1

@@ -167,8 +167,20 @@ public struct RowsResult: Hashable, Sendable {
 
     public init(_ value: JSONValue, path: String = "result") throws(JSONFieldError) {
         let r = try JSONReader(value, path: path)
+        let items = try r.array("rows")
         var rows: [Row] = []
-        for row in try r.objects("rows") { rows.append(try Row(reader: row)) }
+        rows.reserveCapacity(items.count)
+        var layout = RowLayout(keys: [])
+        for (i, item) in items.enumerated() {
+            // The usual row takes the fast path (its keys are those of the row before, often
+            // the very same array); anything it does not accept goes through the reader, which
+            // gives the error with its path (`result.rows[3].cells`).
+            if case .object(let object) = item {
+                if object.keys != layout.keys { layout = RowLayout(keys: object.keys) }
+                if let row = layout.row(object.values) { rows.append(row); continue }
+            }
+            rows.append(try Row(reader: JSONReader(item, path: "\(r.pathOf("rows"))[\(i)]")))
+        }
         self.init(generation: try r.optionalInt("generation") ?? 0, offset: try r.optionalInt("offset") ?? 0, rows: rows,
                   total: try r.optionalInt("total"), totalSent: r.value("total") != nil)
     }

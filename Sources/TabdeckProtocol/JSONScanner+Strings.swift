@@ -1,0 +1,144 @@
+/// Strings: a word-at-a-time scan for the closing quote, then one `String` per value.
+extension JSONScanner {
+    mutating func parseString() throws(JSONParseError) -> String {
+        let open = index
+        index += 1
+        let start = index
+        // Fast path: no escapes. Eight bytes at a time while none is '"', '\' or a control character.
+        if let base = bytes.baseAddress {
+            while index + 8 <= bytes.count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                if Self.hasSpecialByte(word) { break }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            let b = bytes[index]
+            if b == UInt8(ascii: "\"") {
+                let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                index += 1
+                return s
+            }
+            if b == UInt8(ascii: "\\") { break }
+            if b < 0x20 { throw error("control character \(describe(b)) in a string (must be escaped)") }
+            index += 1
+        }
+        guard index < bytes.count else { throw error("unterminated string", at: open) }
+        return try parseEscapedString(open: open, start: start)
+    }
+
+    /// Whether any of the eight bytes of `word` is '"', '\' or below 0x20.
+    @inline(__always) static func hasSpecialByte(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let zeroQuote = (quote &- ones) & ~quote
+        let zeroBackslash = (backslash &- ones) & ~backslash
+        let control = (word &- ones &* 0x20) & ~word
+        return (zeroQuote | zeroBackslash | control) & highs != 0
+    }
+
+    /// The rest of a string that has escapes; `index` is at the first backslash. The bytes
+    /// are unescaped into `unescaped`, which is as long as the input: unescaping never makes
+    /// a string longer.
+    mutating func parseEscapedString(open: Int, start: Int) throws(JSONParseError) -> String {
+        let out = unescapeBuffer()
+        var count = index - start
+        out.update(from: bytes.baseAddress! + start, count: count)
+        while index < bytes.count {
+            let b = bytes[index]
+            if b == UInt8(ascii: "\"") {
+                index += 1
+                return String(decoding: UnsafeBufferPointer(start: out, count: count), as: UTF8.self)
+            }
+            if b < 0x20 { throw error("control character \(describe(b)) in a string (must be escaped)") }
+            if b != UInt8(ascii: "\\") {
+                // Copy the run up to the next special byte in one go.
+                let run = index
+                index += 1
+                if let base = bytes.baseAddress {
+                    while index + 8 <= bytes.count,
+                          !Self.hasSpecialByte(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) { index += 8 }
+                }
+                while index < bytes.count {
+                    let c = bytes[index]
+                    if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
+                    index += 1
+                }
+                (out + count).update(from: bytes.baseAddress! + run, count: index - run)
+                count += index - run
+                continue
+            }
+            index += 1
+            guard index < bytes.count else { break }
+            let e = bytes[index]
+            index += 1
+            switch e {
+            case UInt8(ascii: "\""): out[count] = 0x22; count += 1
+            case UInt8(ascii: "\\"): out[count] = 0x5C; count += 1
+            case UInt8(ascii: "/"): out[count] = 0x2F; count += 1
+            case UInt8(ascii: "b"): out[count] = 0x08; count += 1
+            case UInt8(ascii: "f"): out[count] = 0x0C; count += 1
+            case UInt8(ascii: "n"): out[count] = 0x0A; count += 1
+            case UInt8(ascii: "r"): out[count] = 0x0D; count += 1
+            case UInt8(ascii: "t"): out[count] = 0x09; count += 1
+            case UInt8(ascii: "u"):
+                var scalar = try parseHex4()
+                if (0xD800..<0xDC00).contains(scalar) {
+                    // A high surrogate must be followed by a low one.
+                    if index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                        index += 2
+                        let low = try parseHex4()
+                        if (0xDC00..<0xE000).contains(low) {
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        } else { scalar = 0xFFFD }
+                    } else { scalar = 0xFFFD }
+                } else if (0xDC00..<0xE000).contains(scalar) {
+                    scalar = 0xFFFD
+                }
+                count += Self.storeUTF8(scalar, at: out + count)
+            default: throw error("invalid escape '\\\(Character(Unicode.Scalar(e)))' in a string", at: index - 2)
+            }
+        }
+        throw error("unterminated string", at: open)
+    }
+
+    /// Stores the UTF-8 bytes of a scalar value (surrogates already resolved); returns how many.
+    /// An escape takes 6 bytes of input (12 for a pair) and gives at most 3 (4 for a pair).
+    static func storeUTF8(_ scalar: UInt32, at out: UnsafeMutablePointer<UInt8>) -> Int {
+        switch scalar {
+        case 0..<0x80:
+            out[0] = UInt8(scalar)
+            return 1
+        case 0x80..<0x800:
+            out[0] = UInt8(0xC0 | scalar >> 6); out[1] = UInt8(0x80 | scalar & 0x3F)
+            return 2
+        case 0x800..<0x10000:
+            out[0] = UInt8(0xE0 | scalar >> 12); out[1] = UInt8(0x80 | scalar >> 6 & 0x3F); out[2] = UInt8(0x80 | scalar & 0x3F)
+            return 3
+        default:
+            out[0] = UInt8(0xF0 | scalar >> 18); out[1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+            out[2] = UInt8(0x80 | scalar >> 6 & 0x3F); out[3] = UInt8(0x80 | scalar & 0x3F)
+            return 4
+        }
+    }
+
+    mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("incomplete \\u escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = bytes[index]
+            let d: UInt32
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(c - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(c - UInt8(ascii: "A") + 10)
+            default: throw error("invalid hex digit in \\u escape")
+            }
+            v = v << 4 | d
+            index += 1
+        }
+        return v
+    }
+}

@@ -1,0 +1,67 @@
+/// Writing a `rows` reply straight to bytes, without building a ``JSONValue`` per row.
+///
+/// The bytes are exactly those of `MessageCodec.encode(.response(id:, result: result.json))`
+/// (same member order, same escaping); `Tests/TabdeckProtocolTests` checks that on random
+/// rows. The plugin kit uses it for every `rows` reply.
+extension MessageCodec {
+    /// The line (without `\n`) of a response carrying a `rows` result.
+    public static func encodeRowsResponse(id: RequestID, _ result: RowsResult) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + result.rows.count * 128)
+        appendASCII(#"{"jsonrpc":"2.0","id":"#, to: &out)
+        JSONWriter.write(id.json, into: &out)
+        appendASCII(#","result":"#, to: &out)
+        result.write(into: &out)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    @inline(__always) static func appendASCII(_ text: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+}
+
+extension RowsResult {
+    /// Appends the compact JSON of ``json`` to `out`.
+    public func write(into out: inout [UInt8]) {
+        MessageCodec.appendASCII(#"{"generation":"#, to: &out)
+        JSONWriter.writeInteger(Int64(generation), into: &out)
+        MessageCodec.appendASCII(#","offset":"#, to: &out)
+        JSONWriter.writeInteger(Int64(offset), into: &out)
+        MessageCodec.appendASCII(#","rows":["#, to: &out)
+        for (i, row) in rows.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            row.write(into: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        if totalSent {
+            MessageCodec.appendASCII(#","total":"#, to: &out)
+            if let total { JSONWriter.writeInteger(Int64(total), into: &out) } else { MessageCodec.appendASCII("null", to: &out) }
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+}
+
+extension Row {
+    /// Appends the compact JSON of ``json`` to `out`.
+    public func write(into out: inout [UInt8]) {
+        MessageCodec.appendASCII(#"{"id":"#, to: &out)
+        JSONWriter.writeString(id, into: &out)
+        MessageCodec.appendASCII(#","cells":["#, to: &out)
+        for (i, cell) in cells.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            JSONWriter.write(cell, into: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        if let section {
+            MessageCodec.appendASCII(#","section":"#, to: &out)
+            JSONWriter.writeString(section, into: &out)
+        }
+        if let detail {
+            MessageCodec.appendASCII(#","detail":"#, to: &out)
+            JSONWriter.writeString(detail, into: &out)
+        }
+        if hasChildren { MessageCodec.appendASCII(#","hasChildren":true"#, to: &out) }
+        out.append(UInt8(ascii: "}"))
+    }
+}
