@@ -35,6 +35,12 @@ public enum Event: Hashable, Sendable {
     /// Move the selected table's cursor by this many rows, scrolling only as much as needed
     /// to keep it in view (keys `j`/`k`; nothing is printed).
     case cursor(delta: Int)
+    /// Find `text` (case-insensitive, any cell) in the whole selected table, from the row after
+    /// the cursor (before it when `backward`), wrapping around; the cursor moves to the row
+    /// found. It runs beside commands: see ``Workspace/find``.
+    case find(text: String, backward: Bool)
+    /// Stop the find (Esc).
+    case cancelFind
 }
 
 /// What a command printed, as text and as JSON (for `--output json`).

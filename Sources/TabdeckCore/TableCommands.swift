@@ -84,6 +84,13 @@ extension Workspace {
             }
             saveTable(t, tab, &effects, ())
             return .done(positionOutput(tab, &effects))
+        case .jump(let prefix):
+            let start = try sectionStart(t, prefix)
+            move(&t, cursor: start.row, scroll: start.row)
+            saveTable(t, tab, &effects, ())
+            let position = positionOutput(tab, &effects)
+            return .done(CommandOutput(text: "\(start.section.title): \(position.text)",
+                                       json: ["section": .string(start.section.id), "position": position.json]))
         case .select(let ids):
             t.view.selection.formUnion(ids)
             return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))

@@ -16,10 +16,14 @@ extension Workspace {
         switch event {
         case .command(let line):
             startCommand(line, &effects)
+            advanceFind(&effects)
         case .plugin(let tab, let pluginEvent):
             guard tabs[tab] != nil else { return [] }
             handle(pluginEvent, tab: tab, &effects)
             advance(&effects)
+            if let f = find, f.isSearching, f.tab == tab, f.inflight.values.contains(where: { pending[$0] == nil }) {
+                stopFind("plugin \(tab) stopped", &effects)
+            }
             if followsView && tab == layout.selected { refreshSelected(&effects) }
         case .wake:
             advance(&effects)
@@ -32,6 +36,10 @@ extension Workspace {
             refreshSelected(&effects)
         case .cursor(let delta):
             moveCursor(by: delta, &effects)
+        case .find(let text, let backward):
+            startFind(text, backward: backward, &effects)
+        case .cancelFind:
+            stopFind("cancelled", &effects)
         }
         return effects
     }
@@ -207,6 +215,8 @@ extension Workspace {
             pageReply(tab, table: table, generation: generation, page: page, outcome, &effects)
         case .scan(_, _, let offset):
             scanReply(id: id, offset: offset, outcome)
+        case .find(_, _, let offset):
+            findReply(id: id, offset: offset, outcome, &effects)
         case .children, .action:
             if active?.awaiting == id { active?.reply = outcome; active?.awaiting = nil }
         }
