@@ -85,7 +85,7 @@ public enum CommandParser {
         .init(name: "show", usage: "show [N]", summary: "print the rows in view, or N rows from the current position"),
         .init(name: "goto", usage: "goto ROW", summary: "move to a 1-based row number"),
         .init(name: "page", usage: "page next|prev|first|last", summary: "scroll by a page"),
-        .init(name: "jump", usage: "jump SECTION", summary: "the section index: go to the first row of the table section whose title starts with SECTION"),
+        .init(name: "jump", usage: "jump SECTION", summary: "go to the table section whose title starts with SECTION"),
         .init(name: "select", usage: "select ID... | all | none", summary: "add rows to the selection by id, select all rows, or none"),
         .init(name: "unselect", usage: "unselect ID...", summary: "remove rows from the selection by id"),
         .init(name: "selection", usage: "selection", summary: "list the selected row ids"),

@@ -110,7 +110,10 @@ extension Workspace {
                 f.phase = .found(row: p, wrapped: f.wrapped)
                 move(&t, cursor: p)
                 tabs[f.tab]!.stack[i] = t
-                if i == tabs[f.tab]!.stack.count - 1 { saveTable(t, f.tab, &effects, ()) }
+                if i == tabs[f.tab]!.stack.count - 1 {
+                    saveTable(t, f.tab, &effects, ())
+                    _ = fetch(f.tab, t.view.scrollOffset..<(t.view.scrollOffset + viewportRows), &effects)
+                }
                 break
             }
             f.position += f.backward ? -1 : 1
