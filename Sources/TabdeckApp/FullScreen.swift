@@ -25,6 +25,12 @@ public final class FullScreen {
     /// The find outcome last shown, so each outcome is announced once.
     var shownFind: FindState?
     let input: InputReader
+    /// Seconds without input after which views moved by keys are saved, and the longest they
+    /// stay unsaved while events keep coming.
+    static let saveAfter = 0.3
+    static let saveAtMost = 2.0
+    /// When keys first moved a view not saved yet.
+    var movedAt: Date?
     let resizeSource: DispatchSourceSignal
 
     public init(runtime: Runtime, editor: LineEditor, terminal: RawTerminal = RawTerminal()) {
@@ -52,7 +58,16 @@ public final class FullScreen {
         runtime.dispatch(.refresh)
         draw()
         while running {
-            guard let event = runtime.next(until: nil) else { continue }
+            // Views moved by keys are saved once keys pause (or every few seconds while events
+            // keep coming), never between a key and its frame.
+            let now = Date()
+            if runtime.workspace.hasUnsavedViews { movedAt = movedAt ?? now } else { movedAt = nil }
+            if let movedAt, now.timeIntervalSince(movedAt) >= Self.saveAtMost { runtime.dispatch(.saveViews); self.movedAt = nil }
+            let idle = movedAt.map { min(now.addingTimeInterval(Self.saveAfter), $0.addingTimeInterval(Self.saveAtMost)) }
+            guard let event = runtime.next(until: idle) else {
+                if idle != nil { runtime.dispatch(.saveViews); movedAt = nil }
+                continue
+            }
             var keyed = handle(event)
             // Take everything already queued before drawing one frame for all of it.
             while running, let more = runtime.next(until: Date()) { keyed = handle(more) || keyed }
@@ -70,6 +85,7 @@ public final class FullScreen {
             draw()
         }
         input.stop()
+        runtime.dispatch(.saveViews)
         terminal.leave()
         runtime.shutdown()
         stats?.finish()
@@ -177,10 +193,12 @@ public final class FullScreen {
         switch action {
         case .moveDown: runtime.dispatch(.cursor(delta: 1))
         case .moveUp: runtime.dispatch(.cursor(delta: -1))
-        case .pageDown: submit("page next")
-        case .pageUp: submit("page prev")
-        case .top: submit("page first")
-        case .bottom: submit("page last")
+        case .pageDown: runtime.dispatch(.page(.next))
+        case .pageUp: runtime.dispatch(.page(.prev))
+        case .top: runtime.dispatch(.page(.first))
+        case .bottom:
+            if t?.total == nil { ui.message = .init("the row count is not known yet, so there is no last page", isError: true) }
+            runtime.dispatch(.page(.last))
         case .columnLeft: ui.columnCursor = max(0, ui.columnCursor - 1)
         case .columnRight: ui.columnCursor = min(max(0, (t?.visibleColumns.count ?? 1) - 1), ui.columnCursor + 1)
         case .nextTab, .previousTab:

@@ -41,6 +41,12 @@ public enum Event: Hashable, Sendable {
     case find(text: String, backward: Bool)
     /// Stop the find (Esc).
     case cancelFind
+    /// Move the selected table by a page, like `page`, but leave saving the view to
+    /// ``saveViews`` (keys PgDn PgUp g G; nothing is printed; errors are ignored).
+    case page(Command.PageMove)
+    /// Save the views that `cursor` and `page` events moved (the screen sends it when keys pause
+    /// and before quitting).
+    case saveViews
 }
 
 /// What a command printed, as text and as JSON (for `--output json`).

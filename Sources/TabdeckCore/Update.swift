@@ -40,6 +40,12 @@ extension Workspace {
             startFind(text, backward: backward, &effects)
         case .cancelFind:
             stopFind("cancelled", &effects)
+        case .page(let how):
+            guard let tab = layout.selected, var t = tabs[tab]?.table, (try? page(&t, how)) != nil else { break }
+            storeMoved(t, tab)
+            _ = fetch(tab, t.view.scrollOffset..<(t.view.scrollOffset + viewportRows), &effects)
+        case .saveViews:
+            saveMovedViews(&effects)
         }
         return effects
     }
@@ -62,7 +68,7 @@ extension Workspace {
         guard cursor != t.view.cursor || scroll != t.view.scrollOffset else { return }
         t.view.cursor = cursor
         t.view.scrollOffset = scroll
-        saveTable(t, tab, &effects, ())
+        storeMoved(t, tab)
         _ = fetch(tab, scroll..<(scroll + viewportRows), &effects)
     }
 

@@ -99,6 +99,10 @@ public struct Workspace: Sendable {
     var active: ActiveCommand?
     /// The `/` find going through the whole table (beside the commands), or its outcome.
     public internal(set) var find: FindState?
+    /// Views moved by keys (``Event/cursor(delta:)``, ``Event/page(_:)``) and not saved yet.
+    var unsavedViews: Set<TableViewKey> = []
+    /// Whether keys moved a view that ``Event/saveViews`` has not saved yet.
+    public var hasUnsavedViews: Bool { !unsavedViews.isEmpty }
     var now: Double = 0
 
     /// A workspace for `config`, merged with what the store kept.
