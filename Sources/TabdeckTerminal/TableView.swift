@@ -170,8 +170,10 @@ enum TableView {
         for p in layout.placed {
             let value = text(p.column)
             let found = find.map { value.lowercased().contains($0) } ?? false
-            buf.set(x: x0 + p.x, y: y, TextFit.fit(value, p.width, alignment: alignment(columns[p.column].alignment)),
-                    style: found ? Palette.found : .plain, maxWidth: p.width)
+            // The buffer is blank already: only the text is drawn, at its aligned place (no padding).
+            let fitted = TextFit.placed(value, p.width, alignment: alignment(columns[p.column].alignment))
+            buf.set(x: x0 + p.x + fitted.offset, y: y, fitted.text, style: found ? Palette.found : .plain,
+                    maxWidth: p.width - fitted.offset)
         }
     }
 }
