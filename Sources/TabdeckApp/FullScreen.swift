@@ -115,6 +115,7 @@ public final class FullScreen {
                 if case .table = ui.mode, ui.keyMap.action(for: key) == .command {
                     // The rest of the input is typed into the prompt (it may hold the whole command).
                     prompt(typedAhead: keys.flatMap(\.bytes) + decoder.takePending() + takeQueuedInput())
+                    keys = []  // given to the prompt; what it left comes back as a new input event
                 } else {
                     press(key)
                 }
