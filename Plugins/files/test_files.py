@@ -157,8 +157,11 @@ class FilesPlugin(unittest.TestCase):
                          [("folders", 1, "1 folder"), ("files", 1, "1 file, 1 B")])
 
     def test_human_sizes(self) -> None:
-        sys.path.insert(0, HERE)
-        from files import human_size  # noqa: E402
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("files_plugin", PLUGIN)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        human_size = module.human_size
         self.assertEqual([human_size(n) for n in (0, 999, 1000, 1_234_567, 5 * 10**12)],
                          ["0 B", "999 B", "1.0 kB", "1.2 MB", "5.0 TB"])
 
