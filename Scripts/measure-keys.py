@@ -51,6 +51,11 @@ class Tmux:
 
     def close(self):
         subprocess.run(self.base + ["kill-server"], capture_output=True)
+        folder = os.path.join(os.environ.get("TMUX_TMPDIR", "/tmp"), f"tmux-{os.getuid()}")
+        try:
+            os.remove(os.path.join(folder, self.socket))  # tmux may leave the socket file behind
+        except OSError:
+            pass
 
 
 def percentile(values, p):

@@ -22,8 +22,9 @@ public final class FullScreen {
     let stats: FrameStats?
     /// When the oldest key not yet shown was read from the terminal.
     var keyReadAt: ContinuousClock.Instant?
-    /// The find outcome last shown, so each outcome is announced once.
-    var shownFind: FindState?
+    /// The find last announced (text, start, direction, phase), so each outcome is announced
+    /// once; its rows are not compared.
+    var shownFind: [String]?
     let input: InputReader
     /// Seconds without input after which views moved by keys are saved, and the longest they
     /// stay unsaved while events keep coming.
@@ -227,6 +228,7 @@ public final class FullScreen {
         case .find: ui.mode = .prompt("/")
         case .findNext, .findPrevious:
             guard let text = ui.find, !text.isEmpty else { ui.message = .init("nothing to find yet: type / first", isError: true); return }
+            shownFind = nil  // announce this find's outcome even if it is the same as the last one's
             runtime.dispatch(.find(text: text, backward: action == .findPrevious))
         case .sectionIndex:
             guard let t, !t.sections.isEmpty else { ui.message = .init("this table has no sections", isError: true); return }
@@ -248,7 +250,7 @@ public final class FullScreen {
             let needle = String(text.dropFirst())
             ui.find = needle.isEmpty ? nil : needle
             ui.mode = .table
-            if !needle.isEmpty { runtime.dispatch(.find(text: needle, backward: false)) }
+            if !needle.isEmpty { shownFind = nil; runtime.dispatch(.find(text: needle, backward: false)) }
         default: break
         }
     }
@@ -256,8 +258,9 @@ public final class FullScreen {
     /// Says once how a find ended: the row found, or not found.
     func announceFind() {
         let f = runtime.workspace.find
-        guard f != shownFind else { return }
-        shownFind = f
+        let seen = f.map { [$0.text, String($0.origin), String($0.backward), String(describing: $0.phase)] }
+        guard seen != shownFind else { return }
+        shownFind = seen
         guard let f else { return }
         switch f.phase {
         case .searching: break

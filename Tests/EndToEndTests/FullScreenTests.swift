@@ -227,7 +227,11 @@ private final class Screen {
             try await Task.sleep(for: .milliseconds(50))
         }
         let screen = lines().joined(separator: "\n")
-        Issue.record("timed out; the screen was:\n\(screen)")
+        // What the processes were doing (state and kernel wait channel), to tell a stalled main
+        // loop from keys that never arrived.
+        let processes = (try? tool("/bin/ps", ["-eLo", "pid,tid,stat,wchan:24,comm,args"]).out) ?? ""
+        let ours = processes.split(separator: "\n").filter { $0.contains(FullScreenTests.binary) }
+        Issue.record("timed out; the screen was:\n\(screen)\nthreads:\n\(ours.prefix(60).joined(separator: "\n"))")
         throw CancellationError()
     }
 
