@@ -30,6 +30,8 @@ public final class FullScreen {
     /// stay unsaved while events keep coming.
     static let saveAfter = 0.3
     static let saveAtMost = 2.0
+    /// The longest a batch of queued events is handled before a frame is drawn.
+    static let frameBudget = 0.016
     /// When keys first moved a view not saved yet.
     var movedAt: Date?
     let resizeSource: DispatchSourceSignal
@@ -70,8 +72,11 @@ public final class FullScreen {
                 continue
             }
             var keyed = handle(event)
-            // Take everything already queued before drawing one frame for all of it.
-            while running, let more = runtime.next(until: Date()) { keyed = handle(more) || keyed }
+            // Take what is already queued before drawing one frame for all of it, but draw at
+            // least every `frameBudget` seconds: events that keep coming (a busy plugin, a slow
+            // machine) must not hold back the frame of a key.
+            let batchEnd = Date().addingTimeInterval(Self.frameBudget)
+            while running, Date() < batchEnd, let more = runtime.next(until: Date()) { keyed = handle(more) || keyed }
             // A lone ESC is a key of its own if nothing follows it within 30 ms.
             while running && decoder.isPending {
                 if let more = runtime.next(until: Date().addingTimeInterval(0.03)) {
