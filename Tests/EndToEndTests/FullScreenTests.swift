@@ -245,5 +245,10 @@ private final class Screen {
         throw CancellationError()
     }
 
-    func close() { _ = try? tmux(["kill-server"]) }
+    func close() {
+        _ = try? tmux(["kill-server"])
+        // tmux may leave its socket file behind: remove ours.
+        let folder = (ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp") + "/tmux-\(getuid())"
+        unlink(folder + "/" + socket)
+    }
 }
