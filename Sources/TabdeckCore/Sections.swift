@@ -56,6 +56,22 @@ extension TableState {
         return next.id == current.id ? nil : current
     }
 
+    /// How many data rows from row `first` fit in `lines` screen lines, section headers and
+    /// footers taking a line each (a footer may be cut off at the bottom); at least 1. Without
+    /// sections, `lines`.
+    public func dataRows(from first: Int, lines: Int) -> Int {
+        guard !sections.isEmpty else { return lines }
+        var used = 0, count = 0, i = max(0, first)
+        while total.map({ i < $0 }) ?? true {
+            let needed = (sectionHeader(before: i) != nil ? 1 : 0) + 1
+            if used + needed > lines { break }
+            used += needed + (sectionFooter(after: i) != nil ? 1 : 0)
+            count += 1
+            i += 1
+        }
+        return max(1, count)
+    }
+
     /// The first section whose title (or id) starts with `prefix`, ignoring case; sections
     /// with no rows (count 0) are skipped.
     public func section(matching prefix: String) -> SectionSpec? {

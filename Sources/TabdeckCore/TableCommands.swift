@@ -150,7 +150,10 @@ extension Workspace {
         let page = viewportRows
         switch how {
         case .first: move(&t, cursor: 0, scroll: 0)
-        case .next: move(&t, cursor: t.view.cursor + page, scroll: t.view.scrollOffset + page)
+        case .next:
+            // With sections, header and footer lines take room: move by the data rows shown.
+            let shown = t.dataRows(from: t.view.scrollOffset, lines: page)
+            move(&t, cursor: t.view.cursor + shown, scroll: t.view.scrollOffset + shown)
         case .prev: move(&t, cursor: max(0, t.view.cursor - page), scroll: max(0, t.view.scrollOffset - page))
         case .last:
             guard let total = t.total else { throw CommandError("the row count is not known yet, so there is no last page") }

@@ -53,6 +53,25 @@ func sectioned(count: Int = 1000, counts: Bool = true) -> Harness {
         #expect(high?.text == "High: row 501 of 1,000")
     }
 
+    @Test func pageNextMovesByTheDataRowsShown() {
+        var h = sectioned()
+        h.feed(.viewport(rows: 10))
+        h.run("show 1")
+        h.run("page first")
+        h.run("page next")  // the Low header took a line: 9 data rows were shown
+        #expect(table(&h).view.scrollOffset == 9)
+        h.run("goto 496")  // rows 496…500, footer, High header, rows 501…503: 8 data rows
+        #expect(table(&h).view.scrollOffset == 495)
+        #expect(table(&h).dataRows(from: 495, lines: 10) == 8)
+        h.run("page next")
+        #expect(table(&h).view.scrollOffset == 503)
+        var plain = Harness()
+        plain.feed(.viewport(rows: 10))
+        plain.run("show 1")
+        plain.run("page next")
+        #expect(plain.ws.tabs["people"]!.table!.view.scrollOffset == 11)  // `show 1` left it at 1
+    }
+
     @Test func unknownSectionListsTheSections() {
         var h = sectioned()
         h.run("show 1")
