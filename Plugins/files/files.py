@@ -12,8 +12,13 @@ stable across sorts. Folders have children: their own table (handles ``t1``, ``t
 the host can drill down and back out. Symbolic links are listed as links (their target in
 the row's ``detail``) and never followed, not even to a folder.
 
+Sections: ``folders`` (kind ``dir``) then ``files`` (everything else: files, links, special
+files), with counts and footers such as ``3 folders`` and ``12 files, 1.2 MB`` (the sum of the
+files' sizes, in units of 1000). Each row names its section.
+
 Sorting: any columns, several keys (text ignores case first, then the exact text; nulls
-first). Ties are broken by name. With no sort, folders come first, then names.
+first), within each section: folders always come before files. Ties are broken by name. With
+no sort, names.
 
 Actions (both ask for confirmation, both apply to several rows):
 
@@ -42,7 +47,7 @@ from typing import Any
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sdk", "python"))
 
 from tabdeck_plugin import (ACTION_FAILED, INTERNAL_ERROR, INVALID_PARAMS, NOT_SUPPORTED, RpcError,  # noqa: E402
-                            Table, TablePlugin, action_spec, column, row, sort_key)
+                            Table, TablePlugin, action_spec, column, row, section_spec, sort_key)
 
 KINDS = ["dir", "file", "link", "other"]
 COLUMNS = [
@@ -70,6 +75,21 @@ def kind_of(mode: int) -> str:
 
 def iso(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def human_size(n: int) -> str:
+    """``1.2 MB``: bytes in units of 1000, one decimal from kB up."""
+    if n < 1000:
+        return f"{n} B"
+    for unit in ("kB", "MB", "GB", "TB"):
+        n /= 1000
+        if n < 1000 or unit == "TB":
+            return f"{n:.1f} {unit}"
+    return f"{n} B"  # not reached
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def describe(error: OSError) -> str:
@@ -101,6 +121,16 @@ class Folder(Table):
 
     def actions(self) -> list[dict[str, Any]]:
         return ACTIONS
+
+    def sections(self) -> list[dict[str, Any]]:
+        """Folders, then files, with their counts and footers (from the current listing)."""
+        rows = self.all_rows()
+        folders = [r for r in rows if r["section"] == "folders"]
+        files = [r for r in rows if r["section"] == "files"]
+        size = sum(r["cells"][1] or 0 for r in files)
+        return [section_spec("folders", "Folders", footer=plural(len(folders), "folder"), count=len(folders)),
+                section_spec("files", "Files", footer=f"{plural(len(files), 'file')}, {human_size(size)}",
+                             count=len(files))]
 
     def all_rows(self) -> list[dict[str, Any]]:
         """The entries, folders first then by name (read again when stale)."""
@@ -142,6 +172,7 @@ class Folder(Table):
                 out.append(row(self._id(entry.name),
                                [entry.name, st.st_size if kind in ("file", "link") else None, iso(st.st_mtime),
                                 kind, stat.filemode(st.st_mode)],
+                               section="folders" if kind == "dir" else "files",
                                detail=detail, has_children=kind == "dir"))
         out.sort(key=lambda r: (r["cells"][3] != "dir", sort_key(r["cells"][0])))
         return out
@@ -159,11 +190,12 @@ class Folder(Table):
             ordered = self._sorted.get(key) if data is self._rows else None
         if ordered is None:
             if sort:
-                # Ties by name (not folders first: that is only the default order).
+                # Ties by name; each section sorted on its own (folders stay first).
                 ordered = sorted(data, key=lambda r: sort_key(r["cells"][0]))
                 for column_id, direction in reversed(key):
                     i = INDEX[column_id]
                     ordered.sort(key=lambda r, i=i: sort_key(r["cells"][i], COLUMNS[i]), reverse=direction == "desc")
+                ordered.sort(key=lambda r: r["section"] != "folders")  # stable: keeps the order within
             else:
                 ordered = data
             with self._lock:
@@ -242,7 +274,7 @@ class Files(TablePlugin):
         self.folder: Folder | None = None
 
     def capabilities(self) -> dict[str, bool]:
-        return {"sort": True, "multiSort": True, "filter": True, "children": True, "actions": True}
+        return {"sort": True, "multiSort": True, "filter": True, "sections": True, "children": True, "actions": True}
 
     def open(self, args: dict[str, Any]) -> dict[str, Any]:
         path = args.get("path", ".")
@@ -270,6 +302,9 @@ class Files(TablePlugin):
 
     def count(self) -> int:
         return self._root().count()
+
+    def sections(self) -> list[dict[str, Any]]:
+        return self._root().sections()
 
     def rows(self, offset: int, limit: int, sort: list[dict[str, str]], filter: Any) -> Any:
         return self._root().rows(offset, limit, sort, filter)

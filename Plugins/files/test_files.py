@@ -130,10 +130,40 @@ class FilesPlugin(unittest.TestCase):
             expected = sorted(all_rows, key=lambda r: key("name", r["cells"][0]))  # ties: by name
             for column, direction in reversed(order):
                 expected.sort(key=lambda r, c=column: key(c, r["cells"][index[c]]), reverse=direction == "desc")
+            expected.sort(key=lambda r: r["cells"][3] != "dir")  # each section on its own: folders first
             self.assertEqual(got, [r["id"] for r in expected], order)
-        # With a sort, folders are not put first: ties on modified fall back to names.
+        # Ties on modified fall back to names.
         same = self.ids(sort=[{"column": "modified", "direction": "asc"}, {"column": "kind", "direction": "desc"}])
         self.assertLess(same.index("c.bin"), same.index("same.txt"))
+
+    def test_sections_folders_then_files_with_counts_and_footers(self) -> None:
+        self.assertTrue(self.init["capabilities"]["sections"])
+        # 2 folders; 7 other entries, of which b.txt (2) A.md (4) c.bin (10) same.txt (2) have
+        # sizes, and the two links their own (the length of their target path).
+        link_sizes = sum(os.lstat(os.path.join(self.root, n)).st_size for n in ("out-link", "secret-link"))
+        self.assertEqual(self.desc["sections"], [
+            {"id": "folders", "title": "Folders", "footer": "2 folders", "count": 2},
+            {"id": "files", "title": "Files", "footer": f"7 files, {18 + link_sizes} B", "count": 7},
+        ])
+        rows = self.page()["rows"]
+        self.assertEqual([r["section"] for r in rows], ["folders"] * 2 + ["files"] * 7)
+        # Sorting never mixes the sections: by size descending, folders (size null) stay first
+        # and by name descending too.
+        for sort in ([{"column": "size", "direction": "desc"}], [{"column": "name", "direction": "desc"}]):
+            self.assertEqual([r["section"] for r in self.page(sort=sort)["rows"]], ["folders"] * 2 + ["files"] * 7)
+        self.assertEqual(self.ids(sort=[{"column": "name", "direction": "desc"}])[:2], ["sub", "empty"])
+        child = self.p.call("children", {"table": "root", "row": "sub"})
+        self.assertEqual([(s["id"], s["count"], s["footer"]) for s in child["sections"]],
+                         [("folders", 1, "1 folder"), ("files", 1, "1 file, 1 B")])
+
+    def test_human_sizes(self) -> None:
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("files_plugin", PLUGIN)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        human_size = module.human_size
+        self.assertEqual([human_size(n) for n in (0, 999, 1000, 1_234_567, 5 * 10**12)],
+                         ["0 B", "999 B", "1.0 kB", "1.2 MB", "5.0 TB"])
 
     def test_paging(self) -> None:
         sort = [{"column": "name", "direction": "asc"}]

@@ -18,9 +18,22 @@ public final class FullScreen {
     var running = true
     /// The command typed at the prompt whose output should be shown (key commands show errors only).
     var promptCommand: String?
-    /// Key-to-frame times in seconds, for measurement (`TABDECK_FRAME_STATS=FILE`).
-    var frameTimes: [Double] = []
+    /// Frame statistics for measurement (`TABDECK_FRAME_STATS=FILE`), nil when not asked for.
+    let stats: FrameStats?
+    /// When the oldest key not yet shown was read from the terminal.
+    var keyReadAt: ContinuousClock.Instant?
+    /// The find last announced (text, start, direction, phase), so each outcome is announced
+    /// once; its rows are not compared.
+    var shownFind: [String]?
     let input: InputReader
+    /// Seconds without input after which views moved by keys are saved, and the longest they
+    /// stay unsaved while events keep coming.
+    static let saveAfter = 0.3
+    static let saveAtMost = 2.0
+    /// The longest a batch of queued events is handled before a frame is drawn.
+    static let frameBudget = 0.016
+    /// When keys first moved a view not saved yet.
+    var movedAt: Date?
     let resizeSource: DispatchSourceSignal
 
     public init(runtime: Runtime, editor: LineEditor, terminal: RawTerminal = RawTerminal()) {
@@ -28,6 +41,7 @@ public final class FullScreen {
         self.editor = editor
         self.terminal = terminal
         self.writer = ANSIWriter(environment: ProcessInfo.processInfo.environment)
+        self.stats = ProcessInfo.processInfo.environment["TABDECK_FRAME_STATS"].map(FrameStats.init(path:))
         let queue = runtime.queue
         self.input = InputReader(fd: terminal.input) { queue.put($0) }
         signal(SIGWINCH, SIG_IGN)
@@ -45,13 +59,24 @@ public final class FullScreen {
         runtime.launch()
         relayout()
         runtime.dispatch(.refresh)
-        draw(since: nil)
+        draw()
         while running {
-            guard let event = runtime.next(until: nil) else { continue }
-            let started = ContinuousClock.now
+            // Views moved by keys are saved once keys pause (or every few seconds while events
+            // keep coming), never between a key and its frame.
+            let now = Date()
+            if runtime.workspace.hasUnsavedViews { movedAt = movedAt ?? now } else { movedAt = nil }
+            if let movedAt, now.timeIntervalSince(movedAt) >= Self.saveAtMost { runtime.dispatch(.saveViews); self.movedAt = nil }
+            let idle = movedAt.map { min(now.addingTimeInterval(Self.saveAfter), $0.addingTimeInterval(Self.saveAtMost)) }
+            guard let event = runtime.next(until: idle) else {
+                if idle != nil { runtime.dispatch(.saveViews); movedAt = nil }
+                continue
+            }
             var keyed = handle(event)
-            // Take everything already queued before drawing one frame for all of it.
-            while running, let more = runtime.next(until: Date()) { keyed = handle(more) || keyed }
+            // Take what is already queued before drawing one frame for all of it, but draw at
+            // least every `frameBudget` seconds: events that keep coming (a busy plugin, a slow
+            // machine) must not hold back the frame of a key.
+            let batchEnd = Date().addingTimeInterval(Self.frameBudget)
+            while running, Date() < batchEnd, let more = runtime.next(until: Date()) { keyed = handle(more) || keyed }
             // A lone ESC is a key of its own if nothing follows it within 30 ms.
             while running && decoder.isPending {
                 if let more = runtime.next(until: Date().addingTimeInterval(0.03)) {
@@ -62,12 +87,14 @@ public final class FullScreen {
                 }
             }
             if keyed { runtime.dispatch(.refresh) }
-            draw(since: keyed ? started : nil)
+            announceFind()
+            draw()
         }
         input.stop()
+        runtime.dispatch(.saveViews)
         terminal.leave()
         runtime.shutdown()
-        writeFrameStats()
+        stats?.finish()
         return 0
     }
 
@@ -87,9 +114,32 @@ public final class FullScreen {
             running = false
             return false
         case .input(let bytes):
-            for key in decoder.feed(bytes) where running { press(key) }
+            let readAt = input.takeStamp()
+            if keyReadAt == nil { keyReadAt = readAt }
+            var keys = decoder.feedKeepingBytes(bytes)[...]
+            while running, let (key, _) = keys.popFirst() {
+                if case .table = ui.mode, ui.keyMap.action(for: key) == .command {
+                    // The rest of the input is typed into the prompt (it may hold the whole command).
+                    prompt(typedAhead: keys.flatMap(\.bytes) + decoder.takePending() + takeQueuedInput())
+                    keys = []  // given to the prompt; what it left comes back as a new input event
+                } else {
+                    press(key)
+                }
+            }
             return true
         }
+    }
+
+    /// Takes the input events still queued (keys typed after `:`), leaving the other events
+    /// queued in their order.
+    func takeQueuedInput() -> [UInt8] {
+        var bytes: [UInt8] = []
+        var others: [HostEvent] = []
+        while let event = runtime.next(until: Date()) {
+            if case .input(let more) = event { bytes += more; _ = input.takeStamp() } else { others.append(event) }
+        }
+        for event in others { runtime.queue.put(event) }
+        return bytes
     }
 
     func relayout() {
@@ -123,6 +173,9 @@ public final class FullScreen {
         case .prompt(let text):
             editFind(key, text)
             return
+        case .sectionIndex(let typed):
+            editSectionIndex(key, typed)
+            return
         case .help(let scroll), .detail(let scroll), .output(_, let scroll):
             switch key {
             case .down, .char("j"): ui.mode = ui.mode.scrolled(to: scroll + 1)
@@ -147,10 +200,12 @@ public final class FullScreen {
         switch action {
         case .moveDown: runtime.dispatch(.cursor(delta: 1))
         case .moveUp: runtime.dispatch(.cursor(delta: -1))
-        case .pageDown: submit("page next")
-        case .pageUp: submit("page prev")
-        case .top: submit("page first")
-        case .bottom: submit("page last")
+        case .pageDown: runtime.dispatch(.page(.next))
+        case .pageUp: runtime.dispatch(.page(.prev))
+        case .top: runtime.dispatch(.page(.first))
+        case .bottom:
+            if t?.total == nil { ui.message = .init("the row count is not known yet, so there is no last page", isError: true) }
+            runtime.dispatch(.page(.last))
         case .columnLeft: ui.columnCursor = max(0, ui.columnCursor - 1)
         case .columnRight: ui.columnCursor = min(max(0, (t?.visibleColumns.count ?? 1) - 1), ui.columnCursor + 1)
         case .nextTab, .previousTab:
@@ -172,14 +227,24 @@ public final class FullScreen {
         case .back: submit("back")
         case .detail: ui.mode = .detail(scroll: 0)
         case .help: ui.mode = .help(scroll: 0)
-        case .dismiss: ui.mode = .table; ui.find = nil
+        case .dismiss:
+            ui.mode = .table; ui.find = nil
+            if runtime.workspace.find?.isSearching == true { runtime.dispatch(.cancelFind) }
         case .find: ui.mode = .prompt("/")
-        case .command: prompt()
+        case .findNext, .findPrevious:
+            guard let text = ui.find, !text.isEmpty else { ui.message = .init("nothing to find yet: type / first", isError: true); return }
+            shownFind = nil  // announce this find's outcome even if it is the same as the last one's
+            runtime.dispatch(.find(text: text, backward: action == .findPrevious))
+        case .sectionIndex:
+            guard let t, !t.sections.isEmpty else { ui.message = .init("this table has no sections", isError: true); return }
+            ui.mode = .sectionIndex("")
+        case .command: prompt(typedAhead: [])
         case .quit: running = false
         }
     }
 
-    /// `/` find: typing narrows, Enter jumps to the next cached row containing the text.
+    /// `/` find: type the text, Enter finds it in the whole table (the core pages through the
+    /// plugin from the cursor, wrapping around; the status line shows how far it got).
     func editFind(_ key: Key, _ text: String) {
         switch key {
         case .escape, .ctrl("c"): ui.mode = .table; ui.find = nil
@@ -190,35 +255,58 @@ public final class FullScreen {
             let needle = String(text.dropFirst())
             ui.find = needle.isEmpty ? nil : needle
             ui.mode = .table
-            if let row = nextMatch(needle) { submit("goto \(row + 1)") } else if !needle.isEmpty {
-                ui.message = .init("not found in the rows loaded: \(needle)", isError: true)
-            }
+            if !needle.isEmpty { shownFind = nil; runtime.dispatch(.find(text: needle, backward: false)) }
         default: break
         }
     }
 
-    func nextMatch(_ needle: String) -> Int? {
-        guard let t = table, !needle.isEmpty else { return nil }
-        let lower = needle.lowercased()
-        for page in t.cache.cachedPages {
-            for i in 0..<t.cache.pageSize {
-                let index = page * t.cache.pageSize + i
-                guard index > t.view.cursor, let row = t.cache.row(at: index) else { continue }
-                if row.cells.contains(where: { CellText.of($0).lowercased().contains(lower) }) { return index }
-            }
+    /// Says once how a find ended: the row found, or not found.
+    func announceFind() {
+        let f = runtime.workspace.find
+        let seen = f.map { [$0.text, String($0.origin), String($0.backward), String(describing: $0.phase)] }
+        guard seen != shownFind else { return }
+        shownFind = seen
+        guard let f else { return }
+        switch f.phase {
+        case .searching: break
+        case .found(let row, let wrapped):
+            ui.message = .init("found \"\(f.text)\" at row \(formatCount(row + 1))" + (wrapped ? " (wrapped around)" : ""))
+        case .notFound: ui.message = .init("not found: \(f.text)", isError: true)
+        case .stopped(let why): ui.message = .init("find stopped: \(why)", isError: true)
         }
-        return nil
     }
 
-    /// `:` opens a GNU readline prompt on the bottom line, in cooked mode; the screen is redrawn after.
-    func prompt() {
+    /// The section index: each letter jumps to the first section whose title starts with what
+    /// was typed; Enter or Esc closes it.
+    func editSectionIndex(_ key: Key, _ typed: String) {
+        switch key {
+        case .escape, .ctrl("c"), .enter: ui.mode = .table
+        case .backspace: ui.mode = typed.isEmpty ? .table : .sectionIndex(String(typed.dropLast()))
+        case .char(let c):
+            let now = typed + String(c)
+            ui.mode = .sectionIndex(now)
+            if table?.section(matching: now) != nil { submit("jump " + quoted(now)) }
+        default: break
+        }
+    }
+
+    /// `:` opens a GNU readline prompt on the bottom line, in cooked mode; the screen is redrawn
+    /// after. `typedAhead` is input already read that belongs to the prompt; what readline does
+    /// not use (keys after Enter) is handled as keys afterwards.
+    func prompt(typedAhead: [UInt8]) {
         input.pause()
         terminal.suspend()
         terminal.write(Array("\u{1b}[\(size.height);1H\u{1b}[2K".utf8))
-        let line = editor.readLine(prompt: ":")
+        let line = editor.readLine(prompt: ":", typedAhead: typedAhead)
         terminal.resume()
+        if !editor.leftover.isEmpty {
+            // Before resume(): the input thread is paused, so stamps and queued chunks stay in step.
+            input.stamp(.now)
+            runtime.queue.put(.input(editor.leftover))
+        }
         input.resume()
         previous = nil
+        keyReadAt = nil  // time at the prompt is not key-to-frame latency
         if let line, !line.trimmingCharacters(in: .whitespaces).isEmpty { submit(line, fromPrompt: true) }
     }
 
@@ -228,7 +316,9 @@ public final class FullScreen {
 
     // MARK: Frames
 
-    func draw(since started: ContinuousClock.Instant?) {
+    /// Renders, diffs against the previous frame and writes the changes in one write. With
+    /// frame statistics on, records the time since the oldest key shown was read.
+    func draw() {
         if let layout = WorkspaceRenderer.columnLayout(workspace: runtime.workspace, size: (size.width, size.height), ui: ui) {
             ui.columnScroll = layout.scroll
         }
@@ -236,16 +326,12 @@ public final class FullScreen {
         let diff = Diff.between(previous, frame)
         if !diff.runs.isEmpty || diff.isFull { terminal.write(writer.bytes(for: diff)) }
         previous = frame
-        if let started {
-            let d = ContinuousClock.now - started
-            frameTimes.append(Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
+        if let stats {
+            if let readAt = keyReadAt { stats.key(ContinuousClock.now - readAt) }
+            stats.frame(pageLoaded: WorkspaceRenderer.visibleRowsLoaded(workspace: runtime.workspace,
+                                                                       size: (size.width, size.height), ui: ui))
         }
-    }
-
-    func writeFrameStats() {
-        guard let path = ProcessInfo.processInfo.environment["TABDECK_FRAME_STATS"], !frameTimes.isEmpty else { return }
-        let text = frameTimes.map { String(format: "%.6f", $0) }.joined(separator: "\n") + "\n"
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        keyReadAt = nil
     }
 }
 
@@ -256,6 +342,8 @@ final class InputReader: @unchecked Sendable {
     private let lock = NSLock()
     private var paused = false
     private var stopped = false
+    /// When each chunk delivered and not yet handled was read, oldest first.
+    private var stamps: [ContinuousClock.Instant] = []
 
     init(fd: Int32, deliver: @escaping @Sendable (HostEvent) -> Void) {
         self.fd = fd; self.deliver = deliver
@@ -272,6 +360,15 @@ final class InputReader: @unchecked Sendable {
     func resume() { lock.lock(); paused = false; lock.unlock() }
     func stop() { lock.lock(); stopped = true; lock.unlock() }
 
+    /// When the oldest chunk not yet handled was read (now, if none is known).
+    func takeStamp() -> ContinuousClock.Instant {
+        lock.lock(); defer { lock.unlock() }
+        return stamps.isEmpty ? .now : stamps.removeFirst()
+    }
+
+    /// Records a chunk put on the queue by someone else (input readline did not use).
+    func stamp(_ at: ContinuousClock.Instant) { lock.lock(); stamps.append(at); lock.unlock() }
+
     private func loop() {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -281,9 +378,54 @@ final class InputReader: @unchecked Sendable {
             if stopped { lock.unlock(); return }
             if ready <= 0 || paused { lock.unlock(); continue }
             let n = read(fd, &buffer, buffer.count)
+            if n > 0 { stamps.append(.now) }  // the time the bytes were read: key-to-frame starts here
             lock.unlock()
             if n > 0 { deliver(.input(Array(buffer[0..<n]))) }
             else if n == 0 || (errno != EINTR && errno != EAGAIN) { deliver(.inputClosed); return }
         }
+    }
+}
+
+/// Frame statistics (`TABDECK_FRAME_STATS=FILE`), as lines:
+/// `first-frame <unix epoch seconds>` when the first frame is written, `first-page <unix epoch
+/// seconds>` for the first frame whose visible rows are all loaded (both written at once), and
+/// `key <seconds>` per frame drawn for key presses, from when the input thread read the bytes
+/// to when the frame was written (appended at exit). `Scripts/bench` and
+/// `Scripts/measure-keys.py` read this format.
+final class FrameStats {
+    let path: String
+    private var keys: [Double] = []
+    private var sawFirstFrame = false
+    private var sawFirstPage = false
+
+    init(path: String) {
+        self.path = path
+        FileManager.default.createFile(atPath: path, contents: Data())
+    }
+
+    func key(_ d: Duration) {
+        keys.append(Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
+    }
+
+    /// After each frame written.
+    func frame(pageLoaded: Bool) {
+        if !sawFirstFrame { sawFirstFrame = true; append("first-frame " + epoch()) }
+        if pageLoaded && !sawFirstPage { sawFirstPage = true; append("first-page " + epoch()) }
+    }
+
+    /// Appends the key-to-frame times.
+    func finish() {
+        guard !keys.isEmpty else { return }
+        append(keys.map { String(format: "key %.6f", $0) }.joined(separator: "\n"))
+        keys = []
+    }
+
+    private func epoch() -> String { String(format: "%.6f", Date().timeIntervalSince1970) }
+
+    private func append(_ line: String) {
+        guard let handle = FileHandle(forWritingAtPath: path) else { return }
+        defer { try? handle.close() }
+        _ = try? handle.seekToEnd()
+        try? handle.write(contentsOf: Data((line + "\n").utf8))
     }
 }

@@ -109,6 +109,8 @@ public enum OrderCheck {
         var found: [OrderViolation] = []
         guard rows.count > 1 else { return found }
         for i in 1..<rows.count {
+            // Each section is sorted on its own (PROTOCOL.md 10.6): no order across a section boundary.
+            if let a = rows[i - 1].section, let b = rows[i].section, a != b { continue }
             if let key = brokenKey(rows[i - 1], rows[i], keys: keys, rule: rule) {
                 found.append(describe(rows[i - 1], rows[i], at: (positions[i - 1], positions[i]), key: key))
                 if stopAfterFirst { break }

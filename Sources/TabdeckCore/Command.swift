@@ -30,6 +30,8 @@ public enum Command: Hashable, Sendable {
     case show(Int?)
     case goto(Int)
     case page(PageMove)
+    /// The section index: to the first row of the table section whose title starts with this.
+    case jump(String)
     case select([String])
     case selectAll
     case selectNone
@@ -83,6 +85,7 @@ public enum CommandParser {
         .init(name: "show", usage: "show [N]", summary: "print the rows in view, or N rows from the current position"),
         .init(name: "goto", usage: "goto ROW", summary: "move to a 1-based row number"),
         .init(name: "page", usage: "page next|prev|first|last", summary: "scroll by a page"),
+        .init(name: "jump", usage: "jump SECTION", summary: "go to the table section whose title starts with SECTION"),
         .init(name: "select", usage: "select ID... | all | none", summary: "add rows to the selection by id, select all rows, or none"),
         .init(name: "unselect", usage: "unselect ID...", summary: "remove rows from the selection by id"),
         .init(name: "selection", usage: "selection", summary: "list the selected row ids"),
@@ -153,6 +156,9 @@ public enum CommandParser {
         case "goto":
             guard rest.count == 1 else { throw usage("goto") }
             return .goto(try positive(rest[0], "goto"))
+        case "jump":
+            guard !rest.isEmpty else { throw usage("jump") }
+            return .jump(rest.joined(separator: " "))
         case "page":
             guard rest.count == 1 else { throw usage("page") }
             guard let m = Command.PageMove(rawValue: rest[0]) else {

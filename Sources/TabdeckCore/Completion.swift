@@ -42,6 +42,7 @@ extension Workspace {
             return match(sortable + ["clear"])
         case ("sort", 1) where args[0] != "clear": return match(["asc", "desc"])
         case ("page", 0): return match(Command.PageMove.allCases.map(\.rawValue))
+        case ("jump", 0): return match(table?.sections.filter { $0.count != 0 }.map(\.title) ?? [])
         case ("select", 0): return match(["all", "none"])
         case ("action", 0): return match(table?.description.actions.map(\.id) ?? [])
         case ("action", 1): return match(["--yes"])

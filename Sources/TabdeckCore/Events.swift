@@ -35,6 +35,18 @@ public enum Event: Hashable, Sendable {
     /// Move the selected table's cursor by this many rows, scrolling only as much as needed
     /// to keep it in view (keys `j`/`k`; nothing is printed).
     case cursor(delta: Int)
+    /// Find `text` (case-insensitive, any cell) in the whole selected table, from the row after
+    /// the cursor (before it when `backward`), wrapping around; the cursor moves to the row
+    /// found. It runs beside commands: see ``Workspace/find``.
+    case find(text: String, backward: Bool)
+    /// Stop the find (Esc).
+    case cancelFind
+    /// Move the selected table by a page, like `page`, but leave saving the view to
+    /// ``saveViews`` (keys PgDn PgUp g G; nothing is printed; errors are ignored).
+    case page(Command.PageMove)
+    /// Save the views that `cursor` and `page` events moved (the screen sends it when keys pause
+    /// and before quitting).
+    case saveViews
 }
 
 /// What a command printed, as text and as JSON (for `--output json`).

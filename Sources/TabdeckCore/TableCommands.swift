@@ -73,17 +73,16 @@ extension Workspace {
             saveTable(t, tab, &effects, ())
             return .done(positionOutput(tab, &effects))
         case .page(let how):
-            let page = viewportRows
-            switch how {
-            case .first: move(&t, cursor: 0, scroll: 0)
-            case .next: move(&t, cursor: t.view.cursor + page, scroll: t.view.scrollOffset + page)
-            case .prev: move(&t, cursor: max(0, t.view.cursor - page), scroll: max(0, t.view.scrollOffset - page))
-            case .last:
-                guard let total = t.total else { throw CommandError("the row count is not known yet, so there is no last page") }
-                move(&t, cursor: max(0, total - 1), scroll: max(0, total - page))
-            }
+            try page(&t, how)
             saveTable(t, tab, &effects, ())
             return .done(positionOutput(tab, &effects))
+        case .jump(let prefix):
+            let start = try sectionStart(t, prefix)
+            move(&t, cursor: start.row, scroll: start.row)
+            saveTable(t, tab, &effects, ())
+            let position = positionOutput(tab, &effects)
+            return .done(CommandOutput(text: "\(start.section.title): \(position.text)",
+                                       json: ["section": .string(start.section.id), "position": position.json]))
         case .select(let ids):
             t.view.selection.formUnion(ids)
             return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))
@@ -146,13 +145,49 @@ extension Workspace {
         t.cache.removeAll()
     }
 
+    /// Moves by a page (`page next|prev|first|last`, PgDn PgUp g G).
+    func page(_ t: inout TableState, _ how: Command.PageMove) throws(CommandError) {
+        let page = viewportRows
+        switch how {
+        case .first: move(&t, cursor: 0, scroll: 0)
+        case .next:
+            // With sections, header and footer lines take room: move by the data rows shown.
+            let shown = t.dataRows(from: t.view.scrollOffset, lines: page)
+            move(&t, cursor: t.view.cursor + shown, scroll: t.view.scrollOffset + shown)
+        case .prev: move(&t, cursor: max(0, t.view.cursor - page), scroll: max(0, t.view.scrollOffset - page))
+        case .last:
+            guard let total = t.total else { throw CommandError("the row count is not known yet, so there is no last page") }
+            move(&t, cursor: max(0, total - 1), scroll: max(0, total - page))
+        }
+    }
+
     /// Stores the table back into the tab and persists its view; returns `output`.
     @discardableResult
     mutating func saveTable<T>(_ t: TableState, _ tab: String, _ effects: inout [Effect], _ output: T) -> T {
         tabs[tab]!.table = t
-        savedViews[TableViewKey(tab: tab, table: t.key)] = t.view
+        let key = TableViewKey(tab: tab, table: t.key)
+        savedViews[key] = t.view
+        unsavedViews.remove(key)
         effects.append(.saveView(tab: tab, table: t.key, t.view))
         return output
+    }
+
+    /// Stores the table back into the tab after a key moved it, leaving the view to be saved
+    /// by ``Event/saveViews`` (the screen sends it when keys pause), so no store write sits
+    /// between a key and its frame.
+    mutating func storeMoved(_ t: TableState, _ tab: String) {
+        tabs[tab]!.table = t
+        let key = TableViewKey(tab: tab, table: t.key)
+        savedViews[key] = t.view
+        unsavedViews.insert(key)
+    }
+
+    /// Saves the views moved by keys since the last save.
+    mutating func saveMovedViews(_ effects: inout [Effect]) {
+        for key in unsavedViews.sorted(by: { ($0.tab, $0.table) < ($1.tab, $1.table) }) {
+            if let view = savedViews[key] { effects.append(.saveView(tab: key.tab, table: key.table, view)) }
+        }
+        unsavedViews = []
     }
 
     /// Moves the cursor (clamped to the table). The view scrolls to `scroll` (default: the cursor's

@@ -16,10 +16,14 @@ extension Workspace {
         switch event {
         case .command(let line):
             startCommand(line, &effects)
+            advanceFind(&effects)
         case .plugin(let tab, let pluginEvent):
             guard tabs[tab] != nil else { return [] }
             handle(pluginEvent, tab: tab, &effects)
             advance(&effects)
+            if let f = find, f.isSearching, f.tab == tab, f.inflight.values.contains(where: { pending[$0] == nil }) {
+                stopFind("plugin \(tab) stopped", &effects)
+            }
             if followsView && tab == layout.selected { refreshSelected(&effects) }
         case .wake:
             advance(&effects)
@@ -32,6 +36,16 @@ extension Workspace {
             refreshSelected(&effects)
         case .cursor(let delta):
             moveCursor(by: delta, &effects)
+        case .find(let text, let backward):
+            startFind(text, backward: backward, &effects)
+        case .cancelFind:
+            stopFind("cancelled", &effects)
+        case .page(let how):
+            guard let tab = layout.selected, var t = tabs[tab]?.table, (try? page(&t, how)) != nil else { break }
+            storeMoved(t, tab)
+            _ = fetch(tab, t.view.scrollOffset..<(t.view.scrollOffset + viewportRows), &effects)
+        case .saveViews:
+            saveMovedViews(&effects)
         }
         return effects
     }
@@ -54,7 +68,7 @@ extension Workspace {
         guard cursor != t.view.cursor || scroll != t.view.scrollOffset else { return }
         t.view.cursor = cursor
         t.view.scrollOffset = scroll
-        saveTable(t, tab, &effects, ())
+        storeMoved(t, tab)
         _ = fetch(tab, scroll..<(scroll + viewportRows), &effects)
     }
 
@@ -207,6 +221,8 @@ extension Workspace {
             pageReply(tab, table: table, generation: generation, page: page, outcome, &effects)
         case .scan(_, _, let offset):
             scanReply(id: id, offset: offset, outcome)
+        case .find(_, _, let offset):
+            findReply(id: id, offset: offset, outcome, &effects)
         case .children, .action:
             if active?.awaiting == id { active?.reply = outcome; active?.awaiting = nil }
         }

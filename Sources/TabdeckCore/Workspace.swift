@@ -36,6 +36,7 @@ enum RequestPurpose: Hashable, Sendable {
     case open
     case rows(table: String, generation: Int, page: Int)
     case scan(table: String, generation: Int, offset: Int)
+    case find(table: String, generation: Int, offset: Int)
     case children(table: String, row: String)
     case action(String)
 }
@@ -96,6 +97,12 @@ public struct Workspace: Sendable {
     var nextRequestID: Int64 = 1
     var pending: [RequestID: PendingRequest] = [:]
     var active: ActiveCommand?
+    /// The `/` find going through the whole table (beside the commands), or its outcome.
+    public internal(set) var find: FindState?
+    /// Views moved by keys (``Event/cursor(delta:)``, ``Event/page(_:)``) and not saved yet.
+    var unsavedViews: Set<TableViewKey> = []
+    /// Whether keys moved a view that ``Event/saveViews`` has not saved yet.
+    public var hasUnsavedViews: Bool { !unsavedViews.isEmpty }
     var now: Double = 0
 
     /// A workspace for `config`, merged with what the store kept.

@@ -1,18 +1,27 @@
-/// A section of rows (header and footer titles).
+/// A section of rows (header and footer titles). Sections are contiguous runs of rows, in
+/// the order listed; `count` (optional) is how many rows the section holds, so the host knows
+/// where each section starts without fetching rows.
 public struct SectionSpec: Hashable, Sendable {
     public var id: String
     public var title: String
     public var footer: String?
+    /// Rows in the section, when the plugin says (never negative).
+    public var count: Int?
 
-    public init(id: String, title: String, footer: String? = nil) { self.id = id; self.title = title; self.footer = footer }
+    public init(id: String, title: String, footer: String? = nil, count: Int? = nil) {
+        self.id = id; self.title = title; self.footer = footer; self.count = count
+    }
 
     public init(reader r: JSONReader) throws(JSONFieldError) {
         id = try r.string("id"); title = try r.optionalString("title") ?? id; footer = try r.optionalString("footer")
+        count = try r.optionalInt("count")
+        if let count, count < 0 { throw JSONFieldError(path: r.pathOf("count"), reason: "must not be negative, got \(count)") }
     }
 
     public var json: JSONValue {
         var o: JSONObject = ["id": .string(id), "title": .string(title)]
         if let footer { o["footer"] = .string(footer) }
+        if let count { o["count"] = .int(Int64(count)) }
         return .object(o)
     }
 }

@@ -25,13 +25,30 @@ public struct KeyDecoder: Sendable {
     /// Decodes `bytes` (with what was left from earlier chunks) into keys.
     public mutating func feed(_ bytes: some Sequence<UInt8>) -> [Key] {
         pending.append(contentsOf: bytes)
+        return decode(final: false).map(\.key)
+    }
+
+    /// Like ``feed(_:)``, with the bytes each key came from (a paste: its text), so a caller
+    /// that hands the rest of the input to someone else (the `:` prompt) can pass it on as typed.
+    public mutating func feedKeepingBytes(_ bytes: some Sequence<UInt8>) -> [(key: Key, bytes: [UInt8])] {
+        pending.append(contentsOf: bytes)
         return decode(final: false)
+    }
+
+    /// Gives up what is pending (an incomplete sequence) as raw bytes, leaving nothing pending.
+    /// A paste in progress is given up with its start marker, so whoever gets the bytes sees it whole.
+    public mutating func takePending() -> [UInt8] {
+        var out: [UInt8] = []
+        if let paste { out = Array("\u{1b}[200~".utf8) + paste; self.paste = nil }
+        out += pending
+        pending = []
+        return out
     }
 
     /// Decodes what is pending as if no more bytes were coming: a lone ESC is the Esc key,
     /// an incomplete sequence is ESC followed by its characters.
     public mutating func flush() -> [Key] {
-        decode(final: true)
+        decode(final: true).map(\.key)
     }
 
     private enum Decoded {
@@ -40,15 +57,15 @@ public struct KeyDecoder: Sendable {
         case ignored
     }
 
-    private mutating func decode(final: Bool) -> [Key] {
-        var keys: [Key] = []
+    private mutating func decode(final: Bool) -> [(key: Key, bytes: [UInt8])] {
+        var keys: [(key: Key, bytes: [UInt8])] = []
         var i = 0
         let b = pending
         while i < b.count {
             if paste != nil {
                 if let end = Self.find(Self.pasteEnd, in: b, from: i) {
                     paste! += b[i..<end]
-                    keys.append(.paste(String(decoding: paste!, as: UTF8.self)))
+                    keys.append((.paste(String(decoding: paste!, as: UTF8.self)), paste!))
                     paste = nil
                     i = end + Self.pasteEnd.count
                     continue
@@ -58,15 +75,16 @@ public struct KeyDecoder: Sendable {
                 paste! += b[i..<(b.count - keep)]
                 i = b.count - keep
                 if paste!.count >= maxPaste {
-                    keys.append(.paste(String(decoding: paste!, as: UTF8.self)))
+                    keys.append((.paste(String(decoding: paste!, as: UTF8.self)), paste!))
                     paste = []
                 }
                 break
             }
             guard let (decoded, length) = decodeOne(b, i, final: final) else { break }
+            let start = i
             i += length
             switch decoded {
-            case .key(let key): keys.append(key)
+            case .key(let key): keys.append((key, Array(b[start..<i])))
             case .pasteStart: paste = []
             case .ignored: break
             }

@@ -15,6 +15,10 @@ public enum Action: Hashable, Sendable {
     case back
     case detail
     case find
+    /// Find the next (previous) row with the last find text, through the whole table.
+    case findNext, findPrevious
+    /// Open the section index (type a section's first letters to jump there).
+    case sectionIndex
     /// Open the `:` command line.
     case command
     case help
@@ -67,7 +71,10 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.enter], .open, "open the row (drill down)"),
         KeyBinding([.backspace], .back, "back up one level"),
         KeyBinding([.char("d")], .detail, "detail view of the row"),
-        KeyBinding([.char("/")], .find, "find"),
+        KeyBinding([.char("/")], .find, "find in the whole table (Esc stops a long find)"),
+        KeyBinding([.char("n")], .findNext, "find the next row"),
+        KeyBinding([.char("N")], .findPrevious, "find the previous row"),
+        KeyBinding([.char("i")], .sectionIndex, "section index: type a section's first letters to jump there"),
         KeyBinding([.char(":")], .command, "command line"),
         KeyBinding([.char("?")], .help, "this help"),
         KeyBinding([.escape], .dismiss, "close help, detail or find"),

@@ -29,13 +29,20 @@ public final class LineEditor {
         completionProvider = complete
         rl_attempted_completion_function = attemptCompletion
         rl_getc_function = readKey
+        rl_input_available_hook = inputAvailable
     }
 
     /// Reads one line with editing and history; nil at end of input (Ctrl-D). Ctrl-C gives "".
     /// Non-blank lines that differ from the previous entry are added to the history and saved.
-    public func readLine(prompt: String) -> String? {
+    ///
+    /// `typedAhead` is input already read from the terminal that belongs to this prompt (keys
+    /// typed right after `:`); readline reads it before the terminal. What it did not use (keys
+    /// typed after Enter) is in ``leftover`` afterwards.
+    public func readLine(prompt: String, typedAhead: [UInt8] = []) -> String? {
         installInterruptHandler()
         defer { restoreInterruptHandler() }
+        typeahead = typedAhead[...]
+        defer { leftover = Array(typeahead); typeahead = [] }
         guard let raw = readline(prompt) else { return nil }
         defer { free(raw) }
         let line = String(cString: raw)
@@ -46,6 +53,9 @@ public final class LineEditor {
         }
         return line
     }
+
+    /// Typed-ahead input the last ``readLine(prompt:typedAhead:)`` did not use.
+    public private(set) var leftover: [UInt8] = []
 
     func lastEntry() -> String? {
         guard history_length > 0, let entry = history_get(history_base + history_length - 1), let text = entry.pointee.line else {
@@ -61,6 +71,8 @@ nonisolated(unsafe) private var completionProvider: ((String) -> CompletionCandi
 nonisolated(unsafe) private var completionWords: [String] = []
 nonisolated(unsafe) private var completionIndex = 0
 nonisolated(unsafe) private var interrupted: sig_atomic_t = 0
+/// Input read before the prompt opened, served before the terminal.
+nonisolated(unsafe) private var typeahead: ArraySlice<UInt8> = []
 nonisolated(unsafe) private var previousInterrupt = sigaction()
 
 private func attemptCompletion(_ text: UnsafePointer<CChar>?, _ start: Int32, _ end: Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
@@ -98,12 +110,23 @@ private func readKey(_ stream: UnsafeMutablePointer<FILE>?) -> Int32 {
             fputs("^C", rl_outstream ?? stdout)
             return 0x0A
         }
+        if let first = typeahead.popFirst() { return Int32(first) }
         var byte: UInt8 = 0
         let n = read(fd, &byte, 1)
         if n == 1 { return Int32(byte) }
         if n < 0 && errno == EINTR { continue }
         return EOF
     }
+}
+
+/// Whether a key is waiting (readline asks while it decides if ESC starts a sequence).
+private func inputAvailable() -> Int32 {
+    if !typeahead.isEmpty { return 1 }
+    // readline sets the wait (in microseconds) before it asks; reading it means setting it back.
+    let micros = rl_set_keyboard_input_timeout(0)
+    _ = rl_set_keyboard_input_timeout(micros)
+    var p = pollfd(fd: fileno(rl_instream ?? stdin), events: Int16(POLLIN), revents: 0)
+    return poll(&p, 1, Int32(max(0, micros) / 1000)) > 0 ? 1 : 0
 }
 
 /// SIGINT without SA_RESTART, so the read returns EINTR and readline calls the hook.

@@ -14,4 +14,7 @@ enum Palette {
     static let dim = Style(foreground: .gray, dim: true)
     static let progress = Style(foreground: .green)
     static let label = Style(bold: true)
+    /// A table section's header row and footer row (never under the row cursor).
+    static let tableSection = Style(foreground: .cyan, bold: true)
+    static let tableFooter = Style(foreground: .gray, dim: true)
 }

@@ -42,7 +42,8 @@ public final class RawTerminal {
         var raw = saved
         cfmakeraw(&raw)
         raw.c_oflag |= tcflag_t(OPOST | ONLCR)  // keep "\n" -> "\r\n" for simple writes
-        tcsetattr(input, TCSAFLUSH, &raw)
+        // TCSADRAIN, not TCSAFLUSH: keys typed before raw mode are kept, not thrown away.
+        tcsetattr(input, TCSADRAIN, &raw)
         writeAll(output, "\u{1b}[?1049h\u{1b}[?25l\u{1b}[?2004l\u{1b}[H\u{1b}[2J")
         installRestoreHandlers()
     }
@@ -50,10 +51,11 @@ public final class RawTerminal {
     /// Leaves the alternate screen and restores the terminal exactly as it was.
     public func leave() { restoreTerminal() }
 
-    /// Cooked mode for a prompt (readline), then raw again with `resume()`.
+    /// Cooked mode for a prompt (readline), then raw again with `resume()`. Keys typed in
+    /// between are kept (TCSADRAIN): the text typed right after `:` belongs to the prompt.
     public func suspend() {
         guard var t = savedTermios else { return }
-        tcsetattr(input, TCSAFLUSH, &t)
+        tcsetattr(input, TCSADRAIN, &t)
         writeAll(output, "\u{1b}[?25h")
     }
 
@@ -63,7 +65,7 @@ public final class RawTerminal {
         var raw = saved
         cfmakeraw(&raw)
         raw.c_oflag |= tcflag_t(OPOST | ONLCR)
-        tcsetattr(input, TCSAFLUSH, &raw)
+        tcsetattr(input, TCSADRAIN, &raw)
         writeAll(output, "\u{1b}[?25l")
     }
 

@@ -33,6 +33,15 @@ public struct ScreenBuffer: Hashable, Sendable {
     public mutating func set(x: Int, y: Int, _ text: String, style: Style = .plain, maxWidth: Int? = nil) -> Int {
         guard y >= 0, y < height, x >= 0, x < width else { return 0 }
         let limit = min(width, x + max(0, maxWidth ?? width))
+        if ASCII.isPrintable(text) {
+            var cx = x
+            for b in text.utf8 {
+                if cx >= limit { break }
+                put(cx, y, Cell(ASCII.symbols[Int(b)], style: style), wide: false)
+                cx += 1
+            }
+            return cx - x
+        }
         var cx = x
         var last: Int?  // index of the last cell written, for joining zero-width characters
         for ch in Sanitizer.clean(text) {

@@ -16,7 +16,11 @@ enum StatusLine {
             if !t.view.selection.isEmpty { segs.append(("\(formatCount(t.view.selection.count)) selected", .plain)) }
             if !t.view.sort.isEmpty { segs.append(("sort: " + sortText(t), .plain)) }
         }
-        if let find = ui.find, !find.isEmpty { segs.append(("/" + find, Palette.found)) }
+        if let f = ws.find, f.isSearching, f.tab == ws.selectedTab {
+            segs.append((finding(f, tab?.table), Palette.progress))
+        } else if let find = ui.find, !find.isEmpty {
+            segs.append(("/" + find, Palette.found))
+        }
         if let status = tab?.status, !status.isEmpty { segs.append((firstLine(status), Palette.dim)) }
         if let p = tab?.progress { segs.append((progress(p), Palette.progress)) }
         return segs
@@ -26,6 +30,20 @@ enum StatusLine {
     static func position(_ t: TableState) -> String {
         if t.total == 0 { return "no rows" }
         return "row \(formatCount(t.view.cursor + 1)) of \(t.total.map(formatCount) ?? "?")"
+    }
+
+    /// `finding "ada"… 12,000 of 1,000,000 rows (Esc stops)`.
+    static func finding(_ f: FindState, _ t: TableState?) -> String {
+        let of = t?.total.map { " of " + formatCount($0) } ?? ""
+        return "finding \"\(Sanitizer.clean(f.text))\"… \(formatCount(f.checked))\(of) rows (Esc stops)"
+    }
+
+    /// The section index prompt: what was typed, then the titles of the sections it matches.
+    static func sectionIndex(_ typed: String, _ t: TableState?) -> String {
+        let sections = (t?.sections ?? []).filter { $0.count != 0 }
+        let matching = sections.filter { typed.isEmpty || $0.title.lowercased().hasPrefix(typed.lowercased()) }
+        let list = (matching.isEmpty ? ["no section starts with \"\(typed)\""] : matching.map { Sanitizer.clean($0.title) })
+        return "section: " + typed + "▏ " + list.joined(separator: " · ")
     }
 
     /// `Name ↑, Age ↓` (column titles, in key order).
@@ -54,6 +72,11 @@ enum StatusLine {
     static func draw(_ ws: Workspace, ui: UIState, into buf: inout ScreenBuffer, y: Int, width: Int) {
         if case .prompt(let text) = ui.mode {
             buf.set(x: 0, y: y, text, maxWidth: width)
+            return
+        }
+        if case .sectionIndex(let typed) = ui.mode {
+            let t = ws.selectedTab.flatMap { ws.tabs[$0]?.table }
+            buf.set(x: 0, y: y, sectionIndex(typed, t), maxWidth: width)
             return
         }
         if case .output = ui.mode {

@@ -32,6 +32,46 @@ enum TableView {
         return max(0, offset)
     }
 
+    /// A line of the table's body.
+    enum Line: Equatable {
+        /// A section's header, before its first row.
+        case header(SectionSpec)
+        /// Data row `index` (it may be a placeholder, or past the end).
+        case row(Int)
+        /// A section's footer, after its last row.
+        case footer(SectionSpec)
+    }
+
+    /// The body's lines for `rows` screen lines: data rows from the scroll offset, with section
+    /// headers and footers between them. Section lines take room, so the first row shown moves
+    /// down as far as needed to keep the cursor's row on screen.
+    static func lines(_ t: TableState, rows: Int) -> [Line] {
+        var first = offset(t, rows: rows)
+        guard !t.sections.isEmpty else { return (first..<(first + rows)).map { .row($0) } }
+        func linesOf(_ i: Int) -> [Line] {
+            var out: [Line] = []
+            if let s = t.sectionHeader(before: i) { out.append(.header(s)) }
+            out.append(.row(i))
+            if let s = t.sectionFooter(after: i) { out.append(.footer(s)) }
+            return out
+        }
+        // Lines from the first row through the cursor's row (its footer may be cut off).
+        var groups = (first...max(first, t.view.cursor)).map(linesOf)
+        var used = groups.reduce(0) { $0 + $1.count } - (groups.last!.last.map { if case .footer = $0 { 1 } else { 0 } } ?? 0)
+        while used > rows && groups.count > 1 {
+            used -= groups.removeFirst().count
+            first += 1
+        }
+        var out = Array(groups.joined())
+        var next = first + groups.count
+        while out.count < rows {
+            if let total = t.total, next >= total { break }
+            out += linesOf(next)
+            next += 1
+        }
+        return Array(out.prefix(rows))
+    }
+
     static func alignment(_ a: ColumnAlignment) -> TextFit.Alignment {
         switch a {
         case .left: .left
@@ -53,12 +93,25 @@ enum TableView {
         drawHeader(t, columns, layout, cursorColumn: cursorColumn, into: &buf, x0: x0, rect: rect)
         let rows = rect.height - 1
         guard rows > 0 else { return }
-        let offset = offset(t, rows: rows)
         let cells = columns.map { t.cellIndex(of: $0.id) ?? -1 }
         let find = (ui.find ?? "").isEmpty ? nil : ui.find!.lowercased()
-        for r in 0..<rows {
-            let index = offset + r
+        for (r, line) in lines(t, rows: rows).enumerated() {
             let y = rect.y + 1 + r
+            let index: Int
+            switch line {
+            case .header(let s):
+                let title = Sanitizer.clean(s.title) + " "
+                let w = buf.set(x: x0, y: y, title, style: Palette.tableSection, maxWidth: rect.maxX - x0)
+                if x0 + w < rect.maxX {
+                    buf.set(x: x0 + w, y: y, String(repeating: "─", count: rect.maxX - x0 - w), style: Palette.tableFooter)
+                }
+                continue
+            case .footer(let s):
+                buf.set(x: x0 + 1, y: y, Sanitizer.clean(s.footer ?? ""), style: Palette.tableFooter, maxWidth: rect.maxX - x0 - 1)
+                continue
+            case .row(let i):
+                index = i
+            }
             if let total = t.total, index >= total {
                 if index == 0 { buf.set(x: x0, y: y, "no rows", style: Palette.dim, maxWidth: rect.maxX - x0) }
                 continue
@@ -117,8 +170,10 @@ enum TableView {
         for p in layout.placed {
             let value = text(p.column)
             let found = find.map { value.lowercased().contains($0) } ?? false
-            buf.set(x: x0 + p.x, y: y, TextFit.fit(value, p.width, alignment: alignment(columns[p.column].alignment)),
-                    style: found ? Palette.found : .plain, maxWidth: p.width)
+            // The buffer is blank already: only the text is drawn, at its aligned place (no padding).
+            let fitted = TextFit.placed(value, p.width, alignment: alignment(columns[p.column].alignment))
+            buf.set(x: x0 + p.x + fitted.offset, y: y, fitted.text, style: found ? Palette.found : .plain,
+                    maxWidth: p.width - fitted.offset)
         }
     }
 }

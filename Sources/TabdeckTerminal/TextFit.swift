@@ -4,6 +4,7 @@ import TabdeckCore
 enum TextFit {
     /// Cells `text` takes once sanitized.
     static func width(_ text: String) -> Int {
+        if ASCII.isPrintable(text) { return text.utf8.count }
         var n = 0
         for ch in Sanitizer.clean(text) { n += ScreenBuffer.width(of: ch) }
         return n
@@ -12,6 +13,7 @@ enum TextFit {
     /// `text` (sanitized) cut to `width` cells with `…` when cut, then aligned and padded to exactly `width`.
     static func fit(_ text: String, _ width: Int, alignment: Alignment = .left) -> String {
         guard width > 0 else { return "" }
+        if ASCII.isPrintable(text) { return ASCII.fit(text, width, alignment: alignment) }
         let clean = Sanitizer.clean(text)
         var s = clean
         var w = self.width(clean)
@@ -34,6 +36,38 @@ enum TextFit {
     }
 
     enum Alignment { case left, right, center }
+
+    /// `text` cut to `width` cells like ``fit(_:_:alignment:)``, without the padding: the text
+    /// and how many cells from the left it starts.
+    static func placed(_ text: String, _ width: Int, alignment: Alignment) -> (text: String, offset: Int) {
+        guard width > 0 else { return ("", 0) }
+        let s: String
+        let w: Int
+        if ASCII.isPrintable(text) {
+            let n = text.utf8.count
+            (s, w) = n > width ? (String(decoding: text.utf8.prefix(width - 1), as: UTF8.self) + "…", width) : (text, n)
+        } else {
+            let clean = Sanitizer.clean(text)
+            let total = self.width(clean)
+            if total <= width {
+                (s, w) = (clean, total)
+            } else {
+                var out = ""
+                var used = 0
+                for ch in clean {
+                    let cw = ScreenBuffer.width(of: ch)
+                    if used + cw > width - 1 { break }
+                    out.append(ch); used += cw
+                }
+                (s, w) = (out + "…", used + 1)
+            }
+        }
+        switch alignment {
+        case .left: return (s, 0)
+        case .right: return (s, max(0, width - w))
+        case .center: return (s, max(0, width - w) / 2)
+        }
+    }
 
     /// `text` broken into lines of at most `width` cells, at spaces when possible; newlines in
     /// `text` break lines, every line is sanitized.
@@ -64,4 +98,37 @@ enum TextFit {
         if !line.isEmpty || lines.isEmpty { lines.append(line) }
         return lines
     }
+}
+
+/// Fast paths for the common case of text that is all printable ASCII: one byte, one cell,
+/// nothing to sanitize, no grapheme clusters to find (the frame's hot path).
+enum ASCII {
+    /// Whether every byte of `text` is printable ASCII (space to `~`).
+    @inline(__always) static func isPrintable(_ text: String) -> Bool {
+        var s = text
+        return s.withUTF8 { bytes in
+            for b in bytes where b < 0x20 || b >= 0x7F { return false }
+            return true
+        }
+    }
+
+    /// ``TextFit/fit(_:_:alignment:)`` for printable ASCII text.
+    static func fit(_ text: String, _ width: Int, alignment: TextFit.Alignment) -> String {
+        var s = text
+        var w = text.utf8.count
+        if w > width {
+            s = String(decoding: text.utf8.prefix(width - 1), as: UTF8.self) + "…"
+            w = width
+        }
+        let pad = max(0, width - w)
+        if pad == 0 { return s }
+        switch alignment {
+        case .left: return s + String(repeating: " ", count: pad)
+        case .right: return String(repeating: " ", count: pad) + s
+        case .center: return String(repeating: " ", count: pad / 2) + s + String(repeating: " ", count: pad - pad / 2)
+        }
+    }
+
+    /// The one-character strings of the printable ASCII bytes, made once.
+    static let symbols: [String] = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
 }

@@ -12,6 +12,8 @@ public struct UIState: Hashable, Sendable {
         case prompt(String)
         /// A command's long output in a panel over the table, scrolled by this many lines.
         case output(String, scroll: Int)
+        /// The section index: the first letters of a section typed so far (each letter jumps).
+        case sectionIndex(String)
 
         /// The same scrollable mode scrolled to `scroll` (other modes are unchanged).
         public func scrolled(to scroll: Int) -> Mode {
@@ -19,7 +21,7 @@ public struct UIState: Hashable, Sendable {
             case .help: .help(scroll: scroll)
             case .detail: .detail(scroll: scroll)
             case .output(let text, _): .output(text, scroll: scroll)
-            case .table, .prompt: self
+            case .table, .prompt, .sectionIndex: self
             }
         }
     }

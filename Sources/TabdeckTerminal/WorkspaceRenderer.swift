@@ -39,6 +39,20 @@ public enum WorkspaceRenderer {
         return max(1, Regions(ws, width: size.width, height: size.height).table.height - 1)
     }
 
+    /// Whether the selected tab's table is open and every row it shows at `size` is loaded
+    /// (no placeholder on screen).
+    public static func visibleRowsLoaded(workspace ws: Workspace, size: (width: Int, height: Int), ui: UIState) -> Bool {
+        guard size.width > 0, size.height > 0, let t = ws.selectedTab.flatMap({ ws.tabs[$0]?.table }), let total = t.total else {
+            return false
+        }
+        let rows = Regions(ws, width: size.width, height: size.height).table.height - 1
+        guard rows > 0 else { return true }
+        for line in TableView.lines(t, rows: rows) {
+            if case .row(let i) = line, i < total, t.cache.row(at: i) == nil { return false }
+        }
+        return true
+    }
+
     /// The selected table's column layout at `size` (to keep ``UIState/columnScroll`` in step
     /// with what is shown); nil when no table is open.
     public static func columnLayout(workspace ws: Workspace, size: (width: Int, height: Int), ui: UIState) -> ColumnLayout? {

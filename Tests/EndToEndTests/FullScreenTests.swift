@@ -97,6 +97,56 @@ import Testing
         try await screen.waitUntil(timeout: 20) { $0.contains { $0.contains(" 999999 ") } }
         await screen.keys("g")
         try await screen.waitFor("row 1 of 1,000,000")
+        // `/` finds beyond the rows loaded (the plugin is asked page by page); `n` finds the next.
+        await screen.keys("/")
+        await screen.type("12345")
+        await screen.keys("Enter")
+        try await screen.waitFor(#"found "12345" at row 12,345"#, timeout: 60)
+        try await screen.waitFor("row 12,345 of 1,000,000")
+        await screen.keys("n")
+        try await screen.waitFor(#"found "12345" at row 112,345"#, timeout: 60)
+        await screen.keys("N")
+        try await screen.waitFor(#"found "12345" at row 12,345"#, timeout: 60)
+    }
+
+    @Test(.enabled(if: available)) func sectionHeadersFootersAndTheSectionIndex() async throws {
+        // The files plugin on a folder of its own: 2 folders, 3 files.
+        let dir = try temporaryDirectory()
+        for sub in ["docs", "src"] { try FileManager.default.createDirectory(atPath: dir + "/tree/" + sub, withIntermediateDirectories: true) }
+        for (name, size) in [("a.txt", 1000), ("b.md", 400), ("c.swift", 200)] {
+            try String(repeating: "x", count: size).write(toFile: dir + "/tree/" + name, atomically: true, encoding: .utf8)
+        }
+        let config = dir + "/config.json"
+        try #"{"tabs":[{"id":"files","title":"Files","command":["python3","\#(Self.root)/Plugins/files/files.py"],"args":{"path":"\#(dir)/tree"}}]}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let screen = try Screen(config: config, state: dir + "/state")
+        defer { screen.close() }
+        try await screen.waitFor("row 1 of 5")
+        let lines = screen.lines()
+        let header = try #require(lines.firstIndex { $0.contains("Folders ───") })
+        #expect(lines[header + 1].contains("docs") && lines[header + 2].contains("src"))
+        #expect(lines[header + 3].contains("2 folders"))
+        #expect(lines[header + 4].contains("Files ───"))
+        #expect(lines[header + 5].contains("a.txt") && lines[header + 8].contains("3 files, 1.6 kB"))
+        await screen.keys("i")
+        try await screen.waitFor("section: ▏ Folders · Files")
+        await screen.type("fi")
+        try await screen.waitFor("section: fi▏ Files")
+        await screen.keys("Enter")
+        try await screen.waitFor("row 3 of 5")  // the first row of Files; header rows are not counted
+        await screen.keys("j", "j", "j")
+        try await screen.waitFor("row 5 of 5")  // never on a header or footer
+    }
+
+    @Test(.enabled(if: available)) func aCommandTypedRightAfterTheColonIsNotLost() async throws {
+        let screen = try Screen(config: Self.root + "/config.json")
+        defer { screen.close() }
+        try await screen.waitFor("row 1 of 200")
+        // One write: ":" and the whole command; the prompt must get every byte after ":".
+        await screen.type(":goto 150\r")
+        try await screen.waitFor("row 150 of 200")
+        await screen.type(":goto 20\rj")  // a key after Enter is a table key again
+        try await screen.waitFor("row 21 of 200")
     }
 
     @Test(.enabled(if: available)) func theWorkspaceComesBackAfterARestart() async throws {
@@ -177,7 +227,11 @@ private final class Screen {
             try await Task.sleep(for: .milliseconds(50))
         }
         let screen = lines().joined(separator: "\n")
-        Issue.record("timed out; the screen was:\n\(screen)")
+        // What the processes were doing (state and kernel wait channel), to tell a stalled main
+        // loop from keys that never arrived.
+        let processes = (try? tool("/bin/ps", ["-eLo", "pid,tid,stat,wchan:24,comm,args"]).out) ?? ""
+        let ours = processes.split(separator: "\n").filter { $0.contains(FullScreenTests.binary) }
+        Issue.record("timed out; the screen was:\n\(screen)\nthreads:\n\(ours.prefix(60).joined(separator: "\n"))")
         throw CancellationError()
     }
 
@@ -191,5 +245,10 @@ private final class Screen {
         throw CancellationError()
     }
 
-    func close() { _ = try? tmux(["kill-server"]) }
+    func close() {
+        _ = try? tmux(["kill-server"])
+        // tmux may leave its socket file behind: remove ours.
+        let folder = (ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp") + "/tmux-\(getuid())"
+        unlink(folder + "/" + socket)
+    }
 }

@@ -17,6 +17,17 @@ import TabdeckProtocol
         OrderCheck.verify(rows(values.map { [$0] }), keys: [key(type, desc: desc)])
     }
 
+    @Test func eachSectionIsSortedOnItsOwn() {
+        // Folders (sizes null… then 7) then files: in order within each section, not across.
+        let sized: [(String, JSONValue)] = [("d", 7), ("f", 1), ("f", 5)]
+        let data = sized.enumerated().map { Row(id: "r\($0.offset)", cells: [$0.element.1], section: $0.element.0) }
+        #expect(OrderCheck.verify(data, keys: [key(.integer)]) == .ordered)
+        let mixed = rows([[7], [1], [5]])  // the same cells without sections are out of order
+        #expect(OrderCheck.verify(mixed, keys: [key(.integer)]) != .ordered)
+        let wrongInside = [Row(id: "a", cells: [5], section: "f"), Row(id: "b", cells: [1], section: "f")]
+        #expect(OrderCheck.verify(wrongInside, keys: [key(.integer)]) != .ordered)
+    }
+
     @Test func numbersCompareNumerically() {
         #expect(verdict([2, 10, 100], .integer) == .ordered)
         #expect(verdict([-1.5, 0, 2, 10.25], .decimal) == .ordered)

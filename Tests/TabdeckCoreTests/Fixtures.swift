@@ -24,6 +24,18 @@ struct FakePlugin {
     /// When set, `rows` requests are not answered (kept here instead).
     var holdRows = false
     var held: [(RequestID, JSONValue)] = []
+    /// Rows below `count / 2` are in section "low", the others in "high" (the fake sorts all
+    /// rows together: tests with sections do not sort).
+    var sectioned = false
+    /// Whether the sections carry their row counts.
+    var sectionCounts = true
+
+    var sections: [SectionSpec] {
+        guard sectioned else { return [] }
+        let half = count / 2
+        return [SectionSpec(id: "low", title: "Low", footer: "\(half) low", count: sectionCounts ? half : nil),
+                SectionSpec(id: "high", title: "High", footer: "\(count - half) high", count: sectionCounts ? count - half : nil)]
+    }
 
     func name(_ i: Int) -> String { "name\((i * 7919) % count)" }
 
@@ -41,7 +53,8 @@ struct FakePlugin {
         } else {
             page = r.offset < end ? Array(r.offset..<end) : []
         }
-        let rows = page.map { Row(id: String($0), cells: [.int(Int64($0)), .string(name($0))], hasChildren: children) }
+        let rows = page.map { Row(id: String($0), cells: [.int(Int64($0)), .string(name($0))],
+                                  section: sectioned ? ($0 < count / 2 ? "low" : "high") : nil, hasChildren: children) }
         return RowsResult(generation: r.generation, offset: r.offset, rows: rows, total: count).json
     }
 
@@ -50,11 +63,12 @@ struct FakePlugin {
         switch method {
         case Method.initialize:
             return .response(id: id, result: InitializeResult(name: "fake", version: "1", capabilities:
-                PluginCapabilities(sort: sortable, multiSort: sortable, children: children, actions: true)).json)
+                PluginCapabilities(sort: sortable, multiSort: sortable, sections: sectioned, children: children, actions: true)).json)
         case Method.open, Method.children:
             let d = TableDescription(table: method == Method.open ? "root" : "child",
                                      columns: [ColumnSpec(id: "id", type: .integer), ColumnSpec(id: "name")],
-                                     total: count, actions: [ActionSpec(id: "delete", confirm: true), ActionSpec(id: "touch")])
+                                     total: count, sections: sections,
+                                     actions: [ActionSpec(id: "delete", confirm: true), ActionSpec(id: "touch")])
             return .response(id: id, result: d.json)
         case Method.rows:
             if holdRows { held.append((id, params)); return nil }

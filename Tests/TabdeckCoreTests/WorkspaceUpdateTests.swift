@@ -324,6 +324,29 @@ import TabdeckProtocol
         h.feed(.cursor(delta: 500))
         #expect(h.ws.tabs["people"]!.table!.view.cursor == 99)
         #expect(h.ws.tabs["people"]!.table!.view.scrollOffset == 90)
-        #expect(h.effects.contains { if case .saveView(_, _, let v) = $0 { v.cursor == 99 } else { false } })
+        // Keys do not write the store between the key and its frame: the screen asks for the
+        // save when keys pause.
+        let saved = { (h: Harness) in h.effects.filter { if case .saveView(_, _, let v) = $0 { v.cursor == 99 } else { false } }.count }
+        #expect(saved(h) == 0 && h.ws.hasUnsavedViews)
+        h.feed(.saveViews)
+        #expect(saved(h) == 1 && !h.ws.hasUnsavedViews)
+        h.feed(.saveViews)
+        #expect(saved(h) == 1)  // nothing moved since
+    }
+
+    @Test func pageEventsMoveLikePageCommandsAndSaveLater() {
+        var h = Harness(count: 100)
+        h.feed(.viewport(rows: 10))
+        h.run("show 1")
+        h.run("page first")
+        h.feed(.page(.next))
+        #expect(h.ws.tabs["people"]!.table!.view.cursor == 10)
+        #expect(h.ws.tabs["people"]!.table!.view.scrollOffset == 10)
+        h.feed(.page(.last))
+        #expect(h.ws.tabs["people"]!.table!.view.cursor == 99)
+        #expect(h.ws.tabs["people"]!.table!.view.scrollOffset == 90)
+        #expect(h.ws.hasUnsavedViews)
+        h.run("goto 5")  // a command saves at once, moved views included
+        #expect(!h.ws.hasUnsavedViews)
     }
 }

@@ -74,6 +74,17 @@ import Testing
         #expect(d.feed([0xE6, 0x61]) == [.char("\u{FFFD}"), .char("a")])
     }
 
+    @Test func keysWithTheirBytesAndWhatIsPending() {
+        var d = KeyDecoder()
+        let decoded = d.feedKeepingBytes(Array(":so\u{1b}[Aé\u{1b}[".utf8))
+        #expect(decoded.map(\.key) == [.char(":"), .char("s"), .char("o"), .up, .char("é")])
+        #expect(decoded.map(\.bytes) == [[0x3A], [0x73], [0x6F], [0x1B, 0x5B, 0x41], [0xC3, 0xA9]])
+        // An incomplete sequence is given up as bytes (for the prompt), leaving nothing pending.
+        #expect(d.isPending)
+        #expect(d.takePending() == [0x1B, 0x5B])
+        #expect(!d.isPending && d.flush().isEmpty)
+    }
+
     @Test func keyNames() {
         #expect([Key.down, .pageUp, .backTab, .char(" "), .ctrl("c"), .char("j"), .enter].map(\.name)
                 == ["↓", "PgUp", "Shift-Tab", "Space", "Ctrl-C", "j", "Enter"])

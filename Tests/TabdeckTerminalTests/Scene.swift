@@ -10,6 +10,8 @@ struct FakeTable {
     /// Row offsets whose `rows` requests are not answered (they stay placeholders).
     var hold: @Sendable (Int) -> Bool = { _ in false }
     var children = false
+    /// The table's sections (the rows say which one they are in).
+    var sections: [SectionSpec] = []
 
     /// People: name, age, status, city; `count` rows.
     static func people(count: Int = 1_000_000, nameWidth: ColumnWidth? = .flexible(min: 8, ideal: 12, max: 20)) -> FakeTable {
@@ -88,9 +90,9 @@ struct Scene {
         switch method {
         case Method.initialize:
             return InitializeResult(name: "fake", version: "1", capabilities:
-                PluginCapabilities(sort: true, multiSort: true, children: table.children)).json
+                PluginCapabilities(sort: true, multiSort: true, sections: !table.sections.isEmpty, children: table.children)).json
         case Method.open:
-            return TableDescription(table: "root", columns: table.columns, total: table.total).json
+            return TableDescription(table: "root", columns: table.columns, total: table.total, sections: table.sections).json
         case Method.children:
             let row = params["row"]?.stringValue ?? "?"
             return TableDescription(table: "child-" + row, title: row, columns: table.columns, total: table.total).json

@@ -233,8 +233,14 @@ class Session:
         ids = [str(r["id"]) for r in rows]
         if len(ids) != len(set(ids)):
             self.fail(where, "row ids repeat within a page")
+        order = [s["id"] for s in table.get("sections", [])]
+        for a, b in zip(rows, rows[1:]):
+            if a.get("section") in order and b.get("section") in order and order.index(a["section"]) > order.index(b["section"]):
+                self.fail(where, f"rows {a['id']!r}, {b['id']!r}: sections must stay contiguous, in the listed order")
         if params["sort"] and (self.capabilities or {}).get("sort") and len(rows) == len(ids):
             for a, b in zip(rows, rows[1:]):
+                if a.get("section") != b.get("section"):
+                    continue  # each section is sorted on its own (PROTOCOL.md 10.6)
                 if all(len(r["cells"]) == len(columns) for r in (a, b)) and out_of_order(columns, params["sort"], a, b):
                     self.fail(where, f"rows {a['id']!r}, {b['id']!r} are not in the requested sort order")
 

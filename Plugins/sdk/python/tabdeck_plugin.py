@@ -58,8 +58,9 @@ __all__ = [
     "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR",
     "REQUEST_CANCELLED", "UNKNOWN_TABLE", "NOT_SUPPORTED", "ACTION_FAILED",
     "RpcError", "Cancelled",
-    "column", "row", "action_spec",
+    "column", "row", "action_spec", "section_spec",
     "sort_key", "sort_rows", "filter_rows", "validate_sort",
+    "sort_rows_in_sections", "count_sections",
     "TableSource", "Table", "TablePlugin",
     "encode_message",
 ]
@@ -163,6 +164,50 @@ def action_spec(id: str, title: str | None = None, *, confirm: bool = False,
     """Build an action description (the entries of a table description's ``actions``)."""
     return {"id": id, "title": title if title is not None else id,
             "confirm": bool(confirm), "multiple": bool(multiple)}
+
+
+# --------------------------------------------------------------------------- sections
+
+def section_spec(id: str, title: str | None = None, *, footer: str | None = None,
+                 count: int | None = None) -> dict[str, Any]:
+    """Build a section description (the entries of a table description's ``sections``).
+
+    Sections are contiguous runs of rows, in the order listed; ``count`` (rows in the section)
+    lets the host place headers and jump to a section without fetching rows (PROTOCOL.md 10.6).
+    """
+    s: dict[str, Any] = {"id": id, "title": title if title is not None else id}
+    if footer is not None:
+        s["footer"] = footer
+    if count is not None:
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ValueError(f"section {id!r}: count must be a non-negative integer, not {count!r}")
+        s["count"] = count
+    return s
+
+
+def sort_rows_in_sections(rows: Iterable[Mapping[str, Any]], sort: Sequence[Mapping[str, Any]],
+                          columns: Sequence[Mapping[str, Any]],
+                          sections: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """Return the rows grouped by section (in the order of ``sections``), each section sorted
+    with :func:`sort_rows` on its own: sorting never mixes sections. Rows whose ``section`` is
+    missing or unknown come last, sorted the same way."""
+    order = {s["id"]: i for i, s in enumerate(sections)}
+    groups: list[list[Any]] = [[] for _ in range(len(order) + 1)]
+    for r in rows:
+        groups[order.get(r.get("section"), len(order))].append(r)
+    out: list[Any] = []
+    for group in groups:
+        out += sort_rows(group, sort, columns) if sort else group
+    return out
+
+
+def count_sections(rows: Iterable[Mapping[str, Any]],
+                   sections: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Return copies of ``sections`` with ``count`` set from the rows' ``section`` fields."""
+    counts: dict[Any, int] = {}
+    for r in rows:
+        counts[r.get("section")] = counts.get(r.get("section"), 0) + 1
+    return [{**s, "count": counts.get(s["id"], 0)} for s in sections]
 
 
 # --------------------------------------------------------------------------- sorting
@@ -311,14 +356,18 @@ class TableSource:
         ``sort`` is already validated (and empty when the plugin does not declare ``sort``).
         Return a list of rows (the response's ``total`` is then :meth:`count`), or a tuple
         ``(rows, total)``. The default uses :meth:`all_rows`, keeps only rows matching a
-        string ``filter`` (see :func:`filter_rows`) and sorts with :func:`sort_rows`.
+        string ``filter`` (see :func:`filter_rows`) and sorts with :func:`sort_rows` (with
+        :meth:`sections`, with :func:`sort_rows_in_sections`: each section on its own).
         """
         data = self.all_rows()
         total: int | None = None
         if isinstance(filter, str) and filter:
             data = filter_rows(data, filter)
             total = len(data)
-        if sort:
+        sections = self.sections()
+        if sections:
+            data = sort_rows_in_sections(data, sort, self.columns(), sections)
+        elif sort:
             data = sort_rows(data, sort, self.columns())
         page = data[offset:offset + limit]
         return (page, total) if total is not None else page
@@ -328,7 +377,11 @@ class TableSource:
         return []
 
     def sections(self) -> list[dict[str, Any]] | None:
-        """The sections of this table (``id``, ``title``, optional ``footer``). Default: none."""
+        """The sections of this table (see :func:`section_spec`). Default: none.
+
+        Rows name their section with ``row(..., section=ID)``; the default :meth:`rows` keeps
+        each section together and sorts within it. :meth:`describe` adds each section's
+        ``count`` from :meth:`all_rows` when the sections do not carry one."""
         return None
 
     def describe(self) -> dict[str, Any]:
@@ -340,6 +393,11 @@ class TableSource:
             desc["actions"] = actions
         sections = self.sections()
         if sections:
+            if any("count" not in s for s in sections):
+                try:
+                    sections = count_sections(self.all_rows(), sections)
+                except NotImplementedError:
+                    pass  # rows come from rows(): the host places sections from loaded rows
             desc["sections"] = sections
         return desc
 

@@ -563,3 +563,51 @@ class Helpers(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Sections(unittest.TestCase):
+    """The SDK's section helpers: descriptions, counts, and sorting within sections."""
+
+    COLS = [sdk.column("name"), sdk.column("size", type="integer")]
+    SECTIONS = [sdk.section_spec("dirs", "Folders", footer="2 folders"), sdk.section_spec("files", "Files")]
+
+    def rows(self) -> list[dict]:
+        return [sdk.row("b.txt", ["b.txt", 5], section="files"), sdk.row("src", ["src", None], section="dirs"),
+                sdk.row("a.txt", ["a.txt", 9], section="files"), sdk.row("docs", ["docs", None], section="dirs"),
+                sdk.row("stray", ["stray", 1])]
+
+    def test_section_spec(self) -> None:
+        self.assertEqual(sdk.section_spec("a", count=3), {"id": "a", "title": "a", "count": 3})
+        self.assertEqual(sdk.section_spec("a", "A", footer="f"), {"id": "a", "title": "A", "footer": "f"})
+        for bad in (-1, 1.5, True):
+            with self.assertRaises(ValueError):
+                sdk.section_spec("a", count=bad)
+
+    def test_sorting_never_mixes_sections(self) -> None:
+        by_name = sdk.sort_rows_in_sections(self.rows(), [{"column": "name", "direction": "asc"}], self.COLS, self.SECTIONS)
+        self.assertEqual([r["id"] for r in by_name], ["docs", "src", "a.txt", "b.txt", "stray"])
+        by_size = sdk.sort_rows_in_sections(self.rows(), [{"column": "size", "direction": "desc"}], self.COLS, self.SECTIONS)
+        self.assertEqual([r["id"] for r in by_size], ["src", "docs", "a.txt", "b.txt", "stray"])
+        unsorted = sdk.sort_rows_in_sections(self.rows(), [], self.COLS, self.SECTIONS)
+        self.assertEqual([r["id"] for r in unsorted], ["src", "docs", "b.txt", "a.txt", "stray"])  # grouped, in order
+
+    def test_counts_and_the_default_rows(self) -> None:
+        self.assertEqual([s["count"] for s in sdk.count_sections(self.rows(), self.SECTIONS)], [2, 2])
+        outer = self
+
+        class Listing(sdk.TableSource):
+            def columns(self) -> list[dict]:
+                return outer.COLS
+
+            def all_rows(self) -> list[dict]:
+                return outer.rows()
+
+            def sections(self) -> list[dict]:
+                return outer.SECTIONS
+
+        table = Listing()
+        self.assertEqual(table.describe()["sections"],
+                         [{"id": "dirs", "title": "Folders", "footer": "2 folders", "count": 2},
+                          {"id": "files", "title": "Files", "count": 2}])
+        page = table.rows(0, 3, [{"column": "name", "direction": "desc"}], None)
+        self.assertEqual([r["id"] for r in page], ["src", "docs", "b.txt"])

@@ -1,0 +1,171 @@
+import TabdeckProtocol
+
+/// A `/` find through the whole table, not only the rows loaded: it runs beside the commands
+/// (it never makes the workspace busy, so scrolling and paging go on) and asks the plugin for
+/// the rows it has not seen, chunk by chunk, in the current order.
+public struct FindState: Hashable, Sendable {
+    /// Where the find is.
+    public enum Phase: Hashable, Sendable {
+        case searching
+        /// The cursor moved to this row; `wrapped` when the search went past the end (or start).
+        case found(row: Int, wrapped: Bool)
+        case notFound
+        /// Stopped: the order changed, the table closed, or a request failed.
+        case stopped(String)
+    }
+
+    /// The text looked for (case-insensitive, in any cell).
+    public var text: String
+    /// Searching towards the first row (`N`).
+    public var backward: Bool
+    public var tab: String
+    /// The table's key, and the generation (sort) the search runs in.
+    public var table: String
+    public var generation: Int
+    /// The row the search started from; it is checked last.
+    public var origin: Int
+    /// Rows checked so far (for progress).
+    public var checked = 0
+    public var phase: Phase = .searching
+    /// The next row to check.
+    var position: Int
+    var wrapped = false
+    /// Chunks asked for (by first row) and chunks arrived, not yet passed.
+    var inflight: [Int: RequestID] = [:]
+    var arrived: [Int: [Row]] = [:]
+    /// The row count learned from a short chunk when the table's total is unknown.
+    var end: Int?
+
+    /// Whether the find is still going.
+    public var isSearching: Bool { phase == .searching }
+}
+
+extension Workspace {
+    /// Starts a find on the selected table from the row after (or before) the cursor, replacing
+    /// any find still going.
+    mutating func startFind(_ text: String, backward: Bool, _ effects: inout [Effect]) {
+        stopFind(nil, &effects)
+        guard !text.isEmpty, let tab = layout.selected, let t = tabs[tab]?.table else { return }
+        let origin = t.view.cursor
+        find = FindState(text: text.lowercased(), backward: backward, tab: tab, table: t.key, generation: t.generation,
+                         origin: origin, position: origin + (backward ? -1 : 1))
+        advanceFind(&effects)
+    }
+
+    /// Stops the find (Esc), cancelling its requests; `reason` nil forgets it altogether.
+    mutating func stopFind(_ reason: String?, _ effects: inout [Effect]) {
+        guard var f = find else { return }
+        for id in f.inflight.values { cancel(id, &effects) }
+        f.inflight = [:]
+        f.arrived = [:]
+        if let reason, f.isSearching { f.phase = .stopped(reason); find = f } else if reason == nil { find = nil } else { find = f }
+    }
+
+    /// Checks every row available (cached pages and arrived chunks) from the find's position,
+    /// and asks for the chunks it needs next.
+    mutating func advanceFind(_ effects: inout [Effect]) {
+        guard var f = find, f.isSearching else { return }
+        guard let tab = tabs[f.tab], let i = tab.stack.firstIndex(where: { $0.key == f.table }) else {
+            stopFind("the table was closed", &effects)
+            return
+        }
+        var t = tab.stack[i]
+        guard t.generation == f.generation else {
+            stopFind("the order changed", &effects)
+            return
+        }
+        let chunk = settings.scanPageSize
+        while true {
+            let total = t.total ?? f.end
+            if let total, total == 0 || f.checked >= total { f.phase = .notFound; break }
+            // Wrap around at either end.
+            if f.position < 0 {
+                guard let total else { f.phase = .notFound; break }
+                f.position = total - 1; f.wrapped = true
+            }
+            if let total, f.position >= total { f.position = 0; f.wrapped = true }
+            let p = f.position
+            let start = p / chunk * chunk
+            let row: Row?
+            if let cached = t.cache.row(at: p) {
+                row = cached
+            } else if let rows = f.arrived[start] {
+                if p - start >= rows.count {
+                    // A short chunk: the table ends there.
+                    f.end = start + rows.count
+                    if f.backward { f.position = start + rows.count - 1 } else { f.position = 0; f.wrapped = true }
+                    if f.end == 0 { f.phase = .notFound; break }
+                    continue
+                }
+                row = rows[p - start]
+            } else {
+                row = nil
+            }
+            guard let row else {
+                requestFindChunks(&f, t, around: start, &effects)
+                break
+            }
+            f.checked += 1
+            if row.cells.contains(where: { CellText.of($0).lowercased().contains(f.text) }) {
+                f.phase = .found(row: p, wrapped: f.wrapped)
+                move(&t, cursor: p)
+                tabs[f.tab]!.stack[i] = t
+                if i == tabs[f.tab]!.stack.count - 1 {
+                    saveTable(t, f.tab, &effects, ())
+                    _ = fetch(f.tab, t.view.scrollOffset..<(t.view.scrollOffset + viewportRows), &effects)
+                }
+                break
+            }
+            f.position += f.backward ? -1 : 1
+            // Forget chunks the search has passed.
+            if f.position / chunk * chunk != start { f.arrived[start] = nil }
+        }
+        if !f.isSearching {
+            for id in f.inflight.values { cancel(id, &effects) }
+            f.inflight = [:]
+            f.arrived = [:]
+        }
+        find = f
+    }
+
+    /// Keeps the chunk holding the search position and the next one (in the search's
+    /// direction) asked for.
+    mutating func requestFindChunks(_ f: inout FindState, _ t: TableState, around start: Int, _ effects: inout [Effect]) {
+        let chunk = settings.scanPageSize
+        var wanted = [start]
+        let next = start + (f.backward ? -chunk : chunk)
+        if next >= 0, (t.total ?? f.end).map({ next < $0 }) ?? true { wanted.append(next) }
+        for offset in wanted where f.inflight[offset] == nil && f.arrived[offset] == nil {
+            let params = RowsRequest(table: t.description.table, offset: offset, limit: chunk,
+                                     sort: wireSort(t, f.tab), generation: t.generation)
+            f.inflight[offset] = request(f.tab, Method.rows, params.json,
+                                         .find(table: t.key, generation: t.generation, offset: offset), &effects)
+        }
+    }
+
+    mutating func findReply(id: RequestID, offset: Int, _ outcome: ReplyOutcome, _ effects: inout [Effect]) {
+        guard var f = find, f.inflight[offset] == id else { return }
+        f.inflight[offset] = nil
+        switch outcome {
+        case .error(let message):
+            find = f
+            stopFind("rows \(offset + 1)…: \(message)", &effects)
+            return
+        case .result(let value):
+            do {
+                let result = try RowsResult(value)
+                guard result.generation == f.generation else { find = f; return }
+                f.arrived[offset] = result.rows
+                if result.totalSent, let total = result.total, let i = tabs[f.tab]?.stack.firstIndex(where: { $0.key == f.table }) {
+                    tabs[f.tab]!.stack[i].total = total
+                }
+            } catch {
+                find = f
+                stopFind("bad rows result: \(error)", &effects)
+                return
+            }
+        }
+        find = f
+        advanceFind(&effects)
+    }
+}
