@@ -37,6 +37,7 @@ public final class CSVTable: @unchecked Sendable {
     let index: RowIndex
     private let builder: IndexBuilder
     private let caches: SortCaches
+    private let residency: Residency
 
     public convenience init(path: String, delimiter: UInt8? = nil) throws(CSVError) {
         try self.init(path: path, options: Options(delimiter: delimiter))
@@ -46,6 +47,7 @@ public final class CSVTable: @unchecked Sendable {
         self.path = path
         let file = try MappedFile(path: path)
         self.file = file
+        residency = Residency(file: file)
         // Column keys take ~21 bytes a row for text: keep up to 256 MB or half the file.
         caches = SortCaches(columnKeyBudget: max(256 << 20, file.count / 2))
         let base = file.base, limit = file.count
@@ -78,12 +80,13 @@ public final class CSVTable: @unchecked Sendable {
         let step = max(1, sampleRows / 2000)
         var r = 0
         while r < sampleRows { inference.add(record: first[r], scanner: scanner); r += step }
+        // Widths only, from line starts spread over the rest of the file and from its last
+        // 64 KiB, where growing numbers (ids) are widest. A line start may be inside a quoted
+        // field: good enough for widths, not for types.
+        let sampledTo = first.count > 0 ? first[first.count - 1] : dataStart
         if !done {
-            // Widths only, from line starts spread over the rest of the file (a line start
-            // may be inside a quoted field: good enough for widths, not for types).
-            let from = first.count > 0 ? first[first.count - 1] : dataStart
-            let stride = max(1, (limit - from) / 500)
-            var p = from + stride
+            let stride = max(1, (limit - sampledTo) / 500)
+            var p = sampledTo + stride
             while p < limit {
                 if let nl = memchr(base + p, Int32(Byte.newline), limit - p) {
                     let s = UnsafeRawPointer(nl) - UnsafeRawPointer(base) + 1
@@ -91,6 +94,14 @@ public final class CSVTable: @unchecked Sendable {
                 }
                 p += stride
             }
+        }
+        var tail = max(sampledTo, limit - (64 << 10))
+        if tail > dataStart, tail < limit, let nl = memchr(base + tail - 1, Int32(Byte.newline), limit - tail + 1) {
+            tail = UnsafeRawPointer(nl) - UnsafeRawPointer(base) + 1
+        }
+        while tail < limit {
+            inference.add(record: tail, scanner: scanner, widthsOnly: true)
+            tail = IndexBuilder.recordEnd(base: base, from: tail, limit: limit, delimiter: delimiter)
         }
         var used = Set<String>()
         var columns: [CSVColumn] = []
@@ -221,6 +232,7 @@ public final class CSVTable: @unchecked Sendable {
         let offsets = try index.waitComplete(isCancelled: isCancelled)
         let order = try self.order(sort: sort, filter: filter, offsets: offsets, isCancelled: isCancelled)
         let rows = offset < order.count ? order[offset..<CSVTable.end(offset, limit, order.count)].map { Int($0) } : []
+        residency.touched(rows: rows.count)
         return Page(rows: rows, total: order.count)
     }
 
@@ -241,6 +253,7 @@ public final class CSVTable: @unchecked Sendable {
             } else if let cached = caches.order(SortCaches.OrderKey(sort: sort, filter: nil)) {
                 order = cached
             } else {
+                try prepareColumnKeys(sort.map(\.column), offsets: offsets, isCancelled: isCancelled)
                 var specs: [Sorter.Spec] = []
                 for k in sort {
                     specs.append(Sorter.Spec(keys: try columnKeys(k.column, offsets: offsets, isCancelled: isCancelled),
@@ -277,6 +290,38 @@ public final class CSVTable: @unchecked Sendable {
                                   offsets: offsets, isCancelled: isCancelled)
         caches.store(keys)
         return keys
+    }
+
+    /// Extracts the keys of the columns not in the cache, one thread per column (a sort by
+    /// two keys on two cores takes the time of the slower column).
+    func prepareColumnKeys(_ columns: [Int], offsets: RowOffsets, isCancelled: () -> Bool) throws {
+        var missing: [Int] = []
+        for c in columns where !missing.contains(c) && caches.columnKeys(c) == nil { missing.append(c) }
+        if missing.count < 2 { return }
+        /// What the worker threads share: the inputs, the results and the first error.
+        final class Job: @unchecked Sendable {
+            let lock = NSLock()
+            var keys: [ColumnKeys] = []
+            var error: Error?
+            let isCancelled: () -> Bool
+            init(isCancelled: @escaping () -> Bool) { self.isCancelled = isCancelled }
+        }
+        let types = self.columns.map(\.type)
+        let file = self.file, scanner = self.scanner, wanted = missing
+        try withoutActuallyEscaping(isCancelled) { cancelled in
+            let results = Job(isCancelled: cancelled)
+            DispatchQueue.concurrentPerform(iterations: wanted.count) { i in
+                do {
+                    let keys = try ColumnKeys(column: wanted[i], type: types[wanted[i]], file: file, scanner: scanner,
+                                              offsets: offsets, isCancelled: results.isCancelled)
+                    results.lock.lock(); results.keys.append(keys); results.lock.unlock()
+                } catch {
+                    results.lock.lock(); results.error = error; results.lock.unlock()
+                }
+            }
+            if let error = results.error { throw error }
+            for keys in results.keys { caches.store(keys) }
+        }
     }
 
     func matches(_ filter: String, offsets: RowOffsets, isCancelled: () -> Bool) throws -> RowSet {

@@ -12,13 +12,25 @@ public struct CSVColumn: Equatable, Sendable {
     public var maxWidth: Int
     public var typicalWidth: Int
 
-    /// Width hints for a table view: a narrow minimum, an ideal that fits most cells and
-    /// the header, and a maximum that fits the widest sampled cell (all capped).
+    /// Width hints for a table view, honest about the sampled cells (types and widths come
+    /// from a sample that includes the file's last rows, where growing ids are widest).
+    ///
+    /// - Numbers, dates and booleans must not be cut: `min` and `ideal` fit the widest
+    ///   sampled value, and `max` leaves room for a few more characters.
+    /// - Text: a narrow `min`, an `ideal` that fits most cells and the header (at most 40),
+    ///   and a `max` that fits the widest sampled cell (at most 200).
     public var widthHints: (min: Int, ideal: Int, max: Int) {
-        let ideal = min(max(headerWidth, typicalWidth, 3), 40)
-        let minimum = min(max(min(headerWidth, 8), 3), ideal)
-        let maximum = max(ideal, min(max(maxWidth, headerWidth), 80))
-        return (minimum, ideal, maximum)
+        switch type {
+        case .integer, .decimal, .date, .bool:
+            let value = min(max(maxWidth, 1), 60)
+            let ideal = max(headerWidth, value, 3)
+            return (max(value, 3), ideal, ideal + 4)
+        case .text:
+            let ideal = min(max(headerWidth, typicalWidth, 3), 40)
+            let minimum = min(max(min(headerWidth, 8), 3), ideal)
+            let maximum = max(ideal, min(max(maxWidth, headerWidth), 200))
+            return (minimum, ideal, maximum)
+        }
     }
 }
 
