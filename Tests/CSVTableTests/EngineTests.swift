@@ -15,25 +15,27 @@ import Testing
     ]
 
     /// Sorts with the given scratch size and dictionary limit, straight through the Sorter.
-    func sorted(_ t: CSVTable, _ keys: [CSVSortKey], scratch: Int, dictionaryLimit: Int) throws -> [Int] {
+    func sorted(_ t: CSVTable, _ keys: [CSVSortKey], scratch: Int, dictionaryLimit: Int, parallel: Int = 1 << 18) throws -> [Int] {
         let offsets = try t.index.waitComplete(isCancelled: { false })
         let specs = try keys.map { k in
             Sorter.Spec(keys: try ColumnKeys(column: k.column, type: t.columns[k.column].type, file: t.file, scanner: t.scanner,
                                              offsets: offsets, dictionaryLimit: dictionaryLimit, isCancelled: { false }),
                         descending: k.descending)
         }
-        return try Sorter(specs: specs, isCancelled: { false }, scratchRows: scratch).sortedOrder(count: offsets.count).map(Int.init)
+        return try Sorter(specs: specs, isCancelled: { false }, scratchRows: scratch, parallelRows: parallel).sortedOrder(count: offsets.count).map(Int.init)
     }
 
-    @Test(arguments: [(64, ColumnKeys.dictionaryLimit), (1 << 20, 0), (100, 50), (2, 1 << 20)])
-    func smallScratchAndDictionaryLimitsGiveTheReferenceOrder(scratch: Int, limit: Int) throws {
+    @Test(arguments: [(64, ColumnKeys.dictionaryLimit, 1 << 18), (1 << 20, 0, 1 << 18), (100, 50, 1 << 18), (2, 1 << 20, 1 << 18),
+                      (1 << 20, ColumnKeys.dictionaryLimit, 2), (64, 0, 100)])
+    func smallScratchAndDictionaryLimitsGiveTheReferenceOrder(scratch: Int, limit: Int, parallel: Int) throws {
         let (t, _f) = try table(SortTests.randomCSV(rows: 3000, seed: 21))
         _ = _f
         let data = t.allStrings()
         let types = t.columns.map(\.type)
         for keys in Self.orders {
-            #expect(try sorted(t, keys, scratch: scratch, dictionaryLimit: limit) == referenceOrder(data, types: types, keys: keys),
-                    "sort \(keys), scratch \(scratch), dictionary limit \(limit)")
+            #expect(try sorted(t, keys, scratch: scratch, dictionaryLimit: limit, parallel: parallel)
+                        == referenceOrder(data, types: types, keys: keys),
+                    "sort \(keys), scratch \(scratch), dictionary limit \(limit), parallel from \(parallel) rows")
         }
     }
 

@@ -48,8 +48,9 @@ public final class CSVTable: @unchecked Sendable {
         let file = try MappedFile(path: path)
         self.file = file
         residency = Residency(file: file)
-        // Column keys take ~21 bytes a row for text: keep up to 256 MB or half the file.
-        caches = SortCaches(columnKeyBudget: max(256 << 20, file.count / 2))
+        // Column keys take 9 bytes a row (plus text suffixes for columns with many distinct
+        // texts): keep up to 128 MB or a fifth of the file's size.
+        caches = SortCaches(columnKeyBudget: max(128 << 20, file.count / 5))
         let base = file.base, limit = file.count
         var pos = 0
         if limit >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF { pos = 3 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Sorts row indices by a list of keys: a most-significant-key-first radix sort.
 ///
 /// For each key, the rows of a range are split by class (empty first when ascending),
@@ -17,8 +19,13 @@ struct Sorter {
     /// Ranges up to this many rows are radix-sorted in one go (tests make it small).
     var scratchRows = Sorter.scratchRows
 
-    init(specs: [Spec], isCancelled: @escaping () -> Bool, scratchRows: Int = Sorter.scratchRows) {
+    /// Sorts of at least this many rows split by the first key and use two threads.
+    var parallelRows = 1 << 18
+
+    init(specs: [Spec], isCancelled: @escaping () -> Bool, scratchRows: Int = Sorter.scratchRows,
+         parallelRows: Int = 1 << 18) {
         self.specs = specs; self.isCancelled = isCancelled; self.scratchRows = max(2, scratchRows)
+        self.parallelRows = max(2, parallelRows)
     }
 
     /// Below this many rows a range is sorted by insertion with the full comparison.
@@ -37,15 +44,29 @@ struct Sorter {
         let scratch = min(n, scratchRows)
         let keysA = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: scratch)
         let keysB = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: scratch)
-        let runs = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: (n + 63) / 64)
+        let keysC = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: scratch)
+        let keysD = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: scratch)
+        let runs = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: n + 8)
         runs.initialize(repeating: 0)
-        defer { tmp.deallocate(); keysA.deallocate(); keysB.deallocate(); runs.deallocate() }
+        defer {
+            tmp.deallocate(); keysA.deallocate(); keysB.deallocate(); keysC.deallocate(); keysD.deallocate()
+            runs.deallocate()
+        }
         try perm.withUnsafeMutableBufferPointer { p in
-            let work = Work(perm: p, tmp: tmp, keys: keysA, keysTmp: keysB, runs: runs, specs: specs, isCancelled: isCancelled)
+            let helper = Work(perm: p, tmp: tmp, keys: keysC, keysTmp: keysD, runs: runs, specs: specs, isCancelled: isCancelled,
+                              helpers: [], parallelRows: parallelRows)
+            let work = Work(perm: p, tmp: tmp, keys: keysA, keysTmp: keysB, runs: runs, specs: specs, isCancelled: isCancelled,
+                            helpers: [helper], parallelRows: parallelRows)
             try work.sortRange(0, n, key: 0, depth: 0)
         }
         return perm
     }
+}
+
+/// Carries a value into concurrently run code that only reads it.
+private struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }
 
 private struct Work {
@@ -54,12 +75,18 @@ private struct Work {
     /// Scratch keys of the range being radix-sorted, indexed from 0 (`Sorter.scratchRows`).
     let keys: UnsafeMutableBufferPointer<UInt64>
     let keysTmp: UnsafeMutableBufferPointer<UInt64>
-    /// One bit per position of `perm`: set where a run of equal keys starts. A range's bits
+    /// One byte per position of `perm`: 1 where a run of equal keys starts. A range's marks
     /// are written after its radix pass and read while its runs are sorted by the next key;
-    /// nested sorts only write bits inside the run they sort.
-    let runs: UnsafeMutableBufferPointer<UInt64>
+    /// nested sorts only write marks inside the run they sort. (Bytes, not bits: two threads
+    /// sort neighbouring ranges.)
+    let runs: UnsafeMutableBufferPointer<UInt8>
     let specs: [Sorter.Spec]
     let isCancelled: () -> Bool
+    /// A second worker with its own scratch keys: the parts of the first key's split are
+    /// sorted on two threads.
+    let helpers: [Work]
+    /// Work on at least this many rows is split by the first key and shared with the helper.
+    let parallelRows: Int
 
     /// True if row `a` goes before row `b`, comparing keys from `k` on, then row numbers.
     @inline(__always) func before(_ a: UInt32, _ b: UInt32, from k: Int) -> Bool {
@@ -130,8 +157,8 @@ private struct Work {
             case 0:
                 try sortRange(s, e, key: k + 1, depth: 0)
             case 1 where col.isExact:
-                try sortByKey(s, e, fetch: { desc ? ~col.key($0) : col.key($0) }) { i, j in
-                    try sortRange(i, j, key: k + 1, depth: 0)
+                try sortByKey(s, e, top: k == 0, fetch: { desc ? ~col.key($0) : col.key($0) }) { w, i, j in
+                    try w.sortRange(i, j, key: k + 1, depth: 0)
                 }
             case 1:
                 try sortTextChunk(s, e, key: k, depth: 0)
@@ -152,17 +179,22 @@ private struct Work {
         let fetch: (Int) -> UInt64 = depth == 0
             ? { desc ? ~col.key($0) : col.key($0) }
             : { desc ? ~col.textChunk($0, depth: depth) : col.textChunk($0, depth: depth) }
-        try sortByKey(lo, hi, fetch: fetch) { i, j in try splitEnded(i, j, key: k, depth: depth) }
+        try sortByKey(lo, hi, top: k == 0 && depth == 0, fetch: fetch) { w, i, j in try w.splitEnded(i, j, key: k, depth: depth) }
     }
 
     /// Sorts `perm[lo..<hi]` stably by the 64-bit key `fetch(row)`, then calls `ties` for
     /// each run of more than one equal key. Up to `Sorter.scratchRows` rows: one LSD radix
     /// sort. Larger: a stable split by the most significant 16 bits in which the keys
     /// differ, and each part sorted the same way.
-    func sortByKey(_ lo: Int, _ hi: Int, fetch: (Int) -> UInt64, ties: (Int, Int) throws -> Void) throws {
+    ///
+    /// `top`: the first key of the whole sort; a large range is then split even if it fits
+    /// the scratch, and its parts are shared with the helper thread.
+    func sortByKey(_ lo: Int, _ hi: Int, top: Bool = false, fetch: (Int) -> UInt64,
+                   ties: (Work, Int, Int) throws -> Void) throws {
         let n = hi - lo
         if n < 2 { return }
-        if n <= keys.count {
+        let parallel = top && !helpers.isEmpty && n >= parallelRows
+        if n <= keys.count && !parallel {
             for i in 0..<n { keys[i] = fetch(Int(perm[lo + i])) }
             radix(lo, n)
             setBit(lo)
@@ -172,7 +204,7 @@ private struct Work {
             var i = lo
             while i < hi {
                 let j = nextRun(after: i, before: hi)
-                if j - i > 1 { try ties(i, j) }
+                if j - i > 1 { try ties(self, i, j) }
                 i = j
             }
             return
@@ -181,7 +213,7 @@ private struct Work {
         let first = fetch(Int(perm[lo]))
         var diff: UInt64 = 0
         for i in lo..<hi { diff |= fetch(Int(perm[i])) ^ first }
-        if diff == 0 { try ties(lo, hi); return }
+        if diff == 0 { try ties(self, lo, hi); return }
         let shift = UInt64(max(0, 64 - diff.leadingZeroBitCount - 16))
         var counts = [Int](repeating: 0, count: 1 << 16)
         try counts.withUnsafeMutableBufferPointer { c in
@@ -198,32 +230,65 @@ private struct Work {
                 }
                 for i in lo..<hi { perm[i] = tmp[i] }
                 // `next[b]` is now the end of bucket b.
+                var parts: [(Int, Int)] = []
                 var s = lo
                 for b in 0..<(1 << 16) where c[b] > 0 {
                     let e = next[b]
-                    if e - s > 1 { try sortByKey(s, e, fetch: fetch, ties: ties) }
+                    if e - s > 1 { parts.append((s, e)) }
                     s = e
+                }
+                if parallel, let helper = helpers.first {
+                    try Work.share(parts, between: self, helper) { w, part in
+                        try w.sortByKey(part.0, part.1, fetch: fetch, ties: ties)
+                    }
+                } else {
+                    for part in parts { try sortByKey(part.0, part.1, fetch: fetch, ties: ties) }
                 }
             }
         }
     }
 
-    @inline(__always) func setBit(_ i: Int) { runs[i >> 6] |= 1 << UInt64(i & 63) }
-    @inline(__always) func clearBit(_ i: Int) { runs[i >> 6] &= ~(1 << UInt64(i & 63)) }
+    @inline(__always) func setBit(_ i: Int) { runs[i] = 1 }
+    @inline(__always) func clearBit(_ i: Int) { runs[i] = 0 }
 
-    /// The first position after `i` whose bit is set, or `hi`.
+    /// The first position after `i` that starts a run, or `hi`.
     @inline(__always) func nextRun(after i: Int, before hi: Int) -> Int {
         var p = i + 1
-        if p >= hi { return hi }
-        var w = p >> 6
-        var word = runs[w] & (~0 << UInt64(p & 63))
-        while word == 0 {
-            w += 1
-            if w << 6 >= hi { return hi }
-            word = runs[w]
+        let base = UnsafeRawPointer(runs.baseAddress!)
+        while p + 8 <= hi && base.loadUnaligned(fromByteOffset: p, as: UInt64.self) == 0 { p += 8 }
+        while p < hi && runs[p] == 0 { p += 1 }
+        return p
+    }
+
+    /// Runs `body` on every part, the parts taken in turn by two threads (`a` and `b`).
+    static func share(_ parts: [(Int, Int)], between a: Work, _ b: Work,
+                      _ body: (Work, (Int, Int)) throws -> Void) throws {
+        final class Queue: @unchecked Sendable {
+            let lock = NSLock()
+            var next = 0
+            var error: Error?
         }
-        p = (w << 6) + word.trailingZeroBitCount
-        return min(p, hi)
+        let queue = Queue()
+        try withoutActuallyEscaping(body) { body in
+            let box = UncheckedBox(body)
+            let workers = UncheckedBox((a, b))
+            DispatchQueue.concurrentPerform(iterations: 2) { t in
+                let w = t == 0 ? workers.value.0 : workers.value.1
+                while true {
+                    queue.lock.lock()
+                    let i = queue.next
+                    queue.next += 1
+                    let stop = queue.error != nil
+                    queue.lock.unlock()
+                    if stop || i >= parts.count { return }
+                    do { try box.value(w, parts[i]) } catch {
+                        queue.lock.lock(); queue.error = error; queue.lock.unlock()
+                        return
+                    }
+                }
+            }
+            if let error = queue.error { throw error }
+        }
     }
 
     /// Rows in `lo..<hi` tie on bytes `0..<depth+8`. Those whose text ends within these
