@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures tabdeck-csv at 1,000,000 and 10,000,000 rows (release build).
 
-usage: Plugins/csv/bench_csv.py [--rows N ...] [--data DIR] [--no-build] [--no-host] [--pages N]
+usage: Plugins/csv/bench_csv.py [--rows N ...] [--data DIR] [--no-build] [--no-host] [--pages N] [--plugin BIN]
 
 For each row count it generates the benchmark CSV (gen_csv.py, kept in DIR, default /tmp,
 never in the repository) and prints:
@@ -10,7 +10,8 @@ never in the repository) and prints:
   open reply, first rows (open sent -> first 200-row page received), full index (open sent ->
   the `invalidate` with the total), sort times (first page of a new order), 200-row pages at
   random offsets under a two-key sort (median, p99), peak RSS of the plugin (VmHWM, which
-  counts the mapped file's pages it touched) and RSS at the end split into anon and file;
+  counts the mapped file's pages it touched) and RSS at the end split into anon and file, and
+  the plugin's CPU time (user + system: a figure that holds on a busy machine);
 - the whole task through the real host in line mode: `tabdeck --line` reading
   `sort amount desc`, `sort name`, `show 50`, `quit` (the final order is name asc, amount desc),
   wall clock from launch to exit, and the peak memory of the process tree (host + plugin:
@@ -57,7 +58,7 @@ class Plugin:
 
     def __init__(self, binary, cwd):
         self.proc = subprocess.Popen([binary], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, bufsize=0)
+                                     stderr=subprocess.DEVNULL)
         self.messages = queue.Queue()
         self.next_id = 1
         self.notifications = []
@@ -74,6 +75,7 @@ class Plugin:
         self.next_id += 1
         msg = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
         self.proc.stdin.write((json.dumps(msg) + "\n").encode())
+        self.proc.stdin.flush()
         return rid
 
     def wait_for(self, pred, timeout=120):
@@ -157,6 +159,10 @@ def protocol_figures(binary, csv, rows, pages):
     out.append(("page 200 rows median", statistics.median(times), "ms", "random offsets, two-key sort, %d pages" % pages))
     out.append(("page 200 rows p99", times[min(len(times) - 1, int(len(times) * 0.99))], "ms", ""))
     mem = proc_status(p.proc.pid)
+    with open("/proc/%d/stat" % p.proc.pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    out.append(("plugin CPU time", cpu, "s", "user + system for all of the above"))
     out.append(("plugin peak RSS", mem.get("VmHWM", -1), "MB", "file %.0f MB" % (os.path.getsize(csv) / 1e6)))
     out.append(("plugin RSS at end", mem.get("VmRSS", -1), "MB",
                 "anon %.0f + file %.0f" % (mem.get("RssAnon", -1), mem.get("RssFile", -1))))
@@ -213,6 +219,7 @@ def main():
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--no-host", action="store_true", help="skip the line-mode task")
     ap.add_argument("--pages", type=int, default=300)
+    ap.add_argument("--plugin", help="a tabdeck-csv binary to measure instead of this build's (for before/after figures)")
     args = ap.parse_args()
     if not args.no_build:
         for product in ("tabdeck-csv", "tabdeck"):
@@ -221,7 +228,10 @@ def main():
     binary = os.path.join(ROOT, ".build", "release", "tabdeck-csv")
     host_bin = os.path.join(ROOT, ".build", "release", "tabdeck")
     launcher = os.path.join(ROOT, "Plugins", "csv", "tabdeck-csv")
-    print("machine: %d cores, %s" % (os.cpu_count(), os.uname().release))
+    if args.plugin:
+        binary = launcher = os.path.abspath(args.plugin)
+    print("machine: %d cores, %s, load average %s" % (os.cpu_count(), os.uname().release,
+                                                       " ".join("%.1f" % x for x in os.getloadavg())))
     tmp = tempfile.mkdtemp(prefix="tabdeck-csv-bench-")
     try:
         for rows in args.rows:
