@@ -49,8 +49,8 @@ public final class CSVTable: @unchecked Sendable {
         self.file = file
         residency = Residency(file: file)
         // Column keys take 9 bytes a row (plus text suffixes for columns with many distinct
-        // texts): keep up to 128 MB or a fifth of the file's size.
-        caches = SortCaches(columnKeyBudget: max(128 << 20, file.count / 5))
+        // texts): keep up to 128 MB or a third of the file's size.
+        caches = SortCaches(columnKeyBudget: max(128 << 20, file.count / 3))
         let base = file.base, limit = file.count
         var pos = 0
         if limit >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF { pos = 3 }
@@ -111,8 +111,9 @@ public final class CSVTable: @unchecked Sendable {
             var id = name, n = 2
             while used.contains(id) { id = "\(name)_\(n)"; n += 1 }
             used.insert(id)
-            let w = inference.widths(of: j)
-            columns.append(CSVColumn(name: name, id: id, type: inference.type(of: j), headerWidth: DisplayWidth.of(Array(name.utf8)),
+            let type = inference.type(of: j)
+            let w = inference.widths(of: j, type: type)
+            columns.append(CSVColumn(name: name, id: id, type: type, headerWidth: DisplayWidth.of(Array(name.utf8)),
                                      maxWidth: w.max, typicalWidth: w.typical))
         }
         self.columns = columns
