@@ -37,7 +37,6 @@ public final class CSVTable: @unchecked Sendable {
     let index: RowIndex
     private let builder: IndexBuilder
     private let caches: SortCaches
-    private let residency: Residency
 
     public convenience init(path: String, delimiter: UInt8? = nil) throws(CSVError) {
         try self.init(path: path, options: Options(delimiter: delimiter))
@@ -47,7 +46,6 @@ public final class CSVTable: @unchecked Sendable {
         self.path = path
         let file = try MappedFile(path: path)
         self.file = file
-        residency = Residency(file: file)
         // Column keys take 9 bytes a row (plus text suffixes for columns with many distinct
         // texts): keep up to 128 MB or a third of the file's size.
         caches = SortCaches(columnKeyBudget: max(128 << 20, file.count / 3))
@@ -163,14 +161,38 @@ public final class CSVTable: @unchecked Sendable {
     /// `.null` in typed columns and `""` in text columns. A cell that does not parse as its
     /// column's type is served as text.
     public func values(row: Int) -> [CSVValue] {
-        let offsets = index.snapshot()
-        precondition(row >= 0 && row < offsets.count, "row \(row) out of range")
-        return values(recordAt: offsets[row])
+        values(rows: [row])[0]
     }
 
-    func values(recordAt start: Int) -> [CSVValue] {
+    /// The cells of several rows (see ``values(row:)``). Each record is copied out of the
+    /// file with pread(2) rather than read through the mapping: rows of a sorted page lie
+    /// all over the file, and touching them through the mapping would map a page (and the
+    /// kernel up to 15 neighbours) for each, adding up to the file's size in RSS.
+    public func values(rows: [Int]) -> [[CSVValue]] {
+        let offsets = index.snapshot()
+        var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
+        defer { buffer.deallocate() }
+        return rows.map { row in
+            precondition(row >= 0 && row < offsets.count, "row \(row) out of range")
+            let start = offsets[row]
+            // The record's end is the next record's start (blank lines between are skipped by
+            // the scanner); the last indexed row of an index still growing is read mapped.
+            guard row + 1 < offsets.count || offsets.complete else { return values(recordAt: start) }
+            let end = row + 1 < offsets.count ? offsets[row + 1] : file.count
+            if end - start > buffer.count {
+                buffer.deallocate()
+                buffer = .allocate(byteCount: end - start, alignment: 8)
+            }
+            let n = file.read(start, count: end - start, into: buffer.baseAddress!)
+            let local = FieldScanner(base: UnsafePointer(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)),
+                                     limit: n, delimiter: delimiter)
+            return values(recordAt: 0, scanner: local)
+        }
+    }
+
+    func values(recordAt start: Int, scanner: FieldScanner? = nil) -> [CSVValue] {
         var out = [CSVValue](repeating: .null, count: columns.count)
-        let columns = self.columns, scanner = self.scanner
+        let columns = self.columns, scanner = scanner ?? self.scanner
         _ = scanner.scan(record: start) { j, span in
             guard j < columns.count else { return false }
             out[j] = CSVTable.value(span, type: columns[j].type, scanner: scanner)
@@ -234,7 +256,6 @@ public final class CSVTable: @unchecked Sendable {
         let offsets = try index.waitComplete(isCancelled: isCancelled)
         let order = try self.order(sort: sort, filter: filter, offsets: offsets, isCancelled: isCancelled)
         let rows = offset < order.count ? order[offset..<CSVTable.end(offset, limit, order.count)].map { Int($0) } : []
-        residency.touched(rows: rows.count)
         return Page(rows: rows, total: order.count)
     }
 

@@ -18,12 +18,16 @@ final class MappedFile: @unchecked Sendable {
     /// Start of the mapping (a valid dummy pointer for an empty file).
     let base: UnsafePointer<UInt8>
     private let mapping: UnsafeMutableRawPointer?
+    /// Kept open for ``read(_:count:into:)``.
+    private let fd: Int32
 
     init(path: String) throws(CSVError) {
         self.path = path
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw CSVError("cannot open \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
+        self.fd = fd
+        var keepOpen = false
+        defer { if !keepOpen { close(fd) } }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw CSVError("cannot stat \(path): \(String(cString: strerror(errno)))") }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw CSVError("cannot open \(path): not a regular file") }
@@ -32,6 +36,7 @@ final class MappedFile: @unchecked Sendable {
         if count == 0 {
             mapping = nil
             base = UnsafePointer(MappedFile.empty)
+            keepOpen = true
             return
         }
         let p = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0)
@@ -39,6 +44,21 @@ final class MappedFile: @unchecked Sendable {
         _ = madvise(p, count, MADV_SEQUENTIAL)
         mapping = p
         base = UnsafePointer(p.assumingMemoryBound(to: UInt8.self))
+        keepOpen = true
+    }
+
+    /// Copies `count` bytes from `offset` into `buffer` with pread(2), without mapping the
+    /// file's pages into this process. Returns the bytes read (fewer at the end of the file
+    /// or on a read error).
+    func read(_ offset: Int, count: Int, into buffer: UnsafeMutableRawPointer) -> Int {
+        var done = 0
+        while done < count {
+            let n = pread(fd, buffer + done, count - done, off_t(offset + done))
+            if n > 0 { done += n; continue }
+            if n < 0 && errno == EINTR { continue }
+            break
+        }
+        return done
     }
 
     /// After indexing, access is random (paging, sorting).
@@ -46,7 +66,10 @@ final class MappedFile: @unchecked Sendable {
         if let mapping { _ = madvise(mapping, count, MADV_NORMAL) }
     }
 
-    deinit { if let mapping { munmap(mapping, count) } }
+    deinit {
+        if let mapping { munmap(mapping, count) }
+        close(fd)
+    }
 
     /// How many bytes a sequential pass reads before giving them back with ``release(_:_:)``.
     static let releaseWindow = 32 << 20
@@ -74,33 +97,5 @@ final class MappedFile: @unchecked Sendable {
     /// The bytes in `range` as a buffer.
     @inline(__always) func buffer(_ start: Int, _ end: Int) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: base + start, count: end - start)
-    }
-}
-
-/// Keeps the pages that serving rows in a sorted order maps in from adding up: a page of 200
-/// rows touches up to 200 scattered file pages, and the kernel maps up to 16 cached pages
-/// around each one. After about 1,024 rows served it releases the whole mapping, so the
-/// file's share of the RSS stays under about 64 MB whatever the file's size.
-final class Residency: @unchecked Sendable {
-    static let rowsBetweenReleases = 1_024
-    private let file: MappedFile
-    private var lock = pthread_mutex_t()
-    private var rows = 0
-
-    init(file: MappedFile) {
-        self.file = file
-        pthread_mutex_init(&lock, nil)
-    }
-
-    deinit { pthread_mutex_destroy(&lock) }
-
-    /// Counts rows read at scattered places; releases the mapping now and then.
-    func touched(rows count: Int) {
-        pthread_mutex_lock(&lock)
-        rows += count
-        let release = rows >= Residency.rowsBetweenReleases
-        if release { rows = 0 }
-        pthread_mutex_unlock(&lock)
-        if release { file.releaseAll() }
     }
 }
