@@ -24,6 +24,7 @@ import json
 import os
 import queue
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -177,6 +178,7 @@ def host_task(host_bin, plugin_launcher, csv, tmp):
         json.dump({"tabs": [{"id": "t", "command": [plugin_launcher], "args": {"path": csv}}]}, f)
     state = tempfile.mkdtemp(prefix="state-", dir=tmp)
     commands = "sort amount desc\nsort name\nshow 50\nquit\n"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.Popen([host_bin, "--line", "--config", config, "--state-dir", state],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -207,9 +209,11 @@ def host_task(host_bin, plugin_launcher, csv, tmp):
     elapsed = time.perf_counter() - t0
     done.set()
     th.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         raise RuntimeError("tabdeck exited %d: %s" % (proc.returncode, err.strip()))
-    return elapsed, peak[0], sum(hwm.values()), out
+    return elapsed, peak[0], sum(hwm.values()), cpu, out
 
 
 def main():
@@ -244,12 +248,14 @@ def main():
                 print("  %-30s %9.1f %-2s  %s" % (name, value, unit, note), flush=True)
                 figure(rows, name, value, unit)
             if not args.no_host:
-                secs, peak, hwm, out = host_task(host_bin, launcher, csv, tmp)
+                secs, peak, hwm, cpu, out = host_task(host_bin, launcher, csv, tmp)
                 print("  %-30s %9.3f s   sort amount desc, sort name, show 50 via tabdeck --line" % ("task (host, line mode)", secs))
+                print("  %-30s %9.3f s   user + system of host and plugin" % ("task CPU time (tree)", cpu))
                 print("  %-30s %9.1f MB  sampled every 5 ms; sum of per-process VmHWM %.0f MB" % ("task peak RSS (tree)", peak, hwm))
                 lines = out.splitlines()
                 print("    " + "\n    ".join(lines[:4] + ["..."] + lines[-2:]))
                 figure(rows, "task wall clock", secs, "s")
+                figure(rows, "task CPU time (tree)", cpu, "s")
                 figure(rows, "task peak RSS tree (sampled)", peak, "MB")
                 figure(rows, "task peak RSS tree (sum of VmHWM)", hwm, "MB")
     finally:
