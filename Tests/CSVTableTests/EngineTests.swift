@@ -104,4 +104,17 @@ import Testing
         #expect(name.min <= name.ideal && name.ideal <= name.max)
         t.close()
     }
+
+    /// Text of 16 MiB or more keeps its length outside the packed per-row word.
+    @Test func textLongerThanSixteenMebibytesSortsByItsBytes() throws {
+        let n = 1 << 24
+        var bytes = Array("s\nb\n".utf8)
+        bytes += [UInt8](repeating: 0x78, count: n + 10) + [0x0A]
+        bytes += [UInt8](repeating: 0x78, count: n + 3) + [0x61, 0x0A]
+        let file = TempFile(bytes: bytes)
+        let t = try CSVTable(path: file.path)
+        #expect(t.rowCount == 3)
+        #expect(try sorted(t, [CSVSortKey(column: 0)], scratch: 1 << 20, dictionaryLimit: 0) == [0, 2, 1])
+        #expect(try sorted(t, [CSVSortKey(column: 0, descending: true)], scratch: 1 << 20, dictionaryLimit: 0) == [1, 2, 0])
+    }
 }

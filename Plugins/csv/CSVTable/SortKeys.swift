@@ -32,18 +32,19 @@ final class ColumnKeys: @unchecked Sendable {
     let count: Int
     private(set) var cls: [UInt8] = []
     private(set) var val: [UInt64] = []
-    /// For text cells (and unparseable cells of typed columns): the length in bytes
-    /// (doubled quotes collapsed)...
-    private(set) var textLen: [UInt32] = []
-    /// ...and where the bytes after the first 8 start in `arena` (40 bits: low and high part).
-    private var suffixLow: [UInt32] = []
-    private var suffixHigh: [UInt8] = []
+    /// For text cells (and unparseable cells of typed columns), one word (one memory read
+    /// when sorting): the length in bytes (doubled quotes collapsed) in the top 24 bits, and
+    /// where the bytes after the first 8 start in `arena` in the low 40 bits.
+    private var textRef: [UInt64] = []
+    /// Lengths of 16 MiB or more (the top 24 bits of `textRef` then hold `longLength`).
+    private var longLengths: [Int: Int] = [:]
+    private static let longLength = 0xFF_FFFF
     private var arena: UnsafeMutablePointer<UInt8>
     private var arenaCount = 0
     private var arenaCapacity = 0
 
     /// Roughly how many bytes this object holds.
-    var memoryFootprint: Int { count * 9 + textLen.count * 9 + arenaCapacity }
+    var memoryFootprint: Int { count * 9 + textRef.count * 8 + arenaCapacity }
 
     /// Extracts the keys of `column` in one pass over the rows (giving the file's pages back
     /// behind it). Text columns with at most `dictionaryLimit` distinct values get exact
@@ -97,7 +98,7 @@ final class ColumnKeys: @unchecked Sendable {
                 }
                 // Text, or a cell that does not parse as the column's type.
                 cls[row] = isText ? 1 : 2
-                if textLen.isEmpty { allocateText(n) }
+                if textRef.isEmpty { allocateText(n) }
                 if span.escaped {
                     let unescaped = scanner.unescaped(span)
                     val[row] = unescaped.withUnsafeBufferPointer { storeText($0, row: row) }
@@ -155,15 +156,14 @@ final class ColumnKeys: @unchecked Sendable {
     }
 
     private func allocateText(_ n: Int) {
-        textLen = [UInt32](repeating: 0, count: n)
-        suffixLow = [UInt32](repeating: 0, count: n)
-        suffixHigh = [UInt8](repeating: 0, count: n)
+        textRef = [UInt64](repeating: 0, count: n)
     }
 
     /// Records a text cell's length and suffix; returns its 8-byte prefix key.
     private func storeText(_ b: UnsafeBufferPointer<UInt8>, row: Int) -> UInt64 {
-        let length = min(b.count, Int(UInt32.max))
-        textLen[row] = UInt32(length)
+        let length = b.count
+        var ref = UInt64(min(length, ColumnKeys.longLength)) << 40
+        if length >= ColumnKeys.longLength { longLengths[row] = length }
         if length > 8 {
             let rest = length - 8
             if arenaCount + rest > arenaCapacity {
@@ -174,10 +174,10 @@ final class ColumnKeys: @unchecked Sendable {
                 arenaCapacity = capacity
             }
             (arena + arenaCount).update(from: b.baseAddress! + 8, count: rest)
-            suffixLow[row] = UInt32(truncatingIfNeeded: arenaCount)
-            suffixHigh[row] = UInt8(truncatingIfNeeded: arenaCount >> 32)
+            ref |= UInt64(arenaCount)
             arenaCount += rest
         }
+        textRef[row] = ref
         return ColumnKeys.prefix(b, from: 0)
     }
 
@@ -212,13 +212,20 @@ final class ColumnKeys: @unchecked Sendable {
 
     /// The bytes of a text cell after its first 8 (empty when it has 8 or fewer).
     @inline(__always) func suffix(_ row: Int) -> UnsafeBufferPointer<UInt8> {
-        let len = Int(textLen[row])
+        let ref = textRef[row]
+        let len = length(ref, row: row)
         if len <= 8 { return UnsafeBufferPointer(start: arena, count: 0) }
-        let at = Int(suffixLow[row]) | Int(suffixHigh[row]) << 32
-        return UnsafeBufferPointer(start: arena + at, count: len - 8)
+        return UnsafeBufferPointer(start: arena + Int(ref & 0xFF_FFFF_FFFF), count: len - 8)
     }
 
-    @inline(__always) func textLength(_ row: Int) -> Int { Int(textLen[row]) }
+    @inline(__always) func length(_ ref: UInt64, row: Int) -> Int {
+        let len = Int(ref >> 40)
+        return len == ColumnKeys.longLength ? longLength(row) : len
+    }
+
+    @inline(never) private func longLength(_ row: Int) -> Int { longLengths[row]! }
+
+    @inline(__always) func textLength(_ row: Int) -> Int { length(textRef[row], row: row) }
 
     @inline(__always) func rowClass(_ row: Int) -> UInt8 { cls[row] }
     @inline(__always) func key(_ row: Int) -> UInt64 { val[row] }
@@ -238,9 +245,9 @@ final class ColumnKeys: @unchecked Sendable {
         let va = val[a], vb = val[b]
         if va != vb { return va < vb ? -1 : 1 }
         if ca == 1 && isExact { return 0 }
-        let la = textLen[a], lb = textLen[b]
+        let la = textLength(a), lb = textLength(b)
         if la > 8 && lb > 8 {
-            let c = memcmp(suffix(a).baseAddress!, suffix(b).baseAddress!, Int(min(la, lb)) - 8)
+            let c = memcmp(suffix(a).baseAddress!, suffix(b).baseAddress!, min(la, lb) - 8)
             if c != 0 { return Int(c) }
         }
         return la == lb ? 0 : (la < lb ? -1 : 1)

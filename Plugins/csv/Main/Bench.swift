@@ -30,7 +30,7 @@ enum Bench {
         return "peak \(v["VmHWM"] ?? -1) MB, now \(v["VmRSS"] ?? -1) MB (anon \(v["RssAnon"] ?? -1), file \(v["RssFile"] ?? -1))"
     }
 
-    static func run(path: String) throws {
+    static func run(path: String, only: [String] = []) throws {
         let table = try time("open + index") { try CSVTable(path: path) }
         let n = table.rowCount ?? 0
         FileHandle.standardError.write("rows: \(n), columns: \(table.columns.map { "\($0.id):\($0.type.rawValue)" })\n".data(using: .utf8)!)
@@ -44,9 +44,10 @@ enum Bench {
             ("note asc", [CSVSortKey(column: col("note"))]),
             ("id desc", [CSVSortKey(column: col("id"), descending: true)]),
         ]
-        for (label, keys) in orders {
+        for (label, keys) in orders where only.isEmpty || only.contains(where: { label.contains($0) }) {
             _ = try time("sort \(label)") { try table.page(offset: n / 2, limit: 100, sort: keys).rows.map { table.values(row: $0) } }
         }
+        if !only.isEmpty { return }
         _ = try time("filter \"café\"") { try table.page(offset: 0, limit: 100, filter: "CAFÉ") }
         _ = try time("filter \"lovelace\" + sort amount") { try table.page(offset: 0, limit: 100, sort: [CSVSortKey(column: col("amount"))], filter: "lovelace") }
     }
