@@ -117,4 +117,19 @@ import Testing
         #expect(try sorted(t, [CSVSortKey(column: 0)], scratch: 1 << 20, dictionaryLimit: 0) == [0, 2, 1])
         #expect(try sorted(t, [CSVSortKey(column: 0, descending: true)], scratch: 1 << 20, dictionaryLimit: 0) == [1, 2, 0])
     }
+
+    /// A sorted page asked for while the index is still growing: the keys are extracted
+    /// chunk by chunk alongside the indexer, and the order is the whole file's.
+    @Test func sortRequestedWhileIndexingGivesTheWholeFilesOrder() throws {
+        let rows = 150_000
+        var text = "id,name\n"
+        text.reserveCapacity(rows * 14)
+        for i in 1...rows { text += "\(i),n\((i &* 7919) % 1013)\n" }
+        let file = TempFile(text)
+        let t = try CSVTable(path: file.path, options: .init(background: true))
+        let keys = [CSVSortKey(column: 1), CSVSortKey(column: 0, descending: true)]
+        let page = try t.page(offset: 0, limit: rows, sort: keys)
+        #expect(page.total == rows)
+        #expect(page.rows == referenceOrder(t.allStrings(), types: t.columns.map(\.type), keys: keys))
+    }
 }

@@ -253,6 +253,12 @@ public final class CSVTable: @unchecked Sendable {
             let rows = offset < offsets.count ? Array(offset..<CSVTable.end(offset, limit, offsets.count)) : []
             return Page(rows: rows, total: offsets.complete ? offsets.count : nil)
         }
+        if !sort.isEmpty && !index.isComplete {
+            // Extract the sort keys alongside the indexer rather than after it.
+            try caches.computing(isCancelled: isCancelled) {
+                try prepareColumnKeys(sort.map(\.column), rows: RowSource(index: index), atLeast: 1, isCancelled: isCancelled)
+            }
+        }
         let offsets = try index.waitComplete(isCancelled: isCancelled)
         let order = try self.order(sort: sort, filter: filter, offsets: offsets, isCancelled: isCancelled)
         let rows = offset < order.count ? order[offset..<CSVTable.end(offset, limit, order.count)].map { Int($0) } : []
@@ -276,7 +282,7 @@ public final class CSVTable: @unchecked Sendable {
             } else if let cached = caches.order(SortCaches.OrderKey(sort: sort, filter: nil)) {
                 order = cached
             } else {
-                try prepareColumnKeys(sort.map(\.column), offsets: offsets, isCancelled: isCancelled)
+                try prepareColumnKeys(sort.map(\.column), rows: RowSource(offsets: offsets), atLeast: 2, isCancelled: isCancelled)
                 var specs: [Sorter.Spec] = []
                 for k in sort {
                     specs.append(Sorter.Spec(keys: try columnKeys(k.column, offsets: offsets, isCancelled: isCancelled),
@@ -308,19 +314,20 @@ public final class CSVTable: @unchecked Sendable {
     }
 
     func columnKeys(_ column: Int, offsets: RowOffsets, isCancelled: () -> Bool) throws -> ColumnKeys {
-        if let keys = caches.columnKeys(column) { return keys }
+        if let keys = caches.columnKeys(column), keys.count == offsets.count { return keys }
         let keys = try ColumnKeys(column: column, type: columns[column].type, file: file, scanner: scanner,
                                   offsets: offsets, isCancelled: isCancelled)
         caches.store(keys)
         return keys
     }
 
-    /// Extracts the keys of the columns not in the cache, one thread per column (a sort by
-    /// two keys on two cores takes the time of the slower column).
-    func prepareColumnKeys(_ columns: [Int], offsets: RowOffsets, isCancelled: () -> Bool) throws {
+    /// Extracts the keys of the columns not in the cache (if at least `atLeast` are missing),
+    /// one thread per column (a sort by two keys on two cores takes the time of the slower
+    /// column).
+    func prepareColumnKeys(_ columns: [Int], rows: RowSource, atLeast: Int, isCancelled: () -> Bool) throws {
         var missing: [Int] = []
         for c in columns where !missing.contains(c) && caches.columnKeys(c) == nil { missing.append(c) }
-        if missing.count < 2 { return }
+        if missing.isEmpty || missing.count < atLeast { return }
         /// What the worker threads share: the inputs, the results and the first error.
         final class Job: @unchecked Sendable {
             let lock = NSLock()
@@ -336,7 +343,7 @@ public final class CSVTable: @unchecked Sendable {
             DispatchQueue.concurrentPerform(iterations: wanted.count) { i in
                 do {
                     let keys = try ColumnKeys(column: wanted[i], type: types[wanted[i]], file: file, scanner: scanner,
-                                              offsets: offsets, isCancelled: results.isCancelled)
+                                              rows: rows, isCancelled: results.isCancelled)
                     results.lock.lock(); results.keys.append(keys); results.lock.unlock()
                 } catch {
                     results.lock.lock(); results.error = error; results.lock.unlock()

@@ -77,6 +77,20 @@ final class RowIndex: @unchecked Sendable {
         return offsets
     }
 
+    /// Chunk `i` of the index, waiting until the indexer published it; nil when the index
+    /// is complete with fewer chunks. (Chunks are published full, except the last one.)
+    func chunk(_ i: Int, isCancelled: () -> Bool) throws -> OffsetChunk? {
+        condition.lock(); defer { condition.unlock() }
+        while offsets.chunks.count <= i && !offsets.complete {
+            if isCancelled() { throw CancellationError() }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
+        }
+        return i < offsets.chunks.count ? offsets.chunks[i] : nil
+    }
+
+    /// Whether the whole file is indexed.
+    var isComplete: Bool { snapshot().complete }
+
     /// Waits until the whole file is indexed.
     func waitComplete(isCancelled: () -> Bool) throws -> RowOffsets {
         try wait(forRows: .max, isCancelled: isCancelled)
@@ -179,5 +193,29 @@ final class IndexBuilder: @unchecked Sendable {
             if base[i] == Byte.newline { return i + 1 }
             i += 1
         }
+    }
+}
+
+/// The chunks of record offsets a pass reads: a complete snapshot, or an index still being
+/// built (each chunk waited for as it is published).
+struct RowSource {
+    private let offsets: RowOffsets?
+    private let index: RowIndex?
+
+    init(offsets: RowOffsets) { self.offsets = offsets; index = nil }
+    init(index: RowIndex) { self.index = index; offsets = nil }
+
+    /// Chunk `i`, or nil past the last one.
+    func chunk(_ i: Int, isCancelled: () -> Bool) throws -> OffsetChunk? {
+        if let offsets { return i < offsets.chunks.count ? offsets.chunks[i] : nil }
+        return try index!.chunk(i, isCancelled: isCancelled)
+    }
+
+    /// The number of rows, or a guess from the rows indexed so far (for reserving memory).
+    func estimatedRows(fileSize: Int) -> Int {
+        let s = offsets ?? index!.snapshot()
+        if s.complete || s.count == 0 { return s.count }
+        let last = s[s.count - 1]
+        return Int(Double(s.count) * Double(fileSize) / Double(max(last, 1)) * 1.02) + RowOffsets.chunkSize
     }
 }

@@ -29,7 +29,8 @@ final class ColumnKeys: @unchecked Sendable {
     /// Whether equal keys of value cells (class 1) mean equal cells: typed columns, and text
     /// columns keyed by the rank of their text in the column's dictionary.
     let isExact: Bool
-    let count: Int
+    /// Rows with keys (all rows of the index the keys were extracted from).
+    var count: Int { cls.count }
     private(set) var cls: [UInt8] = []
     private(set) var val: [UInt64] = []
     /// For text cells (and unparseable cells of typed columns), one word (one memory read
@@ -49,14 +50,20 @@ final class ColumnKeys: @unchecked Sendable {
     /// Extracts the keys of `column` in one pass over the rows (giving the file's pages back
     /// behind it). Text columns with at most `dictionaryLimit` distinct values get exact
     /// rank keys; others (and unparseable cells of typed columns) prefixes and suffixes.
-    init(column: Int, type: CSVColumnType, file: MappedFile, scanner: FieldScanner, offsets: RowOffsets,
+    convenience init(column: Int, type: CSVColumnType, file: MappedFile, scanner: FieldScanner, offsets: RowOffsets,
+                     dictionaryLimit: Int = ColumnKeys.dictionaryLimit, isCancelled: () -> Bool) throws {
+        try self.init(column: column, type: type, file: file, scanner: scanner, rows: RowSource(offsets: offsets),
+                      dictionaryLimit: dictionaryLimit, isCancelled: isCancelled)
+    }
+
+    /// The same, from an index that may still be growing: each chunk is read as soon as the
+    /// indexer publishes it, so extraction runs alongside indexing.
+    init(column: Int, type: CSVColumnType, file: MappedFile, scanner: FieldScanner, rows source: RowSource,
          dictionaryLimit: Int = ColumnKeys.dictionaryLimit, isCancelled: () -> Bool) throws {
         self.column = column
         self.isText = type == .text
-        self.count = offsets.count
-        let n = offsets.count
         arena = malloc(1)!.assumingMemoryBound(to: UInt8.self)
-        if isText, let (cls, val) = try ColumnKeys.rankedTexts(column: column, file: file, scanner: scanner, offsets: offsets,
+        if isText, let (cls, val) = try ColumnKeys.rankedTexts(column: column, file: file, scanner: scanner, source: source,
                                                                limit: dictionaryLimit, isCancelled: isCancelled) {
             self.cls = cls
             self.val = val
@@ -64,15 +71,23 @@ final class ColumnKeys: @unchecked Sendable {
             return
         }
         isExact = !isText
-        var cls = [UInt8](repeating: 0, count: n)
-        var val = [UInt64](repeating: 0, count: n)
-        if isText { allocateText(n) }
+        var cls: [UInt8] = [], val: [UInt64] = []
+        let estimate = source.estimatedRows(fileSize: file.count)
+        cls.reserveCapacity(estimate)
+        val.reserveCapacity(estimate)
+        if isText { textRef.reserveCapacity(estimate) }
         let isText = self.isText
         var row = 0
-        var released = offsets.count > 0 ? offsets[0] : 0
-        for chunk in offsets.chunks {
+        var released = -1
+        var chunkIndex = 0
+        while let chunk = try source.chunk(chunkIndex, isCancelled: isCancelled) {
+            chunkIndex += 1
             if isCancelled() { throw CancellationError() }
+            cls.append(contentsOf: repeatElement(0, count: chunk.count))
+            val.append(contentsOf: repeatElement(0, count: chunk.count))
+            if isText || !textRef.isEmpty { textRef.append(contentsOf: repeatElement(0, count: chunk.count)) }
             let first = chunk[0]
+            if released < 0 { released = first }
             if first - released >= MappedFile.releaseWindow {
                 file.release(released, first)
                 released = first
@@ -98,7 +113,7 @@ final class ColumnKeys: @unchecked Sendable {
                 }
                 // Text, or a cell that does not parse as the column's type.
                 cls[row] = isText ? 1 : 2
-                if textRef.isEmpty { allocateText(n) }
+                if textRef.isEmpty { textRef = [UInt64](repeating: 0, count: cls.count) }
                 if span.escaped {
                     let unescaped = scanner.unescaped(span)
                     val[row] = unescaped.withUnsafeBufferPointer { storeText($0, row: row) }
@@ -107,7 +122,7 @@ final class ColumnKeys: @unchecked Sendable {
                 }
             }
         }
-        file.release(released, file.count)
+        file.release(max(released, 0), file.count)
         self.cls = cls
         self.val = val
         if arenaCapacity > arenaCount, let shrunk = realloc(arena, max(arenaCount, 1)) {
@@ -120,17 +135,23 @@ final class ColumnKeys: @unchecked Sendable {
 
     /// Classes and keys of a text column keyed by ranks in its dictionary of distinct texts,
     /// or nil when it has more than `dictionaryLimit` of them (found early: the pass stops).
-    private static func rankedTexts(column: Int, file: MappedFile, scanner: FieldScanner, offsets: RowOffsets,
+    private static func rankedTexts(column: Int, file: MappedFile, scanner: FieldScanner, source: RowSource,
                                     limit: Int, isCancelled: () -> Bool) throws -> ([UInt8], [UInt64])? {
-        let n = offsets.count
         var dictionary = TextDictionary(limit: limit)
-        var cls = [UInt8](repeating: 0, count: n)
-        var val = [UInt64](repeating: 0, count: n)
+        var cls: [UInt8] = [], val: [UInt64] = []
+        let estimate = source.estimatedRows(fileSize: file.count)
+        cls.reserveCapacity(estimate)
+        val.reserveCapacity(estimate)
         var row = 0
-        var released = n > 0 ? offsets[0] : 0
-        for chunk in offsets.chunks {
+        var released = -1
+        var chunkIndex = 0
+        while let chunk = try source.chunk(chunkIndex, isCancelled: isCancelled) {
+            chunkIndex += 1
             if isCancelled() { throw CancellationError() }
+            cls.append(contentsOf: repeatElement(0, count: chunk.count))
+            val.append(contentsOf: repeatElement(0, count: chunk.count))
             let first = chunk[0]
+            if released < 0 { released = first }
             if first - released >= MappedFile.releaseWindow {
                 file.release(released, first)
                 released = first
@@ -149,14 +170,10 @@ final class ColumnKeys: @unchecked Sendable {
                 val[row] = UInt64(id)
             }
         }
-        file.release(released, file.count)
+        file.release(max(released, 0), file.count)
         let rank = dictionary.ranks()
-        for r in 0..<n where cls[r] == 1 { val[r] = UInt64(rank[Int(val[r])]) }
+        for r in 0..<cls.count where cls[r] == 1 { val[r] = UInt64(rank[Int(val[r])]) }
         return (cls, val)
-    }
-
-    private func allocateText(_ n: Int) {
-        textRef = [UInt64](repeating: 0, count: n)
     }
 
     /// Records a text cell's length and suffix; returns its 8-byte prefix key.
