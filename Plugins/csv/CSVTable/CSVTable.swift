@@ -79,21 +79,12 @@ public final class CSVTable: @unchecked Sendable {
         let step = max(1, sampleRows / 2000)
         var r = 0
         while r < sampleRows { inference.add(record: first[r], scanner: scanner); r += step }
-        // Widths only, from line starts spread over the rest of the file and from its last
-        // 64 KiB, where growing numbers (ids) are widest. A line start may be inside a quoted
-        // field: good enough for widths, not for types.
+        // Widths only, also from the file's last 64 KiB, where growing numbers (ids) are
+        // widest: one short sequential read, so `open` costs the same whatever the file's
+        // size, also when the file is not in the page cache (no reads spread over the file).
+        // A line start there may be inside a quoted field: good enough for widths (typed
+        // columns count only cells that parse as their type), not for types.
         let sampledTo = first.count > 0 ? first[first.count - 1] : dataStart
-        if !done {
-            let stride = max(1, (limit - sampledTo) / 500)
-            var p = sampledTo + stride
-            while p < limit {
-                if let nl = memchr(base + p, Int32(Byte.newline), limit - p) {
-                    let s = UnsafeRawPointer(nl) - UnsafeRawPointer(base) + 1
-                    if s < limit { inference.add(record: s, scanner: scanner, widthsOnly: true) }
-                }
-                p += stride
-            }
-        }
         var tail = max(sampledTo, limit - (64 << 10))
         if tail > dataStart, tail < limit, let nl = memchr(base + tail - 1, Int32(Byte.newline), limit - tail + 1) {
             tail = UnsafeRawPointer(nl) - UnsafeRawPointer(base) + 1
