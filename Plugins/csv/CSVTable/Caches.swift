@@ -122,7 +122,7 @@ struct RowFilter {
             let start = offsets[row]
             if row & 0xFFFF == 0 {
                 if isCancelled() { throw CancellationError() }
-                if start - released >= MappedFile.releaseWindow { table.file.release(released, start); released = start }
+                table.file.passed(start, released: &released)
             }
             if prefilter {
                 let end = row + 1 < offsets.count ? offsets[row + 1] : limit

@@ -87,6 +87,24 @@ final class MappedFile: @unchecked Sendable {
         if to > from { _ = madvise(mapping + from, to - from, MADV_DONTNEED) }
     }
 
+    /// Called by a sequential pass at `position`: once a window of `releaseWindow` bytes lies
+    /// behind it, releases that window and maps the next one in one call
+    /// (`MADV_POPULATE_READ`, cheaper than a page fault per 16 pages; ignored where the
+    /// kernel lacks it).
+    @inline(__always) func passed(_ position: Int, released: inout Int) {
+        guard position - released >= MappedFile.releaseWindow else { return }
+        release(released, position)
+        released = position
+        populate(position, min(count, position + MappedFile.releaseWindow))
+    }
+
+    private func populate(_ start: Int, _ end: Int) {
+        guard let mapping else { return }
+        let page = MappedFile.pageSize
+        let from = start / page * page
+        if end > from { _ = madvise(mapping + from, end - from, 22 /* MADV_POPULATE_READ */) }
+    }
+
     /// Drops every mapped page from the resident memory (see ``release(_:_:)``).
     func releaseAll() { release(0, count) }
 

@@ -145,10 +145,7 @@ final class IndexBuilder: @unchecked Sendable {
                 chunk = OffsetChunk()
                 published += 1
                 // The bytes read so far are in the page cache; keep them out of this process's RSS.
-                if position - released >= MappedFile.releaseWindow {
-                    file.release(released, position)
-                    released = position
-                }
+                file.passed(position, released: &released)
                 progress?(position, limit, rowsPublished)
                 if published >= maxChunks && position < limit { return false }
             }

@@ -88,10 +88,7 @@ final class ColumnKeys: @unchecked Sendable {
             if isText || !textRef.isEmpty { textRef.append(contentsOf: repeatElement(0, count: chunk.count)) }
             let first = chunk[0]
             if released < 0 { released = first }
-            if first - released >= MappedFile.releaseWindow {
-                file.release(released, first)
-                released = first
-            }
+            file.passed(first, released: &released)
             for i in 0..<chunk.count {
                 defer { row += 1 }
                 guard let span = scanner.field(column, ofRecord: chunk[i]), span.count > 0 else { continue }
@@ -152,10 +149,7 @@ final class ColumnKeys: @unchecked Sendable {
             val.append(contentsOf: repeatElement(0, count: chunk.count))
             let first = chunk[0]
             if released < 0 { released = first }
-            if first - released >= MappedFile.releaseWindow {
-                file.release(released, first)
-                released = first
-            }
+            file.passed(first, released: &released)
             for i in 0..<chunk.count {
                 defer { row += 1 }
                 guard let span = scanner.field(column, ofRecord: chunk[i]), span.count > 0 else { continue }
