@@ -3,7 +3,7 @@ import Testing
 @testable import CSVTable
 
 /// A reference implementation: Swift's sort with a plain comparison on the raw strings.
-private func referenceOrder(_ rows: [[String?]], types: [CSVColumnType], keys: [CSVSortKey]) -> [Int] {
+func referenceOrder(_ rows: [[String?]], types: [CSVColumnType], keys: [CSVSortKey]) -> [Int] {
     enum Key: Comparable {
         case empty
         case number(Double)

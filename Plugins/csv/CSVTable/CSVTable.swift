@@ -46,8 +46,9 @@ public final class CSVTable: @unchecked Sendable {
         self.path = path
         let file = try MappedFile(path: path)
         self.file = file
-        // Column keys take ~21 bytes a row for text: keep up to 256 MB or half the file.
-        caches = SortCaches(columnKeyBudget: max(256 << 20, file.count / 2))
+        // Column keys take 9 bytes a row (plus text suffixes for columns with many distinct
+        // texts): keep up to 128 MB or a third of the file's size.
+        caches = SortCaches(columnKeyBudget: max(128 << 20, file.count / 3))
         let base = file.base, limit = file.count
         var pos = 0
         if limit >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF { pos = 3 }
@@ -78,19 +79,19 @@ public final class CSVTable: @unchecked Sendable {
         let step = max(1, sampleRows / 2000)
         var r = 0
         while r < sampleRows { inference.add(record: first[r], scanner: scanner); r += step }
-        if !done {
-            // Widths only, from line starts spread over the rest of the file (a line start
-            // may be inside a quoted field: good enough for widths, not for types).
-            let from = first.count > 0 ? first[first.count - 1] : dataStart
-            let stride = max(1, (limit - from) / 500)
-            var p = from + stride
-            while p < limit {
-                if let nl = memchr(base + p, Int32(Byte.newline), limit - p) {
-                    let s = UnsafeRawPointer(nl) - UnsafeRawPointer(base) + 1
-                    if s < limit { inference.add(record: s, scanner: scanner, widthsOnly: true) }
-                }
-                p += stride
-            }
+        // Widths only, also from the file's last 64 KiB, where growing numbers (ids) are
+        // widest: one short sequential read, so `open` costs the same whatever the file's
+        // size, also when the file is not in the page cache (no reads spread over the file).
+        // A line start there may be inside a quoted field: good enough for widths (typed
+        // columns count only cells that parse as their type), not for types.
+        let sampledTo = first.count > 0 ? first[first.count - 1] : dataStart
+        var tail = max(sampledTo, limit - (64 << 10))
+        if tail > dataStart, tail < limit, let nl = memchr(base + tail - 1, Int32(Byte.newline), limit - tail + 1) {
+            tail = UnsafeRawPointer(nl) - UnsafeRawPointer(base) + 1
+        }
+        while tail < limit {
+            inference.add(record: tail, scanner: scanner, widthsOnly: true)
+            tail = IndexBuilder.recordEnd(base: base, from: tail, limit: limit, delimiter: delimiter)
         }
         var used = Set<String>()
         var columns: [CSVColumn] = []
@@ -99,8 +100,9 @@ public final class CSVTable: @unchecked Sendable {
             var id = name, n = 2
             while used.contains(id) { id = "\(name)_\(n)"; n += 1 }
             used.insert(id)
-            let w = inference.widths(of: j)
-            columns.append(CSVColumn(name: name, id: id, type: inference.type(of: j), headerWidth: DisplayWidth.of(Array(name.utf8)),
+            let type = inference.type(of: j)
+            let w = inference.widths(of: j, type: type)
+            columns.append(CSVColumn(name: name, id: id, type: type, headerWidth: DisplayWidth.of(Array(name.utf8)),
                                      maxWidth: w.max, typicalWidth: w.typical))
         }
         self.columns = columns
@@ -150,14 +152,38 @@ public final class CSVTable: @unchecked Sendable {
     /// `.null` in typed columns and `""` in text columns. A cell that does not parse as its
     /// column's type is served as text.
     public func values(row: Int) -> [CSVValue] {
-        let offsets = index.snapshot()
-        precondition(row >= 0 && row < offsets.count, "row \(row) out of range")
-        return values(recordAt: offsets[row])
+        values(rows: [row])[0]
     }
 
-    func values(recordAt start: Int) -> [CSVValue] {
+    /// The cells of several rows (see ``values(row:)``). Each record is copied out of the
+    /// file with pread(2) rather than read through the mapping: rows of a sorted page lie
+    /// all over the file, and touching them through the mapping would map a page (and the
+    /// kernel up to 15 neighbours) for each, adding up to the file's size in RSS.
+    public func values(rows: [Int]) -> [[CSVValue]] {
+        let offsets = index.snapshot()
+        var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
+        defer { buffer.deallocate() }
+        return rows.map { row in
+            precondition(row >= 0 && row < offsets.count, "row \(row) out of range")
+            let start = offsets[row]
+            // The record's end is the next record's start (blank lines between are skipped by
+            // the scanner); the last indexed row of an index still growing is read mapped.
+            guard row + 1 < offsets.count || offsets.complete else { return values(recordAt: start) }
+            let end = row + 1 < offsets.count ? offsets[row + 1] : file.count
+            if end - start > buffer.count {
+                buffer.deallocate()
+                buffer = .allocate(byteCount: end - start, alignment: 8)
+            }
+            let n = file.read(start, count: end - start, into: buffer.baseAddress!)
+            let local = FieldScanner(base: UnsafePointer(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)),
+                                     limit: n, delimiter: delimiter)
+            return values(recordAt: 0, scanner: local)
+        }
+    }
+
+    func values(recordAt start: Int, scanner: FieldScanner? = nil) -> [CSVValue] {
         var out = [CSVValue](repeating: .null, count: columns.count)
-        let columns = self.columns, scanner = self.scanner
+        let columns = self.columns, scanner = scanner ?? self.scanner
         _ = scanner.scan(record: start) { j, span in
             guard j < columns.count else { return false }
             out[j] = CSVTable.value(span, type: columns[j].type, scanner: scanner)
@@ -218,6 +244,12 @@ public final class CSVTable: @unchecked Sendable {
             let rows = offset < offsets.count ? Array(offset..<CSVTable.end(offset, limit, offsets.count)) : []
             return Page(rows: rows, total: offsets.complete ? offsets.count : nil)
         }
+        if !sort.isEmpty && !index.isComplete {
+            // Extract the sort keys alongside the indexer rather than after it.
+            try caches.computing(isCancelled: isCancelled) {
+                try prepareColumnKeys(sort.map(\.column), rows: RowSource(index: index), atLeast: 1, isCancelled: isCancelled)
+            }
+        }
         let offsets = try index.waitComplete(isCancelled: isCancelled)
         let order = try self.order(sort: sort, filter: filter, offsets: offsets, isCancelled: isCancelled)
         let rows = offset < order.count ? order[offset..<CSVTable.end(offset, limit, order.count)].map { Int($0) } : []
@@ -241,6 +273,7 @@ public final class CSVTable: @unchecked Sendable {
             } else if let cached = caches.order(SortCaches.OrderKey(sort: sort, filter: nil)) {
                 order = cached
             } else {
+                try prepareColumnKeys(sort.map(\.column), rows: RowSource(offsets: offsets), atLeast: 2, isCancelled: isCancelled)
                 var specs: [Sorter.Spec] = []
                 for k in sort {
                     specs.append(Sorter.Spec(keys: try columnKeys(k.column, offsets: offsets, isCancelled: isCancelled),
@@ -272,11 +305,44 @@ public final class CSVTable: @unchecked Sendable {
     }
 
     func columnKeys(_ column: Int, offsets: RowOffsets, isCancelled: () -> Bool) throws -> ColumnKeys {
-        if let keys = caches.columnKeys(column) { return keys }
+        if let keys = caches.columnKeys(column), keys.count == offsets.count { return keys }
         let keys = try ColumnKeys(column: column, type: columns[column].type, file: file, scanner: scanner,
                                   offsets: offsets, isCancelled: isCancelled)
         caches.store(keys)
         return keys
+    }
+
+    /// Extracts the keys of the columns not in the cache (if at least `atLeast` are missing),
+    /// one thread per column (a sort by two keys on two cores takes the time of the slower
+    /// column).
+    func prepareColumnKeys(_ columns: [Int], rows: RowSource, atLeast: Int, isCancelled: () -> Bool) throws {
+        var missing: [Int] = []
+        for c in columns where !missing.contains(c) && caches.columnKeys(c) == nil { missing.append(c) }
+        if missing.isEmpty || missing.count < atLeast { return }
+        /// What the worker threads share: the inputs, the results and the first error.
+        final class Job: @unchecked Sendable {
+            let lock = NSLock()
+            var keys: [ColumnKeys] = []
+            var error: Error?
+            let isCancelled: () -> Bool
+            init(isCancelled: @escaping () -> Bool) { self.isCancelled = isCancelled }
+        }
+        let types = self.columns.map(\.type)
+        let file = self.file, scanner = self.scanner, wanted = missing
+        try withoutActuallyEscaping(isCancelled) { cancelled in
+            let results = Job(isCancelled: cancelled)
+            DispatchQueue.concurrentPerform(iterations: wanted.count) { i in
+                do {
+                    let keys = try ColumnKeys(column: wanted[i], type: types[wanted[i]], file: file, scanner: scanner,
+                                              rows: rows, isCancelled: results.isCancelled)
+                    results.lock.lock(); results.keys.append(keys); results.lock.unlock()
+                } catch {
+                    results.lock.lock(); results.error = error; results.lock.unlock()
+                }
+            }
+            if let error = results.error { throw error }
+            for keys in results.keys { caches.store(keys) }
+        }
     }
 
     func matches(_ filter: String, offsets: RowOffsets, isCancelled: () -> Bool) throws -> RowSet {

@@ -36,7 +36,11 @@ final class SortCaches: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         orders.removeAll { $0.0 == key }
         orders.append((key, order))
-        if orders.count > Self.maxOrders { orders.removeFirst() }
+        // Orders take 4 bytes a row: the last one is always kept, older ones within the budget.
+        while orders.count > 1 && (orders.count > Self.maxOrders
+                                   || orders.reduce(0, { $0 + $1.1.count * 4 }) > columnKeyBudget / 2) {
+            orders.removeFirst()
+        }
     }
 
     func columnKeys(_ column: Int) -> ColumnKeys? {
@@ -112,9 +116,14 @@ struct RowFilter {
         // The raw record can only miss a match that spans a doubled quote or a line break.
         let prefilter = !needle.contains(Byte.quote) && !needle.contains(Byte.newline) && !needle.contains(Byte.cr)
         let columns = table.columns.count
+        var released = offsets.count > 0 ? offsets[0] : 0
+        defer { table.file.release(released, limit) }
         for row in 0..<offsets.count {
-            if row & 0xFFFF == 0 && isCancelled() { throw CancellationError() }
             let start = offsets[row]
+            if row & 0xFFFF == 0 {
+                if isCancelled() { throw CancellationError() }
+                table.file.passed(start, released: &released)
+            }
             if prefilter {
                 let end = row + 1 < offsets.count ? offsets[row + 1] : limit
                 if !contains(UnsafeBufferPointer(start: scanner.base + start, count: end - start)) { continue }

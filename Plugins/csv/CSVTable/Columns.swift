@@ -12,13 +12,25 @@ public struct CSVColumn: Equatable, Sendable {
     public var maxWidth: Int
     public var typicalWidth: Int
 
-    /// Width hints for a table view: a narrow minimum, an ideal that fits most cells and
-    /// the header, and a maximum that fits the widest sampled cell (all capped).
+    /// Width hints for a table view, honest about the sampled cells (types and widths come
+    /// from a sample that includes the file's last rows, where growing ids are widest).
+    ///
+    /// - Numbers, dates and booleans must not be cut: `min` and `ideal` fit the widest
+    ///   sampled value, and `max` leaves room for a few more characters.
+    /// - Text: a narrow `min`, an `ideal` that fits most cells and the header (at most 40),
+    ///   and a `max` that fits the widest sampled cell (at most 200).
     public var widthHints: (min: Int, ideal: Int, max: Int) {
-        let ideal = min(max(headerWidth, typicalWidth, 3), 40)
-        let minimum = min(max(min(headerWidth, 8), 3), ideal)
-        let maximum = max(ideal, min(max(maxWidth, headerWidth), 80))
-        return (minimum, ideal, maximum)
+        switch type {
+        case .integer, .decimal, .date, .bool:
+            let value = min(max(maxWidth, 1), 60)
+            let ideal = max(headerWidth, value, 3)
+            return (max(value, 3), ideal, ideal + 4)
+        case .text:
+            let ideal = min(max(headerWidth, typicalWidth, 3), 40)
+            let minimum = min(max(min(headerWidth, 8), 3), ideal)
+            let maximum = max(ideal, min(max(maxWidth, headerWidth), 200))
+            return (minimum, ideal, maximum)
+        }
     }
 }
 
@@ -28,42 +40,47 @@ struct ColumnInference {
 
     private var possible: [UInt8]
     private var seen: [Bool]
-    private var widths: [[Int]]
+    /// Per column, each sampled cell's display width and the types it parses as.
+    private var widths: [[(width: Int, kinds: UInt8)]]
 
     init(columns: Int) {
         possible = [UInt8](repeating: 0xF, count: columns)
         seen = [Bool](repeating: false, count: columns)
-        widths = [[Int]](repeating: [], count: columns)
+        widths = [[(width: Int, kinds: UInt8)]](repeating: [], count: columns)
     }
 
-    /// Adds a sampled record: its cells narrow the possible types (unless `widthsOnly`) and
-    /// their display widths are recorded.
+    /// Adds a sampled record: its cells narrow the possible types (unless `widthsOnly`: the
+    /// record may start inside a quoted field) and their display widths are recorded with
+    /// the types each cell parses as, so a typed column's width counts only its values.
     mutating func add(record start: Int, scanner: FieldScanner, widthsOnly: Bool = false) {
         let columns = possible.count
         _ = scanner.scan(record: start) { j, span in
             guard j < columns else { return false }
             guard span.count > 0 else { return true }
-            if widthsOnly {
-                widths[j].append(span.escaped ? DisplayWidth.of(scanner.unescaped(span))
-                                              : DisplayWidth.of(UnsafeBufferPointer(start: scanner.base + span.start, count: span.count)))
-                return true
-            }
-            seen[j] = true
             if span.escaped {
-                possible[j] = 0
-                widths[j].append(DisplayWidth.of(scanner.unescaped(span)))
+                if !widthsOnly { seen[j] = true; possible[j] = 0 }
+                widths[j].append((DisplayWidth.of(scanner.unescaped(span)), 0))
                 return true
             }
             let b = UnsafeBufferPointer(start: scanner.base + span.start, count: span.count)
-            widths[j].append(DisplayWidth.of(b))
-            var p = possible[j]
-            if p & Self.canInteger != 0, ValueParser.integer(b) == nil { p &= ~Self.canInteger }
-            if p & Self.canDecimal != 0, ValueParser.decimal(b) == nil { p &= ~Self.canDecimal }
-            if p & Self.canBool != 0, ValueParser.bool(b) == nil { p &= ~Self.canBool }
-            if p & Self.canDate != 0, ValueParser.date(b) == nil { p &= ~Self.canDate }
-            possible[j] = p
+            let kinds = Self.kinds(b)
+            widths[j].append((DisplayWidth.of(b), kinds))
+            if !widthsOnly {
+                seen[j] = true
+                possible[j] &= kinds
+            }
             return true
         }
+    }
+
+    /// The types a cell parses as.
+    static func kinds(_ b: UnsafeBufferPointer<UInt8>) -> UInt8 {
+        var k: UInt8 = 0
+        if ValueParser.integer(b) != nil { k |= canInteger }
+        if ValueParser.decimal(b) != nil { k |= canDecimal }
+        if ValueParser.bool(b) != nil { k |= canBool }
+        if ValueParser.date(b) != nil { k |= canDate }
+        return k
     }
 
     func type(of j: Int) -> CSVColumnType {
@@ -76,8 +93,17 @@ struct ColumnInference {
         return .text
     }
 
-    func widths(of j: Int) -> (max: Int, typical: Int) {
-        let w = widths[j].sorted()
+    /// The widest and the 90th percentile width of the sampled cells of column `j` that are
+    /// values of `type` (all cells for text).
+    func widths(of j: Int, type: CSVColumnType) -> (max: Int, typical: Int) {
+        let flag: UInt8 = switch type {
+        case .text: 0
+        case .integer: Self.canInteger
+        case .decimal: Self.canDecimal
+        case .bool: Self.canBool
+        case .date: Self.canDate
+        }
+        let w = widths[j].filter { flag == 0 || $0.kinds & flag != 0 }.map(\.width).sorted()
         guard let last = w.last else { return (0, 0) }
         return (last, w[min(w.count - 1, (w.count * 9) / 10)])
     }

@@ -28,7 +28,7 @@ struct FieldSpan: Equatable {
 ///   next delimiter, is dropped (`"a"b,` reads as `a`).
 /// - A `"` inside an unquoted field is an ordinary character.
 /// - A record ends at an unquoted `\n`; a `\r` before it is dropped.
-struct FieldScanner {
+struct FieldScanner: @unchecked Sendable {
     let base: UnsafePointer<UInt8>
     /// One past the last byte of the file.
     let limit: Int

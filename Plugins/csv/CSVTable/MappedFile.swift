@@ -18,19 +18,25 @@ final class MappedFile: @unchecked Sendable {
     /// Start of the mapping (a valid dummy pointer for an empty file).
     let base: UnsafePointer<UInt8>
     private let mapping: UnsafeMutableRawPointer?
+    /// Kept open for ``read(_:count:into:)``.
+    private let fd: Int32
 
     init(path: String) throws(CSVError) {
         self.path = path
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw CSVError("cannot open \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
+        self.fd = fd
+        var keepOpen = false
+        defer { if !keepOpen { close(fd) } }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw CSVError("cannot stat \(path): \(String(cString: strerror(errno)))") }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw CSVError("cannot open \(path): not a regular file") }
         count = Int(st.st_size)
+        guard count < 1 << 40 else { throw CSVError("cannot open \(path): files of 1 TiB or more are not supported") }
         if count == 0 {
             mapping = nil
             base = UnsafePointer(MappedFile.empty)
+            keepOpen = true
             return
         }
         let p = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0)
@@ -38,6 +44,21 @@ final class MappedFile: @unchecked Sendable {
         _ = madvise(p, count, MADV_SEQUENTIAL)
         mapping = p
         base = UnsafePointer(p.assumingMemoryBound(to: UInt8.self))
+        keepOpen = true
+    }
+
+    /// Copies `count` bytes from `offset` into `buffer` with pread(2), without mapping the
+    /// file's pages into this process. Returns the bytes read (fewer at the end of the file
+    /// or on a read error).
+    func read(_ offset: Int, count: Int, into buffer: UnsafeMutableRawPointer) -> Int {
+        var done = 0
+        while done < count {
+            let n = pread(fd, buffer + done, count - done, off_t(offset + done))
+            if n > 0 { done += n; continue }
+            if n < 0 && errno == EINTR { continue }
+            break
+        }
+        return done
     }
 
     /// After indexing, access is random (paging, sorting).
@@ -45,7 +66,49 @@ final class MappedFile: @unchecked Sendable {
         if let mapping { _ = madvise(mapping, count, MADV_NORMAL) }
     }
 
-    deinit { if let mapping { munmap(mapping, count) } }
+    deinit {
+        if let mapping { munmap(mapping, count) }
+        close(fd)
+    }
+
+    /// How many bytes a sequential pass reads before giving them back with ``release(_:_:)``.
+    static let releaseWindow = 32 << 20
+
+    /// Drops the pages of `start..<end` (whole pages inside it) from this process's
+    /// resident memory. They stay in the kernel's page cache: touching them again maps them
+    /// back (a minor fault), so this is safe while other threads read them. A sequential pass
+    /// (indexing, sort keys, filtering) calls it behind itself, so the mapped file never
+    /// counts in full in the process's RSS.
+    func release(_ start: Int, _ end: Int) {
+        guard let mapping else { return }
+        let page = MappedFile.pageSize
+        let from = (start + page - 1) / page * page
+        let to = end >= count ? (count + page - 1) / page * page : end / page * page
+        if to > from { _ = madvise(mapping + from, to - from, MADV_DONTNEED) }
+    }
+
+    /// Called by a sequential pass at `position`: once a window of `releaseWindow` bytes lies
+    /// behind it, releases that window and maps the next one in one call
+    /// (`MADV_POPULATE_READ`, cheaper than a page fault per 16 pages; ignored where the
+    /// kernel lacks it).
+    @inline(__always) func passed(_ position: Int, released: inout Int) {
+        guard position - released >= MappedFile.releaseWindow else { return }
+        release(released, position)
+        released = position
+        populate(position, min(count, position + MappedFile.releaseWindow))
+    }
+
+    private func populate(_ start: Int, _ end: Int) {
+        guard let mapping else { return }
+        let page = MappedFile.pageSize
+        let from = start / page * page
+        if end > from { _ = madvise(mapping + from, end - from, 22 /* MADV_POPULATE_READ */) }
+    }
+
+    /// Drops every mapped page from the resident memory (see ``release(_:_:)``).
+    func releaseAll() { release(0, count) }
+
+    static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
     nonisolated(unsafe) private static let empty = UnsafeMutablePointer<UInt8>.allocate(capacity: 8)
 

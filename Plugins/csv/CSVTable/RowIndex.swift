@@ -1,5 +1,34 @@
 import Foundation
 
+/// Up to 65,536 record offsets, 5 bytes each (a 32-bit low part and an 8-bit high part:
+/// files up to 1 TiB). Filled once by the indexer, then read-only.
+final class OffsetChunk: @unchecked Sendable {
+    private let low: UnsafeMutablePointer<UInt32>
+    private let high: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+
+    init() {
+        low = .allocate(capacity: RowOffsets.chunkSize)
+        high = .allocate(capacity: RowOffsets.chunkSize)
+    }
+
+    deinit { low.deallocate(); high.deallocate() }
+
+    var isFull: Bool { count == RowOffsets.chunkSize }
+
+    /// Appends an offset (only before the chunk is published).
+    @inline(__always) func append(_ offset: Int) {
+        low[count] = UInt32(truncatingIfNeeded: offset)
+        high[count] = UInt8(truncatingIfNeeded: offset >> 32)
+        count += 1
+    }
+
+    @inline(__always) subscript(i: Int) -> Int { Int(low[i]) | Int(high[i]) << 32 }
+
+    /// Bytes held.
+    static let footprint = RowOffsets.chunkSize * 5
+}
+
 /// Byte offsets of the data records, in chunks of 65,536 so that a background indexer
 /// can publish rows while readers use the ones already found.
 struct RowOffsets: Sendable {
@@ -7,7 +36,7 @@ struct RowOffsets: Sendable {
     static let chunkSize = 1 << shift
     static let mask = chunkSize - 1
 
-    var chunks: [[Int]] = []
+    var chunks: [OffsetChunk] = []
     var count = 0
     var complete = false
 
@@ -26,9 +55,9 @@ final class RowIndex: @unchecked Sendable {
     }
 
     /// Publishes a chunk of record offsets (full, or the last one).
-    func publish(_ chunk: [Int], complete: Bool) {
+    func publish(_ chunk: OffsetChunk, complete: Bool) {
         condition.lock()
-        if !chunk.isEmpty {
+        if chunk.count > 0 {
             offsets.chunks.append(chunk)
             offsets.count += chunk.count
         }
@@ -48,6 +77,20 @@ final class RowIndex: @unchecked Sendable {
         return offsets
     }
 
+    /// Chunk `i` of the index, waiting until the indexer published it; nil when the index
+    /// is complete with fewer chunks. (Chunks are published full, except the last one.)
+    func chunk(_ i: Int, isCancelled: () -> Bool) throws -> OffsetChunk? {
+        condition.lock(); defer { condition.unlock() }
+        while offsets.chunks.count <= i && !offsets.complete {
+            if isCancelled() { throw CancellationError() }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
+        }
+        return i < offsets.chunks.count ? offsets.chunks[i] : nil
+    }
+
+    /// Whether the whole file is indexed.
+    var isComplete: Bool { snapshot().complete }
+
     /// Waits until the whole file is indexed.
     func waitComplete(isCancelled: () -> Bool) throws -> RowOffsets {
         try wait(forRows: .max, isCancelled: isCancelled)
@@ -64,14 +107,15 @@ final class IndexBuilder: @unchecked Sendable {
     let delimiter: UInt8
     let index: RowIndex
     private(set) var position: Int
-    private var chunk: [Int] = []
+    private var chunk = OffsetChunk()
+    /// File bytes before this offset were given back to the kernel (see ``MappedFile/release``).
+    private var released = 0
     private var rowsPublished = 0
     /// Set to stop a background run (the table was closed).
     nonisolated(unsafe) var stopped = false
 
     init(file: MappedFile, delimiter: UInt8, dataStart: Int, index: RowIndex) {
         self.file = file; self.delimiter = delimiter; self.index = index; self.position = dataStart
-        chunk.reserveCapacity(RowOffsets.chunkSize)
     }
 
     var finished: Bool { position >= file.count }
@@ -85,7 +129,7 @@ final class IndexBuilder: @unchecked Sendable {
             if stopped {
                 // Closed: release anyone waiting for rows (they get what was found).
                 index.publish(chunk, complete: true)
-                chunk = []
+                chunk = OffsetChunk()
                 return false
             }
             let start = position
@@ -95,18 +139,22 @@ final class IndexBuilder: @unchecked Sendable {
             if (length == 1 && (base[start] == Byte.newline || base[start] == Byte.cr))
                 || (length == 2 && base[start] == Byte.cr && base[start + 1] == Byte.newline) { continue }
             chunk.append(start)
-            if chunk.count == RowOffsets.chunkSize {
+            if chunk.isFull {
                 index.publish(chunk, complete: position >= limit)
                 rowsPublished += chunk.count
-                chunk.removeAll(keepingCapacity: true)
+                chunk = OffsetChunk()
                 published += 1
+                // The bytes read so far are in the page cache; keep them out of this process's RSS.
+                file.passed(position, released: &released)
                 progress?(position, limit, rowsPublished)
                 if published >= maxChunks && position < limit { return false }
             }
         }
         index.publish(chunk, complete: true)
         rowsPublished += chunk.count
-        chunk = []
+        chunk = OffsetChunk()
+        file.release(released, limit)
+        released = limit
         progress?(limit, limit, rowsPublished)
         return true
     }
@@ -142,5 +190,29 @@ final class IndexBuilder: @unchecked Sendable {
             if base[i] == Byte.newline { return i + 1 }
             i += 1
         }
+    }
+}
+
+/// The chunks of record offsets a pass reads: a complete snapshot, or an index still being
+/// built (each chunk waited for as it is published).
+struct RowSource {
+    private let offsets: RowOffsets?
+    private let index: RowIndex?
+
+    init(offsets: RowOffsets) { self.offsets = offsets; index = nil }
+    init(index: RowIndex) { self.index = index; offsets = nil }
+
+    /// Chunk `i`, or nil past the last one.
+    func chunk(_ i: Int, isCancelled: () -> Bool) throws -> OffsetChunk? {
+        if let offsets { return i < offsets.chunks.count ? offsets.chunks[i] : nil }
+        return try index!.chunk(i, isCancelled: isCancelled)
+    }
+
+    /// The number of rows, or a guess from the rows indexed so far (for reserving memory).
+    func estimatedRows(fileSize: Int) -> Int {
+        let s = offsets ?? index!.snapshot()
+        if s.complete || s.count == 0 { return s.count }
+        let last = s[s.count - 1]
+        return Int(Double(s.count) * Double(fileSize) / Double(max(last, 1)) * 1.02) + RowOffsets.chunkSize
     }
 }

@@ -17,44 +17,81 @@ public struct CSVSortKey: Hashable, Sendable {
 /// Each row has a class (0 empty, 1 a value, 2 a value that does not parse as the
 /// column's type) and a 64-bit key whose unsigned order is the ascending order:
 /// numbers, dates and booleans map to it exactly; text keeps its first 8 bytes
-/// (big-endian), and the full bytes are compared from the mapped file only when those tie.
+/// (big-endian, zero-padded) there, its length, and the bytes after the first 8 in an
+/// arena of this object. Sorting never reads the mapped file, so its pages need not stay
+/// resident (the extraction pass gives them back behind itself).
 final class ColumnKeys: @unchecked Sendable {
-    static let arenaBit: UInt32 = 1 << 31
+    /// A text column with at most this many distinct values is keyed by their ranks.
+    static let dictionaryLimit = 1 << 17
 
     let column: Int
     let isText: Bool
-    let count: Int
-    let fileBase: UnsafePointer<UInt8>
-    private(set) var cls: [UInt8]
-    private(set) var val: [UInt64]
-    /// For text cells (and unparseable cells of typed columns): where the bytes are.
-    private(set) var textStart: [Int] = []
-    /// Their length; `arenaBit` set when they are in `arena` (fields with doubled quotes).
-    private(set) var textLen: [UInt32] = []
-    private var arena: UnsafeMutableBufferPointer<UInt8>
+    /// Whether equal keys of value cells (class 1) mean equal cells: typed columns, and text
+    /// columns keyed by the rank of their text in the column's dictionary.
+    let isExact: Bool
+    /// Rows with keys (all rows of the index the keys were extracted from).
+    var count: Int { cls.count }
+    private(set) var cls: [UInt8] = []
+    private(set) var val: [UInt64] = []
+    /// For text cells (and unparseable cells of typed columns), one word (one memory read
+    /// when sorting): the length in bytes (doubled quotes collapsed) in the top 24 bits, and
+    /// where the bytes after the first 8 start in `arena` in the low 40 bits.
+    private var textRef: [UInt64] = []
+    /// Lengths of 16 MiB or more (the top 24 bits of `textRef` then hold `longLength`).
+    private var longLengths: [Int: Int] = [:]
+    private static let longLength = 0xFF_FFFF
+    private var arena: UnsafeMutablePointer<UInt8>
+    private var arenaCount = 0
+    private var arenaCapacity = 0
 
     /// Roughly how many bytes this object holds.
-    var memoryFootprint: Int { count * 9 + textStart.count * 12 + arena.count }
+    var memoryFootprint: Int { count * 9 + textRef.count * 8 + arenaCapacity }
 
-    init(column: Int, type: CSVColumnType, file: MappedFile, scanner: FieldScanner, offsets: RowOffsets,
-         isCancelled: () -> Bool) throws {
+    /// Extracts the keys of `column` in one pass over the rows (giving the file's pages back
+    /// behind it). Text columns with at most `dictionaryLimit` distinct values get exact
+    /// rank keys; others (and unparseable cells of typed columns) prefixes and suffixes.
+    convenience init(column: Int, type: CSVColumnType, file: MappedFile, scanner: FieldScanner, offsets: RowOffsets,
+                     dictionaryLimit: Int = ColumnKeys.dictionaryLimit, isCancelled: () -> Bool) throws {
+        try self.init(column: column, type: type, file: file, scanner: scanner, rows: RowSource(offsets: offsets),
+                      dictionaryLimit: dictionaryLimit, isCancelled: isCancelled)
+    }
+
+    /// The same, from an index that may still be growing: each chunk is read as soon as the
+    /// indexer publishes it, so extraction runs alongside indexing.
+    init(column: Int, type: CSVColumnType, file: MappedFile, scanner: FieldScanner, rows source: RowSource,
+         dictionaryLimit: Int = ColumnKeys.dictionaryLimit, isCancelled: () -> Bool) throws {
         self.column = column
         self.isText = type == .text
-        self.count = offsets.count
-        self.fileBase = file.base
-        let n = offsets.count
-        var cls = [UInt8](repeating: 0, count: n)
-        var val = [UInt64](repeating: 0, count: n)
-        var textStart: [Int] = isText ? [Int](repeating: 0, count: n) : []
-        var textLen: [UInt32] = isText ? [UInt32](repeating: 0, count: n) : []
-        var arena: [UInt8] = []
+        arena = malloc(1)!.assumingMemoryBound(to: UInt8.self)
+        if isText, let (cls, val) = try ColumnKeys.rankedTexts(column: column, file: file, scanner: scanner, source: source,
+                                                               limit: dictionaryLimit, isCancelled: isCancelled) {
+            self.cls = cls
+            self.val = val
+            isExact = true
+            return
+        }
+        isExact = !isText
+        var cls: [UInt8] = [], val: [UInt64] = []
+        let estimate = source.estimatedRows(fileSize: file.count)
+        cls.reserveCapacity(estimate)
+        val.reserveCapacity(estimate)
+        if isText { textRef.reserveCapacity(estimate) }
         let isText = self.isText
         var row = 0
-        for chunk in offsets.chunks {
+        var released = -1
+        var chunkIndex = 0
+        while let chunk = try source.chunk(chunkIndex, isCancelled: isCancelled) {
+            chunkIndex += 1
             if isCancelled() { throw CancellationError() }
-            for start in chunk {
+            cls.append(contentsOf: repeatElement(0, count: chunk.count))
+            val.append(contentsOf: repeatElement(0, count: chunk.count))
+            if isText || !textRef.isEmpty { textRef.append(contentsOf: repeatElement(0, count: chunk.count)) }
+            let first = chunk[0]
+            if released < 0 { released = first }
+            file.passed(first, released: &released)
+            for i in 0..<chunk.count {
                 defer { row += 1 }
-                guard let span = scanner.field(column, ofRecord: start), span.count > 0 else { continue }
+                guard let span = scanner.field(column, ofRecord: chunk[i]), span.count > 0 else { continue }
                 let bytes = UnsafeBufferPointer(start: file.base + span.start, count: span.count)
                 var key: UInt64? = nil
                 if !span.escaped {
@@ -73,32 +110,87 @@ final class ColumnKeys: @unchecked Sendable {
                 }
                 // Text, or a cell that does not parse as the column's type.
                 cls[row] = isText ? 1 : 2
-                if textStart.isEmpty {
-                    textStart = [Int](repeating: 0, count: n)
-                    textLen = [UInt32](repeating: 0, count: n)
-                }
+                if textRef.isEmpty { textRef = [UInt64](repeating: 0, count: cls.count) }
                 if span.escaped {
                     let unescaped = scanner.unescaped(span)
-                    textStart[row] = arena.count
-                    textLen[row] = UInt32(unescaped.count) | ColumnKeys.arenaBit
-                    arena.append(contentsOf: unescaped)
-                    val[row] = unescaped.withUnsafeBufferPointer { ColumnKeys.prefix($0, from: 0) }
+                    val[row] = unescaped.withUnsafeBufferPointer { storeText($0, row: row) }
                 } else {
-                    textStart[row] = span.start
-                    textLen[row] = UInt32(span.count)
-                    val[row] = ColumnKeys.prefix(bytes, from: 0)
+                    val[row] = storeText(bytes, row: row)
                 }
             }
         }
+        file.release(max(released, 0), file.count)
         self.cls = cls
         self.val = val
-        self.textStart = textStart
-        self.textLen = textLen
-        self.arena = .allocate(capacity: max(arena.count, 1))
-        _ = self.arena.initialize(from: arena)
+        if arenaCapacity > arenaCount, let shrunk = realloc(arena, max(arenaCount, 1)) {
+            arena = shrunk.assumingMemoryBound(to: UInt8.self)
+            arenaCapacity = max(arenaCount, 1)
+        }
     }
 
-    deinit { arena.deallocate() }
+    deinit { free(arena) }
+
+    /// Classes and keys of a text column keyed by ranks in its dictionary of distinct texts,
+    /// or nil when it has more than `dictionaryLimit` of them (found early: the pass stops).
+    private static func rankedTexts(column: Int, file: MappedFile, scanner: FieldScanner, source: RowSource,
+                                    limit: Int, isCancelled: () -> Bool) throws -> ([UInt8], [UInt64])? {
+        var dictionary = TextDictionary(limit: limit)
+        var cls: [UInt8] = [], val: [UInt64] = []
+        let estimate = source.estimatedRows(fileSize: file.count)
+        cls.reserveCapacity(estimate)
+        val.reserveCapacity(estimate)
+        var row = 0
+        var released = -1
+        var chunkIndex = 0
+        while let chunk = try source.chunk(chunkIndex, isCancelled: isCancelled) {
+            chunkIndex += 1
+            if isCancelled() { throw CancellationError() }
+            cls.append(contentsOf: repeatElement(0, count: chunk.count))
+            val.append(contentsOf: repeatElement(0, count: chunk.count))
+            let first = chunk[0]
+            if released < 0 { released = first }
+            file.passed(first, released: &released)
+            for i in 0..<chunk.count {
+                defer { row += 1 }
+                guard let span = scanner.field(column, ofRecord: chunk[i]), span.count > 0 else { continue }
+                let id: UInt32?
+                if span.escaped {
+                    id = scanner.unescaped(span).withUnsafeBufferPointer { dictionary.id(of: $0) }
+                } else {
+                    id = dictionary.id(of: UnsafeBufferPointer(start: file.base + span.start, count: span.count))
+                }
+                guard let id else { return nil }
+                cls[row] = 1
+                val[row] = UInt64(id)
+            }
+        }
+        file.release(max(released, 0), file.count)
+        let rank = dictionary.ranks()
+        for r in 0..<cls.count where cls[r] == 1 { val[r] = UInt64(rank[Int(val[r])]) }
+        return (cls, val)
+    }
+
+    /// Records a text cell's length and suffix; returns its 8-byte prefix key.
+    private func storeText(_ b: UnsafeBufferPointer<UInt8>, row: Int) -> UInt64 {
+        let length = b.count
+        var ref = UInt64(min(length, ColumnKeys.longLength)) << 40
+        if length >= ColumnKeys.longLength { longLengths[row] = length }
+        if length > 8 {
+            let rest = length - 8
+            if arenaCount + rest > arenaCapacity {
+                var capacity = max(arenaCapacity * 2, 1 << 20)
+                while capacity < arenaCount + rest { capacity *= 2 }
+                guard let grown = realloc(arena, capacity) else { fatalError("out of memory for sort keys of column \(column)") }
+                arena = grown.assumingMemoryBound(to: UInt8.self)
+                arenaCapacity = capacity
+            }
+            (arena + arenaCount).update(from: b.baseAddress! + 8, count: rest)
+            ref |= UInt64(arenaCount)
+            arenaCount += rest
+        }
+        textRef[row] = ref
+        return ColumnKeys.prefix(b, from: 0)
+    }
 
     // MARK: Keys
 
@@ -129,23 +221,31 @@ final class ColumnKeys: @unchecked Sendable {
 
     // MARK: Access
 
-    @inline(__always) func textBytes(_ row: Int) -> UnsafeBufferPointer<UInt8> {
-        let len = textLen[row]
-        if len & ColumnKeys.arenaBit != 0 {
-            return UnsafeBufferPointer(start: arena.baseAddress! + textStart[row], count: Int(len & ~ColumnKeys.arenaBit))
-        }
-        return UnsafeBufferPointer(start: fileBase + textStart[row], count: Int(len))
+    /// The bytes of a text cell after its first 8 (empty when it has 8 or fewer).
+    @inline(__always) func suffix(_ row: Int) -> UnsafeBufferPointer<UInt8> {
+        let ref = textRef[row]
+        let len = length(ref, row: row)
+        if len <= 8 { return UnsafeBufferPointer(start: arena, count: 0) }
+        return UnsafeBufferPointer(start: arena + Int(ref & 0xFF_FFFF_FFFF), count: len - 8)
     }
 
-    @inline(__always) func textLength(_ row: Int) -> Int { Int(textLen[row] & ~ColumnKeys.arenaBit) }
+    @inline(__always) func length(_ ref: UInt64, row: Int) -> Int {
+        let len = Int(ref >> 40)
+        return len == ColumnKeys.longLength ? longLength(row) : len
+    }
+
+    @inline(never) private func longLength(_ row: Int) -> Int { longLengths[row]! }
+
+    @inline(__always) func textLength(_ row: Int) -> Int { length(textRef[row], row: row) }
 
     @inline(__always) func rowClass(_ row: Int) -> UInt8 { cls[row] }
     @inline(__always) func key(_ row: Int) -> UInt64 { val[row] }
 
-    /// Eight bytes of a text cell starting at byte `depth`, big-endian, zero-padded.
+    /// Eight bytes of a text cell starting at byte `depth` (8 or more), big-endian, zero-padded.
     @inline(__always) func textChunk(_ row: Int, depth: Int) -> UInt64 {
-        let b = textBytes(row)
-        return depth >= b.count ? 0 : ColumnKeys.prefix(b, from: depth)
+        let b = suffix(row)
+        let from = depth - 8
+        return from >= b.count ? 0 : ColumnKeys.prefix(b, from: from)
     }
 
     /// Ascending comparison of two rows: negative, zero or positive.
@@ -155,13 +255,12 @@ final class ColumnKeys: @unchecked Sendable {
         if ca == 0 { return 0 }
         let va = val[a], vb = val[b]
         if va != vb { return va < vb ? -1 : 1 }
-        if ca == 1 && !isText { return 0 }
-        let ta = textBytes(a), tb = textBytes(b)
-        let common = min(ta.count, tb.count)
-        if common > 8 {
-            let c = memcmp(ta.baseAddress! + 8, tb.baseAddress! + 8, common - 8)
+        if ca == 1 && isExact { return 0 }
+        let la = textLength(a), lb = textLength(b)
+        if la > 8 && lb > 8 {
+            let c = memcmp(suffix(a).baseAddress!, suffix(b).baseAddress!, min(la, lb) - 8)
             if c != 0 { return Int(c) }
         }
-        return ta.count == tb.count ? 0 : (ta.count < tb.count ? -1 : 1)
+        return la == lb ? 0 : (la < lb ? -1 : 1)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Sorts row indices by a list of keys: a most-significant-key-first radix sort.
 ///
 /// For each key, the rows of a range are split by class (empty first when ascending),
@@ -14,9 +16,23 @@ struct Sorter {
 
     let specs: [Spec]
     let isCancelled: () -> Bool
+    /// Ranges up to this many rows are radix-sorted in one go (tests make it small).
+    var scratchRows = Sorter.scratchRows
+
+    /// Sorts of at least this many rows split by the first key and use two threads.
+    var parallelRows = 1 << 18
+
+    init(specs: [Spec], isCancelled: @escaping () -> Bool, scratchRows: Int = Sorter.scratchRows,
+         parallelRows: Int = 1 << 18) {
+        self.specs = specs; self.isCancelled = isCancelled; self.scratchRows = max(2, scratchRows)
+        self.parallelRows = max(2, parallelRows)
+    }
 
     /// Below this many rows a range is sorted by insertion with the full comparison.
     static let smallRange = 24
+    /// Ranges up to this many rows are radix-sorted in one go (two 64-bit key buffers of this
+    /// size); larger ones are first split by their most significant differing 16 bits.
+    static let scratchRows = 1 << 20
 
     func sortedOrder(count n: Int) throws -> [UInt32] {
         var perm = [UInt32](unsafeUninitializedCapacity: n) { buf, initialized in
@@ -25,24 +41,52 @@ struct Sorter {
         }
         if specs.isEmpty || n < 2 { return perm }
         let tmp = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: n)
-        let keysA = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: n)
-        let keysB = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: n)
-        defer { tmp.deallocate(); keysA.deallocate(); keysB.deallocate() }
+        let scratch = min(n, scratchRows)
+        let keysA = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: scratch)
+        let keysB = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: scratch)
+        let keysC = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: scratch)
+        let keysD = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: scratch)
+        let runs = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: n + 8)
+        runs.initialize(repeating: 0)
+        defer {
+            tmp.deallocate(); keysA.deallocate(); keysB.deallocate(); keysC.deallocate(); keysD.deallocate()
+            runs.deallocate()
+        }
         try perm.withUnsafeMutableBufferPointer { p in
-            var work = Work(perm: p, tmp: tmp, keys: keysA, keysTmp: keysB, specs: specs, isCancelled: isCancelled)
+            let helper = Work(perm: p, tmp: tmp, keys: keysC, keysTmp: keysD, runs: runs, specs: specs, isCancelled: isCancelled,
+                              helpers: [], parallelRows: parallelRows)
+            let work = Work(perm: p, tmp: tmp, keys: keysA, keysTmp: keysB, runs: runs, specs: specs, isCancelled: isCancelled,
+                            helpers: [helper], parallelRows: parallelRows)
             try work.sortRange(0, n, key: 0, depth: 0)
         }
         return perm
     }
 }
 
+/// Carries a value into concurrently run code that only reads it.
+private struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
 private struct Work {
     let perm: UnsafeMutableBufferPointer<UInt32>
     let tmp: UnsafeMutableBufferPointer<UInt32>
+    /// Scratch keys of the range being radix-sorted, indexed from 0 (`Sorter.scratchRows`).
     let keys: UnsafeMutableBufferPointer<UInt64>
     let keysTmp: UnsafeMutableBufferPointer<UInt64>
+    /// One byte per position of `perm`: 1 where a run of equal keys starts. A range's marks
+    /// are written after its radix pass and read while its runs are sorted by the next key;
+    /// nested sorts only write marks inside the run they sort. (Bytes, not bits: two threads
+    /// sort neighbouring ranges.)
+    let runs: UnsafeMutableBufferPointer<UInt8>
     let specs: [Sorter.Spec]
     let isCancelled: () -> Bool
+    /// A second worker with its own scratch keys: the parts of the first key's split are
+    /// sorted on two threads.
+    let helpers: [Work]
+    /// Work on at least this many rows is split by the first key and shared with the helper.
+    let parallelRows: Int
 
     /// True if row `a` goes before row `b`, comparing keys from `k` on, then row numbers.
     @inline(__always) func before(_ a: UInt32, _ b: UInt32, from k: Int) -> Bool {
@@ -66,7 +110,7 @@ private struct Work {
         }
     }
 
-    mutating func sortRange(_ lo: Int, _ hi: Int, key k: Int, depth: Int) throws {
+    func sortRange(_ lo: Int, _ hi: Int, key k: Int, depth: Int) throws {
         let n = hi - lo
         if n < 2 || k >= specs.count { return }
         if n <= Sorter.smallRange { insertionSort(lo, hi, from: k); return }
@@ -112,15 +156,9 @@ private struct Work {
             switch c {
             case 0:
                 try sortRange(s, e, key: k + 1, depth: 0)
-            case 1 where !col.isText:
-                for i in s..<e { keys[i] = desc ? ~col.key(Int(perm[i])) : col.key(Int(perm[i])) }
-                radix(s, e)
-                var i = s
-                while i < e {
-                    var j = i + 1
-                    while j < e && keys[j] == keys[i] { j += 1 }
-                    if j - i > 1 { try sortRange(i, j, key: k + 1, depth: 0) }
-                    i = j
+            case 1 where col.isExact:
+                try sortByKey(s, e, top: k == 0, fetch: { desc ? ~col.key($0) : col.key($0) }) { w, i, j in
+                    try w.sortRange(i, j, key: k + 1, depth: 0)
                 }
             case 1:
                 try sortTextChunk(s, e, key: k, depth: 0)
@@ -132,31 +170,131 @@ private struct Work {
     }
 
     /// Sorts non-empty text cells that tie on their first `depth` bytes by the next 8.
-    mutating func sortTextChunk(_ lo: Int, _ hi: Int, key k: Int, depth: Int) throws {
+    func sortTextChunk(_ lo: Int, _ hi: Int, key k: Int, depth: Int) throws {
         let n = hi - lo
         if n <= Sorter.smallRange { insertionSort(lo, hi, from: k); return }
         let spec = specs[k]
         let col = spec.keys
         let desc = spec.descending
-        for i in lo..<hi {
-            let r = Int(perm[i])
-            let v = depth == 0 ? col.key(r) : col.textChunk(r, depth: depth)
-            keys[i] = desc ? ~v : v
+        let fetch: (Int) -> UInt64 = depth == 0
+            ? { desc ? ~col.key($0) : col.key($0) }
+            : { desc ? ~col.textChunk($0, depth: depth) : col.textChunk($0, depth: depth) }
+        try sortByKey(lo, hi, top: k == 0 && depth == 0, fetch: fetch) { w, i, j in try w.splitEnded(i, j, key: k, depth: depth) }
+    }
+
+    /// Sorts `perm[lo..<hi]` stably by the 64-bit key `fetch(row)`, then calls `ties` for
+    /// each run of more than one equal key. Up to `Sorter.scratchRows` rows: one LSD radix
+    /// sort. Larger: a stable split by the most significant 16 bits in which the keys
+    /// differ, and each part sorted the same way.
+    ///
+    /// `top`: the first key of the whole sort; a large range is then split even if it fits
+    /// the scratch, and its parts are shared with the helper thread.
+    func sortByKey(_ lo: Int, _ hi: Int, top: Bool = false, fetch: (Int) -> UInt64,
+                   ties: (Work, Int, Int) throws -> Void) throws {
+        let n = hi - lo
+        if n < 2 { return }
+        let parallel = top && !helpers.isEmpty && n >= parallelRows
+        if n <= keys.count && !parallel {
+            for i in 0..<n { keys[i] = fetch(Int(perm[lo + i])) }
+            radix(lo, n)
+            setBit(lo)
+            for i in 1..<n {
+                if keys[i] != keys[i - 1] { setBit(lo + i) } else { clearBit(lo + i) }
+            }
+            var i = lo
+            while i < hi {
+                let j = nextRun(after: i, before: hi)
+                if j - i > 1 { try ties(self, i, j) }
+                i = j
+            }
+            return
         }
-        radix(lo, hi)
-        var i = lo
-        while i < hi {
-            var j = i + 1
-            while j < hi && keys[j] == keys[i] { j += 1 }
-            if j - i > 1 { try splitEnded(i, j, key: k, depth: depth) }
-            i = j
+        if isCancelled() { throw CancellationError() }
+        let first = fetch(Int(perm[lo]))
+        var diff: UInt64 = 0
+        for i in lo..<hi { diff |= fetch(Int(perm[i])) ^ first }
+        if diff == 0 { try ties(self, lo, hi); return }
+        let shift = UInt64(max(0, 64 - diff.leadingZeroBitCount - 16))
+        var counts = [Int](repeating: 0, count: 1 << 16)
+        try counts.withUnsafeMutableBufferPointer { c in
+            for i in lo..<hi { c[Int((fetch(Int(perm[i])) >> shift) & 0xFFFF)] += 1 }
+            var starts = [Int](repeating: 0, count: 1 << 16)
+            var pos = lo
+            for b in 0..<(1 << 16) { starts[b] = pos; pos += c[b] }
+            try starts.withUnsafeMutableBufferPointer { next in
+                for i in lo..<hi {
+                    let r = perm[i]
+                    let b = Int((fetch(Int(r)) >> shift) & 0xFFFF)
+                    tmp[next[b]] = r
+                    next[b] += 1
+                }
+                for i in lo..<hi { perm[i] = tmp[i] }
+                // `next[b]` is now the end of bucket b.
+                var parts: [(Int, Int)] = []
+                var s = lo
+                for b in 0..<(1 << 16) where c[b] > 0 {
+                    let e = next[b]
+                    if e - s > 1 { parts.append((s, e)) }
+                    s = e
+                }
+                if parallel, let helper = helpers.first {
+                    try Work.share(parts, between: self, helper) { w, part in
+                        try w.sortByKey(part.0, part.1, fetch: fetch, ties: ties)
+                    }
+                } else {
+                    for part in parts { try sortByKey(part.0, part.1, fetch: fetch, ties: ties) }
+                }
+            }
+        }
+    }
+
+    @inline(__always) func setBit(_ i: Int) { runs[i] = 1 }
+    @inline(__always) func clearBit(_ i: Int) { runs[i] = 0 }
+
+    /// The first position after `i` that starts a run, or `hi`.
+    @inline(__always) func nextRun(after i: Int, before hi: Int) -> Int {
+        var p = i + 1
+        let base = UnsafeRawPointer(runs.baseAddress!)
+        while p + 8 <= hi && base.loadUnaligned(fromByteOffset: p, as: UInt64.self) == 0 { p += 8 }
+        while p < hi && runs[p] == 0 { p += 1 }
+        return p
+    }
+
+    /// Runs `body` on every part, the parts taken in turn by two threads (`a` and `b`).
+    static func share(_ parts: [(Int, Int)], between a: Work, _ b: Work,
+                      _ body: (Work, (Int, Int)) throws -> Void) throws {
+        final class Queue: @unchecked Sendable {
+            let lock = NSLock()
+            var next = 0
+            var error: Error?
+        }
+        let queue = Queue()
+        try withoutActuallyEscaping(body) { body in
+            let box = UncheckedBox(body)
+            let workers = UncheckedBox((a, b))
+            DispatchQueue.concurrentPerform(iterations: 2) { t in
+                let w = t == 0 ? workers.value.0 : workers.value.1
+                while true {
+                    queue.lock.lock()
+                    let i = queue.next
+                    queue.next += 1
+                    let stop = queue.error != nil
+                    queue.lock.unlock()
+                    if stop || i >= parts.count { return }
+                    do { try box.value(w, parts[i]) } catch {
+                        queue.lock.lock(); queue.error = error; queue.lock.unlock()
+                        return
+                    }
+                }
+            }
+            if let error = queue.error { throw error }
         }
     }
 
     /// Rows in `lo..<hi` tie on bytes `0..<depth+8`. Those whose text ends within these
     /// bytes come first (shorter first; last and longer first when descending); equal
     /// lengths are equal texts and go on to the next key. The others go 8 bytes deeper.
-    mutating func splitEnded(_ lo: Int, _ hi: Int, key k: Int, depth: Int) throws {
+    func splitEnded(_ lo: Int, _ hi: Int, key k: Int, depth: Int) throws {
         let col = specs[k].keys
         let desc = specs[k].descending
         let horizon = depth + 8
@@ -196,23 +334,22 @@ private struct Work {
         for (i, r) in rows.enumerated() { perm[lo + i] = r }
     }
 
-    /// Stable LSD radix sort of `perm[lo..<hi]` by `keys[lo..<hi]`, 8 bits a pass.
-    func radix(_ lo: Int, _ hi: Int) {
-        let n = hi - lo
+    /// Stable LSD radix sort of `perm[lo..<lo+n]` by `keys[0..<n]`, 8 bits a pass.
+    func radix(_ lo: Int, _ n: Int) {
         if n <= Sorter.smallRange {
-            var i = lo + 1
-            while i < hi {
-                let kx = keys[i], px = perm[i]
+            var i = 1
+            while i < n {
+                let kx = keys[i], px = perm[lo + i]
                 var j = i
-                while j > lo && keys[j - 1] > kx { keys[j] = keys[j - 1]; perm[j] = perm[j - 1]; j -= 1 }
-                keys[j] = kx; perm[j] = px
+                while j > 0 && keys[j - 1] > kx { keys[j] = keys[j - 1]; perm[lo + j] = perm[lo + j - 1]; j -= 1 }
+                keys[j] = kx; perm[lo + j] = px
                 i += 1
             }
             return
         }
         var hist = [Int](repeating: 0, count: 8 * 256)
         hist.withUnsafeMutableBufferPointer { h in
-            for i in lo..<hi {
+            for i in 0..<n {
                 let v = keys[i]
                 h[Int(v & 0xFF)] += 1
                 h[256 + Int((v >> 8) & 0xFF)] += 1
@@ -223,8 +360,8 @@ private struct Work {
                 h[1536 + Int((v >> 48) & 0xFF)] += 1
                 h[1792 + Int(v >> 56)] += 1
             }
-            var srcK = keys.baseAddress! + lo, srcP = perm.baseAddress! + lo
-            var dstK = keysTmp.baseAddress! + lo, dstP = tmp.baseAddress! + lo
+            var srcK = keys.baseAddress!, srcP = perm.baseAddress! + lo
+            var dstK = keysTmp.baseAddress!, dstP = tmp.baseAddress! + lo
             var swapped = false
             for pass in 0..<8 {
                 let hp = h.baseAddress! + pass * 256
@@ -244,7 +381,7 @@ private struct Work {
                 swapped.toggle()
             }
             if swapped {
-                (keys.baseAddress! + lo).update(from: keysTmp.baseAddress! + lo, count: n)
+                keys.baseAddress!.update(from: keysTmp.baseAddress!, count: n)
                 (perm.baseAddress! + lo).update(from: tmp.baseAddress! + lo, count: n)
             }
         }

@@ -13,11 +13,24 @@ enum Bench {
         let t0 = now()
         let v = try body()
         let padded = label.padding(toLength: 40, withPad: " ", startingAt: 0)
-        FileHandle.standardError.write((padded + String(format: "%8.1f ms\n", (now() - t0) * 1000)).data(using: .utf8)!)
+        FileHandle.standardError.write((padded + String(format: "%8.1f ms   ", (now() - t0) * 1000) + memory() + "\n").data(using: .utf8)!)
         return v
     }
 
-    static func run(path: String) throws {
+    /// Peak and current RSS of this process, the current split into anon and file pages (MB).
+    static func memory() -> String {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return "" }
+        var v: [String: Int] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, ["VmHWM", "VmRSS", "RssAnon", "RssFile"].contains(String(parts[0])) {
+                v[String(parts[0])] = Int(parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "0").map { $0 / 1024 }
+            }
+        }
+        return "peak \(v["VmHWM"] ?? -1) MB, now \(v["VmRSS"] ?? -1) MB (anon \(v["RssAnon"] ?? -1), file \(v["RssFile"] ?? -1))"
+    }
+
+    static func run(path: String, only: [String] = []) throws {
         let table = try time("open + index") { try CSVTable(path: path) }
         let n = table.rowCount ?? 0
         FileHandle.standardError.write("rows: \(n), columns: \(table.columns.map { "\($0.id):\($0.type.rawValue)" })\n".data(using: .utf8)!)
@@ -31,9 +44,10 @@ enum Bench {
             ("note asc", [CSVSortKey(column: col("note"))]),
             ("id desc", [CSVSortKey(column: col("id"), descending: true)]),
         ]
-        for (label, keys) in orders {
+        for (label, keys) in orders where only.isEmpty || only.contains(where: { label.contains($0) }) {
             _ = try time("sort \(label)") { try table.page(offset: n / 2, limit: 100, sort: keys).rows.map { table.values(row: $0) } }
         }
+        if !only.isEmpty { return }
         _ = try time("filter \"café\"") { try table.page(offset: 0, limit: 100, filter: "CAFÉ") }
         _ = try time("filter \"lovelace\" + sort amount") { try table.page(offset: 0, limit: 100, sort: [CSVSortKey(column: col("amount"))], filter: "lovelace") }
     }

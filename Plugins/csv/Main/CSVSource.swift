@@ -79,8 +79,8 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
         let limit = min(request.limit, Self.maxPageRows)
         let page = try table.page(offset: request.offset, limit: limit, sort: keys, filter: request.filter,
                                   isCancelled: { cancel.isCancelled })
-        let rows = page.rows.map { row in
-            Row(id: String(row + 1), cells: table.values(row: row).map(Self.json))
+        let rows = zip(page.rows, table.values(rows: page.rows)).map { row, values in
+            Row(id: String(row + 1), cells: values.map(Self.json))
         }
         return request.result(rows, total: page.total)
     }

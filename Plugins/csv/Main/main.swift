@@ -2,8 +2,8 @@ import Foundation
 import TabdeckPluginKit
 
 let arguments = CommandLine.arguments
-if arguments.count == 3 && arguments[1] == "--bench" {
-    do { try Bench.run(path: arguments[2]) } catch {
+if arguments.count >= 3 && arguments[1] == "--bench" {
+    do { try Bench.run(path: arguments[2], only: Array(arguments.dropFirst(3))) } catch {
         FileHandle.standardError.write("\(error)\n".data(using: .utf8)!)
         exit(1)
     }
@@ -16,7 +16,9 @@ if arguments.count == 2 && arguments[1] == "--version" {
 if arguments.count > 1 {
     FileHandle.standardError.write("""
         usage: tabdeck-csv                 speak the Tabdeck plugin protocol on stdin/stdout
-               tabdeck-csv --bench FILE    time the engine on FILE
+               tabdeck-csv --bench FILE [STEP...]
+                                           time the engine on FILE (only the sorts whose
+                                           label contains a STEP, if given)
                tabdeck-csv --version
 
         """.data(using: .utf8)!)
