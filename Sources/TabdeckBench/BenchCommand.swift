@@ -9,6 +9,9 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tabdeck-bench",
         abstract: "Benchmarks for Tabdeck (run by Scripts/bench).",
-        subcommands: [MachineCommand.self]
+        subcommands: [
+            MachineCommand.self,
+            RoundtripCommand.self,
+        ]
     )
 }
