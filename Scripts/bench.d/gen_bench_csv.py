@@ -41,7 +41,7 @@ def main():
     args = ap.parse_args()
     rng = random.Random(args.seed)
     start = datetime.date(2000, 1, 1).toordinal()
-    tmp = args.output + ".partial"
+    tmp = "%s.%d.partial" % (args.output, os.getpid())  # concurrent runs never share one
     with open(tmp, "w", encoding="utf-8", newline="") as f:
         f.write("id,name,amount,date,category,note\n")
         buf = []
