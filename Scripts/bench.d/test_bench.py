@@ -14,7 +14,46 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BENCH = os.path.join(ROOT, "Scripts", "bench")
 DEBUG = os.path.join(ROOT, ".build", "debug")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import other_benches  # noqa: E402
+import report  # noqa: E402
+
 BUILT = all(os.access(os.path.join(DEBUG, p), os.X_OK) for p in ("tabdeck", "tabdeck-csv", "tabdeck-bench"))
+
+
+class OtherBenchesTests(unittest.TestCase):
+    """How the other helpers' JSON lines become rows of the table."""
+
+    def test_bench_lines_are_picked_out_of_other_output(self):
+        text = 'codec: 400000 rows\n{"bench":"codec_decode_rows_per_s","median":2500000,"min":2400000,"max":2600000}\n{"x":1}\n{bad'
+        self.assertEqual([d["bench"] for d in other_benches.bench_json_lines(text)], ["codec_decode_rows_per_s"])
+
+    def test_headline_value_and_spread(self):
+        self.assertEqual(other_benches.pick_value({"bench": "c", "median": 5, "min": 4, "max": 7}), (5, (4, 7)))
+        self.assertEqual(other_benches.pick_value({"bench": "f", "median_s": 2.1, "min_s": 2.0, "max_s": 2.5}), (2.1, (2.0, 2.5)))
+        self.assertEqual(other_benches.pick_value({"bench": "csv", "value": 12.5, "unit": "ms"}), (12.5, None))
+
+    def test_codec_row_passes_or_misses_on_the_decode_target(self):
+        for rate, verdict in ((2_500_000, True), (1_500_000, False)):
+            figs = report.Figures()
+            line = '{"bench":"codec_decode_rows_per_s","unit":"rows/s","median":%d,"min":1,"max":2,"runs":7}' % rate
+            encode = '{"bench":"codec_encode_rows_per_s","unit":"rows/s","median":9,"min":8,"max":10,"runs":7}'
+            fake = tempfile.NamedTemporaryFile("w", suffix=".sh", delete=False)
+            fake.write("#!/bin/sh\necho '%s'\necho '%s'\n" % (line, encode))
+            fake.close()
+            os.chmod(fake.name, 0o755)
+            try:
+                other_benches.codec_figures(None, {"tabdeck-bench": fake.name}, figs)
+            finally:
+                os.remove(fake.name)
+            rows = {r["figure"]: r for r in figs.rows}
+            self.assertEqual(rows["codec: codec_decode_rows_per_s"]["passed"], verdict)
+            self.assertIsNone(rows["codec: codec_encode_rows_per_s"]["passed"])
+
+    def test_ratio_spread_takes_the_extremes(self):
+        value, spread = report.ratio_spread([10, 20, 30], [1, 2, 5])
+        self.assertEqual(value, 10)
+        self.assertEqual(spread, (2, 30))
 
 
 class BenchScriptTests(unittest.TestCase):
