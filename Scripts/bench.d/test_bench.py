@@ -67,7 +67,7 @@ class BenchScriptTests(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("unknown section 'nonsense'", r.stderr)
 
-    @unittest.skipUnless(BUILT and shutil.which("sqlite3"), "needs the debug build (swift build) and sqlite3")
+    @unittest.skipUnless(BUILT, "needs the debug build (swift build)")
     def test_smoke_run_prints_the_table_and_writes_results(self):
         tmp = tempfile.mkdtemp(prefix="tabdeck-bench-test-")
         try:
@@ -84,7 +84,9 @@ class BenchScriptTests(unittest.TestCase):
             self.assertEqual(len(same), 1)
             self.assertTrue(same[0]["passed"], same[0])
             self.assertIn("tabdeck", same[0]["figure"])
-            self.assertIn("sqlite3", same[0]["figure"])
+            self.assertIn("Python", same[0]["figure"])  # the reference answer at 10,000 rows
+            if shutil.which("sqlite3"):
+                self.assertIn("sqlite3", same[0]["figure"])
             roundtrip = [row for name, row in figures.items() if "page round trip median" in name]
             self.assertEqual(len(roundtrip), 1)
             self.assertGreater(roundtrip[0]["value"], 0)
