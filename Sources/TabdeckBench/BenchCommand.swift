@@ -9,6 +9,10 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tabdeck-bench",
         abstract: "Benchmarks for Tabdeck (run by Scripts/bench).",
-        subcommands: [MachineCommand.self, CodecCommand.self]
+        subcommands: [
+            MachineCommand.self,
+            CodecCommand.self,
+            RoundtripCommand.self,
+        ]
     )
 }

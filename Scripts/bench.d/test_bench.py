@@ -1,0 +1,101 @@
+"""Keeps Scripts/bench from rotting: runs its --smoke mode (10,000 rows, one run, no VisiData)
+on the debug build and checks the table and results.json. Not a measurement: the figures of a
+debug build mean nothing; what is checked is that every section runs and that tabdeck and the
+sqlite3 shell print the same 50 rows as the reference computed in Python.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BENCH = os.path.join(ROOT, "Scripts", "bench")
+DEBUG = os.path.join(ROOT, ".build", "debug")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import other_benches  # noqa: E402
+import report  # noqa: E402
+
+BUILT = all(os.access(os.path.join(DEBUG, p), os.X_OK) for p in ("tabdeck", "tabdeck-csv", "tabdeck-bench"))
+
+
+class OtherBenchesTests(unittest.TestCase):
+    """How the other helpers' JSON lines become rows of the table."""
+
+    def test_bench_lines_are_picked_out_of_other_output(self):
+        text = 'codec: 400000 rows\n{"bench":"codec_decode_rows_per_s","median":2500000,"min":2400000,"max":2600000}\n{"x":1}\n{bad'
+        self.assertEqual([d["bench"] for d in other_benches.bench_json_lines(text)], ["codec_decode_rows_per_s"])
+
+    def test_headline_value_and_spread(self):
+        self.assertEqual(other_benches.pick_value({"bench": "c", "median": 5, "min": 4, "max": 7}), (5, (4, 7)))
+        self.assertEqual(other_benches.pick_value({"bench": "f", "median_s": 2.1, "min_s": 2.0, "max_s": 2.5}), (2.1, (2.0, 2.5)))
+        self.assertEqual(other_benches.pick_value({"bench": "csv", "value": 12.5, "unit": "ms"}), (12.5, None))
+
+    def test_codec_row_passes_or_misses_on_the_decode_target(self):
+        for rate, verdict in ((2_500_000, True), (1_500_000, False)):
+            figs = report.Figures()
+            line = '{"bench":"codec_decode_rows_per_s","unit":"rows/s","median":%d,"min":1,"max":2,"runs":7}' % rate
+            encode = '{"bench":"codec_encode_rows_per_s","unit":"rows/s","median":9,"min":8,"max":10,"runs":7}'
+            fake = tempfile.NamedTemporaryFile("w", suffix=".sh", delete=False)
+            fake.write("#!/bin/sh\necho '%s'\necho '%s'\n" % (line, encode))
+            fake.close()
+            os.chmod(fake.name, 0o755)
+            try:
+                other_benches.codec_figures(None, {"tabdeck-bench": fake.name}, figs)
+            finally:
+                os.remove(fake.name)
+            rows = {r["figure"]: r for r in figs.rows}
+            self.assertEqual(rows["codec: codec_decode_rows_per_s"]["passed"], verdict)
+            self.assertIsNone(rows["codec: codec_encode_rows_per_s"]["passed"])
+
+    def test_ratio_spread_takes_the_extremes(self):
+        value, spread = report.ratio_spread([10, 20, 30], [1, 2, 5])
+        self.assertEqual(value, 10)
+        self.assertEqual(spread, (2, 30))
+
+
+class BenchScriptTests(unittest.TestCase):
+    def test_help_names_every_option(self):
+        out = subprocess.run([sys.executable, BENCH, "--help"], capture_output=True, text=True, check=True).stdout
+        for option in ("--quick", "--smoke", "--runs", "--sizes", "--skip-visidata-10m", "--only"):
+            self.assertIn(option, out)
+
+    def test_unknown_section_is_a_usage_error(self):
+        r = subprocess.run([sys.executable, BENCH, "--only", "nonsense", "--no-build"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown section 'nonsense'", r.stderr)
+
+    @unittest.skipUnless(BUILT, "needs the debug build (swift build)")
+    def test_smoke_run_prints_the_table_and_writes_results(self):
+        tmp = tempfile.mkdtemp(prefix="tabdeck-bench-test-")
+        try:
+            results = os.path.join(tmp, "results.json")
+            r = subprocess.run([sys.executable, BENCH, "--smoke", "--debug", "--no-build", "--results", results],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("| figure", r.stdout)
+            self.assertIn("machine: ", r.stdout)
+            with open(results) as f:
+                doc = json.load(f)
+            figures = {row["figure"]: row for row in doc["figures"]}
+            same = [row for name, row in figures.items() if "same 50 rows" in name]
+            self.assertEqual(len(same), 1)
+            self.assertTrue(same[0]["passed"], same[0])
+            self.assertIn("tabdeck", same[0]["figure"])
+            self.assertIn("Python", same[0]["figure"])  # the reference answer at 10,000 rows
+            if shutil.which("sqlite3"):
+                self.assertIn("sqlite3", same[0]["figure"])
+            roundtrip = [row for name, row in figures.items() if "page round trip median" in name]
+            self.assertEqual(len(roundtrip), 1)
+            self.assertGreater(roundtrip[0]["value"], 0)
+            memory = [row for name, row in figures.items() if name.startswith("host RSS 10k / 1k")]
+            self.assertEqual(len(memory), 1)
+            self.assertGreater(memory[0]["value"], 0)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
