@@ -93,6 +93,8 @@ public final class Runtime {
             switch event {
             case .message(let tab, let message):
                 if spool.incoming(message, tab: tab) { return }
+            case .timedOut(let tab, let id, _):
+                if spool.timedOut(id, tab: tab) { return }
             case .exited(let tab, _, _):
                 spool.pluginEnded(tab: tab)
             default:

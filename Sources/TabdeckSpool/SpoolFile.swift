@@ -90,9 +90,11 @@ public final class SpoolFile: @unchecked Sendable {
             return nil
         })
         let keyed = schema.columns.indices.map(schema.hasKey)
-        let startTransaction = !inTransaction
+        if !inTransaction {
+            try run("BEGIN") { db in try db.execute(sql: "BEGIN") }
+            inTransaction = true
+        }
         let inserted: Int = try run(sql) { db in
-            if startTransaction { try db.execute(sql: "BEGIN") }
             let statement = try db.cachedStatement(sql: sql)
             let h = statement.sqliteStatement
             defer { sqlite3_reset(h); sqlite3_clear_bindings(h) }
@@ -154,7 +156,6 @@ public final class SpoolFile: @unchecked Sendable {
             }
             return rows.count
         }
-        inTransaction = true
         rowsInTransaction += inserted
         if rowsInTransaction >= Self.rowsPerTransaction { try commit() }
         return inserted

@@ -37,7 +37,7 @@ public final class SpoolRouter: @unchecked Sendable {
     static let pullPage = 1000
     static let pullInflight = 2
     /// Rows between two progress reports.
-    static let progressStep = 50_000
+    static let progressStep = 10_000
 
     public init(folder: String, send: @escaping Send, deliver: @escaping Deliver) {
         self.folder = folder
@@ -145,6 +145,19 @@ public final class SpoolRouter: @unchecked Sendable {
                 return false
             }
         }
+    }
+
+    /// The supervisor gave up on request `id` of `tab` (no answer or `progress` in time).
+    /// Returns true when it was one of the spool's: its table fails with a message saying so.
+    public func timedOut(_ id: RequestID, tab: String) -> Bool {
+        guard SpoolIDs.isSpool(id) else { return false }
+        lock.withLock {
+            guard let route = routes[tab], let table = route.tables.values.first(where: { $0.inflight[id] != nil }) else { return }
+            table.inflight[id] = nil
+            fail(table, "plugin \(tab) stopped sending the rows of table \(table.handle) after \(table.arrived) rows "
+                 + "(no rows/chunk result or progress in time)", route: route, tab: tab)
+        }
+        return true
     }
 
     /// The plugin of `tab` stopped (exited, crashed, was killed): its spool is deleted. When
@@ -267,7 +280,10 @@ public final class SpoolRouter: @unchecked Sendable {
             if table.fill != .filling { return }
             if table.pullEnded { break }
         }
-        if table.pullEnded && table.inflight.isEmpty {
+        if table.pullEnded {
+            // Pages asked for past the end are not needed.
+            for id in table.inflight.keys { send(tab, .notification(method: Method.cancel, params: ["id": id.json])) }
+            table.inflight = [:]
             table.early = [:]
             complete(table, route: route, tab: tab)
         } else {
