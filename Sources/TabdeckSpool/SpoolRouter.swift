@@ -30,6 +30,10 @@ public final class SpoolRouter: @unchecked Sendable {
     private let send: Send
     private let deliver: Deliver
     private let lock = NSLock()
+    /// The writer queue (storing rows) and how many messages may wait for it.
+    private let work = DispatchQueue(label: "tabdeck.spool.writer")
+    private let backlog = DispatchSemaphore(value: SpoolRouter.backlogLimit)
+    static let backlogLimit = 8
     private var routes: [String: TabRoute] = [:]
     private var ids = SpoolIDs()
     private var nextTableNumber = 1
@@ -38,6 +42,8 @@ public final class SpoolRouter: @unchecked Sendable {
     static let pullInflight = 2
     /// Rows between two progress reports.
     static let progressStep = 10_000
+    /// Rows of a sorted order read at once for the first pages (the read-ahead page then costs nothing).
+    static let headRows = 1000
 
     public init(folder: String, send: @escaping Send, deliver: @escaping Deliver) {
         self.folder = folder
@@ -119,7 +125,26 @@ public final class SpoolRouter: @unchecked Sendable {
     /// A message from `tab`'s plugin. Returns true when the spool took care of it (delivering
     /// whatever the core should see itself); false to deliver it unchanged.
     public func incoming(_ message: Message, tab: String) -> Bool {
-        lock.withLock {
+        // Rows are stored on the writer queue, in order, while this (the plugin's reader) thread
+        // decodes the next lines.
+        switch message {
+        case .response(let id, let result) where SpoolIDs.isSpool(id):
+            later(tab) { route in self.ownReply(id: id, .success(result), route: route, tab: tab) }
+            return true
+        case .failure(let id?, let error) where SpoolIDs.isSpool(id):
+            later(tab) { route in self.ownReply(id: id, .failure(error), route: route, tab: tab) }
+            return true
+        case .notification(StreamMessages.chunkMethod, let params):
+            guard isSpooled(tab: tab) else { return false }
+            later(tab) { route in self.chunk(params, route: route, tab: tab) }
+            return true
+        case .notification(Method.invalidate, let params):
+            if isSpooled(tab: tab) { later(tab) { route in self.invalidate(params, route: route, tab: tab) } }
+            return false
+        default:
+            break
+        }
+        return lock.withLock {
             guard let route = routes[tab] else { return false }
             switch message {
             case .response(let id, let result) where id == route.initializeID:
@@ -129,28 +154,33 @@ public final class SpoolRouter: @unchecked Sendable {
                 return false
             case .failure(let id?, _) where route.describing.removeValue(forKey: id) != nil:
                 return false
-            case .response(let id, let result) where SpoolIDs.isSpool(id):
-                ownReply(id: id, .success(result), route: route, tab: tab)
-                return true
-            case .failure(let id?, let error) where SpoolIDs.isSpool(id):
-                ownReply(id: id, .failure(error), route: route, tab: tab)
-                return true
-            case .notification(StreamMessages.chunkMethod, let params):
-                chunk(params, route: route, tab: tab)
-                return true
-            case .notification(Method.invalidate, let params):
-                if route.spooled { invalidate(params, route: route, tab: tab) }
-                return false
             default:
                 return false
             }
         }
     }
 
+    /// Runs `body` on the writer queue under the lock (if the tab is still routed). At most
+    /// `backlogLimit` messages wait there; the reader thread waits beyond that, which slows
+    /// the plugin down through its pipe instead of holding many rows in memory.
+    private func later(_ tab: String, _ body: @escaping @Sendable (TabRoute) -> Void) {
+        backlog.wait()
+        work.async { [self] in
+            lock.withLock { if let route = routes[tab] { body(route) } }
+            backlog.signal()
+        }
+    }
+
+    /// Waits until every message handed to the writer queue so far has been handled.
+    public func drain() {
+        work.sync {}
+    }
+
     /// The supervisor gave up on request `id` of `tab` (no answer or `progress` in time).
     /// Returns true when it was one of the spool's: its table fails with a message saying so.
     public func timedOut(_ id: RequestID, tab: String) -> Bool {
         guard SpoolIDs.isSpool(id) else { return false }
+        drain()
         lock.withLock {
             guard let route = routes[tab], let table = route.tables.values.first(where: { $0.inflight[id] != nil }) else { return }
             table.inflight[id] = nil
@@ -163,6 +193,7 @@ public final class SpoolRouter: @unchecked Sendable {
     /// The plugin of `tab` stopped (exited, crashed, was killed): its spool is deleted. When
     /// rows were still arriving, the core's log says how far the stream got.
     public func pluginEnded(tab: String) {
+        drain()
         lock.withLock {
             guard let route = routes.removeValue(forKey: tab) else { return }
             for table in route.tables.values where table.fill == .filling {
@@ -177,6 +208,7 @@ public final class SpoolRouter: @unchecked Sendable {
 
     /// Deletes every spool (on quit).
     public func removeAll() {
+        drain()
         lock.withLock {
             for route in routes.values { route.file?.remove() }
             routes.removeAll()
@@ -357,8 +389,19 @@ public final class SpoolRouter: @unchecked Sendable {
                 table.orders[request.sort] = name
                 orderTable = name
             }
-            let rows = try file.page(table.schema, sort: request.sort, offset: request.offset, limit: request.limit,
+            let rows: [JSONValue]
+            if orderTable == nil, table.fill == .complete, !request.sort.isEmpty,
+               request.offset + request.limit <= Self.headRows {
+                // The first screens of a sorted order come from one top-N query, kept.
+                if table.head?.sort != request.sort {
+                    table.head = (request.sort, try file.page(table.schema, sort: request.sort, offset: 0, limit: Self.headRows))
+                }
+                let head = table.head!.rows
+                rows = Array(head[min(request.offset, head.count)..<min(request.offset + request.limit, head.count)])
+            } else {
+                rows = try file.page(table.schema, sort: request.sort, offset: request.offset, limit: request.limit,
                                      orderTable: orderTable)
+            }
             var result: JSONObject = ["generation": .int(Int64(request.generation)), "offset": .int(Int64(request.offset)),
                                       "rows": .array(rows)]
             if table.fill == .complete { result["total"] = .int(Int64(table.arrived)) }
@@ -379,6 +422,7 @@ public final class SpoolRouter: @unchecked Sendable {
             table.inflight = [:]
             for name in table.orders.values { route.file?.dropTable(named: name) }
             table.orders = [:]
+            table.head = nil
             table.fill = .idle
             table.arrived = 0
             if !table.waiting.isEmpty { startFilling(table, route: route, tab: tab) }

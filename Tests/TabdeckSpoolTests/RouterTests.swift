@@ -28,6 +28,13 @@ final class Wire: @unchecked Sendable {
     }
 }
 
+/// Hands a plugin message to the router and waits until its rows are stored.
+func feed(_ r: SpoolRouter, _ message: Message) -> Bool {
+    let taken = r.incoming(message, tab: "s")
+    r.drain()
+    return taken
+}
+
 @Suite struct RouterTests {
     let folder = TempFolder()
     let wire = Wire()
@@ -42,10 +49,10 @@ final class Wire: @unchecked Sendable {
         let r = router()
         #expect(!r.outgoing(.request(id: .int(1), method: "initialize", params: [:]), tab: "s"))
         let caps: JSONValue = ["sort": false, "paging": .bool(paging), "children": true]
-        #expect(r.incoming(.response(id: .int(1), result: ["name": "x", "version": "1", "protocolVersion": 1, "capabilities": caps]), tab: "s"))
+        #expect(feed(r, .response(id: .int(1), result: ["name": "x", "version": "1", "protocolVersion": 1, "capabilities": caps])))
         #expect(!r.outgoing(.request(id: .int(2), method: "open", params: ["args": [:]]), tab: "s"))
         let description: JSONValue = ["table": "root", "columns": [["id": "n", "type": "integer"], ["id": "name"]], "total": 5]
-        #expect(!r.incoming(.response(id: .int(2), result: description), tab: "s"))
+        #expect(!feed(r, .response(id: .int(2), result: description)))
         return r
     }
 
@@ -67,7 +74,7 @@ final class Wire: @unchecked Sendable {
     @Test func aPluginThatSortsAndPagesIsLeftAlone() {
         let r = router()
         _ = r.outgoing(.request(id: .int(1), method: "initialize", params: [:]), tab: "s")
-        #expect(!r.incoming(.response(id: .int(1), result: ["protocolVersion": 1, "capabilities": ["sort": true]]), tab: "s"))
+        #expect(!feed(r, .response(id: .int(1), result: ["protocolVersion": 1, "capabilities": ["sort": true]])))
         #expect(!r.outgoing(rowsRequest(3, offset: 0, limit: 10, sort: [SortKey("n")]), tab: "s"))
         #expect(!r.isSpooled(tab: "s"))
     }
@@ -82,11 +89,11 @@ final class Wire: @unchecked Sendable {
         #expect(wire.sent.count == 1)
         #expect(SpoolIDs.isSpool(sid))
         #expect(params == StreamMessages.streamParams(table: "root"))
-        #expect(r.incoming(.notification(method: "rows/chunk", params: ["id": sid.json, "rows": rows(0..<3)]), tab: "s"))
+        #expect(feed(r, .notification(method: "rows/chunk", params: ["id": sid.json, "rows": rows(0..<3)])))
         #expect(wire.rowIDs(3) == ["r0", "r1"])              // usable before the stream ends
         #expect(wire.answer(4) == nil)                        // a sorted page waits for every row
         if case .object(let o)? = wire.answer(3) { #expect(o["total"] == nil && o["generation"] == 4) }
-        #expect(r.incoming(.response(id: sid, result: ["generation": 1, "offset": 0, "rows": rows(3..<5), "total": 5]), tab: "s"))
+        #expect(feed(r, .response(id: sid, result: ["generation": 1, "offset": 0, "rows": rows(3..<5), "total": 5])))
         #expect(wire.rowIDs(4) == ["r2", "r1"])              // n: 0 1 2 0 1 → desc, ties by arrival
         #expect(wire.notifications.contains("progress") && wire.notifications.contains("invalidate"))
         // Now complete: any page at once, with the total.
@@ -113,8 +120,8 @@ final class Wire: @unchecked Sendable {
         #expect(pulls.map(\.1.offset) == [0, 1000])
         #expect(pulls.allSatisfy { SpoolIDs.isSpool($0.0) && $0.1.sort.isEmpty })
         // The second page comes first; rows go in by offset anyway.
-        #expect(r.incoming(.response(id: pulls[1].0, result: ["generation": 1, "offset": 1000, "rows": []]), tab: "s"))
-        #expect(r.incoming(.response(id: pulls[0].0, result: ["generation": 1, "offset": 0, "rows": rows(0..<5)]), tab: "s"))
+        #expect(feed(r, .response(id: pulls[1].0, result: ["generation": 1, "offset": 1000, "rows": []])))
+        #expect(feed(r, .response(id: pulls[0].0, result: ["generation": 1, "offset": 0, "rows": rows(0..<5)])))
         #expect(wire.rowIDs(4) == ["r3", "r2"])   // w4 w3 w2 w1 w0
         r.removeAll()
     }
@@ -126,7 +133,7 @@ final class Wire: @unchecked Sendable {
         #expect(r.outgoing(rowsRequest(4, offset: 0, limit: 2, sort: [SortKey("name")]), tab: "s"))
         #expect(r.outgoing(.notification(method: "$/cancel", params: ["id": 3]), tab: "s"))   // never reaches the plugin
         guard case .request(let sid, _, _)? = wire.sent.first else { Issue.record("no stream request"); return }
-        #expect(r.incoming(.failure(id: sid, error: RPCError(code: -32603, message: "disk on fire")), tab: "s"))
+        #expect(feed(r, .failure(id: sid, error: RPCError(code: -32603, message: "disk on fire"))))
         #expect(wire.answer(3) == nil)
         let failure = wire.delivered.first { if case .failure(.int(4), _) = $0 { true } else { false } }
         guard case .failure(_, let error)? = failure else { Issue.record("request 4 not failed"); return }
@@ -138,7 +145,7 @@ final class Wire: @unchecked Sendable {
         let r = opened(paging: false)
         #expect(r.outgoing(rowsRequest(3, offset: 0, limit: 100), tab: "s"))
         guard case .request(let sid, _, _)? = wire.sent.last else { Issue.record("no stream request"); return }
-        _ = r.incoming(.notification(method: "rows/chunk", params: ["id": sid.json, "rows": rows(0..<3)]), tab: "s")
+        _ = feed(r, .notification(method: "rows/chunk", params: ["id": sid.json, "rows": rows(0..<3)]))
         wire.clear()
         r.pluginEnded(tab: "s")
         #expect(!FileManager.default.fileExists(atPath: r.spoolPath(tab: "s")))
@@ -154,7 +161,7 @@ extension RouterTests {
         #expect(r.outgoing(rowsRequest(3, offset: 0, limit: 100), tab: "s"))
         guard case .request(let sid, _, _)? = wire.sent.last else { Issue.record("no stream request"); return }
         for k in 0..<50 {
-            _ = r.incoming(.notification(method: "rows/chunk", params: ["id": sid.json, "rows": rows((k * 500)..<((k + 1) * 500))]), tab: "s")
+            _ = feed(r, .notification(method: "rows/chunk", params: ["id": sid.json, "rows": rows((k * 500)..<((k + 1) * 500))]))
         }
         let done: [JSONValue] = wire.delivered.compactMap {
             if case .notification("progress", .object(let o)) = $0 { o["done"] } else { nil }
