@@ -31,7 +31,8 @@ public final class SpoolFile: @unchecked Sendable {
         config.label = "tabdeck.spool"
         config.allowsUnsafeTransactions = true  // one long transaction spans many inserts
         config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536; PRAGMA temp_store = FILE")
+            try db.execute(sql: "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
+                           + "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536; PRAGMA temp_store = FILE")
         }
         do { queue = try DatabaseQueue(path: path, configuration: config) } catch {
             throw .sqlite(file: path, message: "\(error)", sql: "open")
@@ -106,13 +107,13 @@ public final class SpoolFile: @unchecked Sendable {
                 var p: Int32 = 1
                 sqlite3_bind_int64(h, p, Int64(seq)); p += 1
                 switch o["id"] {
-                case .string(let s)?: sqlite3_bind_text(h, p, s, -1, transient)
+                case .string(let s)?: Self.bindText(h, p, s)
                 case .int(let i)?: sqlite3_bind_text(h, p, String(i), -1, transient)
                 default: throw SpoolError.badRows(tab: tab, table: table, reason: "rows[\(n)].id: expected a string or an integer")
                 }
                 p += 1
                 for field in ["section", "detail"] {
-                    if case .string(let s)? = o[field] { sqlite3_bind_text(h, p, s, -1, transient) } else { sqlite3_bind_null(h, p) }
+                    if case .string(let s)? = o[field] { Self.bindText(h, p, s) } else { sqlite3_bind_null(h, p) }
                     p += 1
                 }
                 sqlite3_bind_int64(h, p, o["hasChildren"] == .bool(true) ? 1 : 0); p += 1
@@ -126,18 +127,18 @@ public final class SpoolFile: @unchecked Sendable {
                     case .bool(let b): sqlite3_bind_int64(h, p, b ? 1 : 0)
                     case .int(let v): sqlite3_bind_int64(h, p, v)
                     case .double(let d): sqlite3_bind_double(h, p, d)
-                    case .string(let s): sqlite3_bind_text(h, p, s, -1, transient)
+                    case .string(let s): Self.bindText(h, p, s)
                     case .array, .object: sqlite3_bind_text(h, p, JSONWriter.string(cell), -1, transient)
                     }
                     p += 1
                     if keyed[i] {
                         if case .string(let s) = cell {
                             if let ranks = enumRanks[i] {
-                                if let rank = ranks[s] { sqlite3_bind_int64(h, p, rank) } else { sqlite3_bind_text(h, p, s, -1, transient) }
+                                if let rank = ranks[s] { sqlite3_bind_int64(h, p, rank) } else { Self.bindText(h, p, s) }
                             } else if let ms = DateKey.millis(s) {
                                 sqlite3_bind_int64(h, p, ms)
                             } else {
-                                sqlite3_bind_text(h, p, s, -1, transient)
+                                Self.bindText(h, p, s)
                             }
                         } else if case .null = cell {
                             sqlite3_bind_null(h, p)
@@ -212,6 +213,17 @@ public final class SpoolFile: @unchecked Sendable {
                 rows.append(.object(o))
             }
             return rows
+        }
+    }
+
+    /// Binds a string by its UTF-8 bytes (no `strlen`; SQLite copies them).
+    @inline(__always) private static func bindText(_ h: OpaquePointer?, _ index: Int32, _ s: String) {
+        var s = s
+        s.withUTF8 { b in
+            guard let base = b.baseAddress else { sqlite3_bind_text(h, index, "", 0, transient); return }
+            base.withMemoryRebound(to: CChar.self, capacity: b.count) { c in
+                _ = sqlite3_bind_text(h, index, c, Int32(b.count), transient)
+            }
         }
     }
 
