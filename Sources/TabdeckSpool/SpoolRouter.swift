@@ -94,6 +94,7 @@ public final class SpoolRouter: @unchecked Sendable {
             case .notification(Method.close, let params):
                 if let route = routes[tab], case .object(let o) = params, case .string(let handle)? = o["table"],
                    let table = route.tables.removeValue(forKey: handle) {
+                    for id in table.inflight.keys { send(tab, .notification(method: Method.cancel, params: ["id": id.json])) }
                     route.file?.drop(table.schema)
                     for name in table.orders.values { route.file?.dropTable(named: name) }
                 }
