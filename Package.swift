@@ -31,9 +31,15 @@ let package = Package(
         .target(name: "TabdeckSupervisor", dependencies: ["TabdeckProtocol"]),
         .systemLibrary(name: "CReadline", path: "Sources/CReadline"),
         .target(name: "TabdeckTerminal", dependencies: ["CReadline", "TabdeckCore"]),
+        .target(name: "TabdeckSpool", dependencies: [
+            "TabdeckProtocol",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ]),
         .target(name: "TabdeckConformance", dependencies: ["TabdeckProtocol", "TabdeckSupervisor"]),
         .target(name: "TabdeckApp", dependencies: [
             "TabdeckProtocol", "TabdeckCore", "TabdeckStore", "TabdeckSupervisor", "TabdeckTerminal", "TabdeckConformance",
+            "TabdeckSpool",
         ]),
         .executableTarget(name: "tabdeck", dependencies: [
             "TabdeckApp",
@@ -60,6 +66,7 @@ let package = Package(
         .testTarget(name: "TabdeckPluginKitTests", dependencies: ["TabdeckPluginKit"]),
         .testTarget(name: "CSVTableTests", dependencies: ["CSVTable"]),
         .testTarget(name: "SQLiteBrowserTests", dependencies: ["SQLiteBrowser"]),
+        .testTarget(name: "TabdeckSpoolTests", dependencies: ["TabdeckSpool"]),
         .testTarget(name: "TabdeckConformanceTests", dependencies: ["TabdeckConformance"]),
         .testTarget(name: "EndToEndTests", dependencies: []),
     ],

@@ -2,6 +2,7 @@ import Foundation
 import TabdeckConformance
 import TabdeckCore
 import TabdeckProtocol
+import TabdeckSpool
 import TabdeckStore
 import TabdeckSupervisor
 
@@ -16,6 +17,9 @@ public final class Runtime {
     public private(set) var workspace: Workspace
     let database: AppDatabase
     let supervisor: PluginSupervisor
+    /// Sorting, paging and export for plugins that cannot sort or page (`TabdeckSpool`):
+    /// between the core and the supervisor.
+    let spool: SpoolRouter
     /// Writes the protocol traffic of traced tabs (`--trace FILE`, `"trace": true`).
     let tracer: ProtocolTracer?
     let queue = EventQueue()
@@ -76,11 +80,36 @@ public final class Runtime {
         for tab in traced { tracer?.traceTab(tab.id, to: stateDirectory + "/logs/\(tab.id).trace") }
         self.tracer = tracer
         let queue = self.queue
-        self.supervisor = PluginSupervisor(requestTimeout: requestTimeout, handshakeTimeout: handshakeTimeout,
-                                           onEvent: { event in
+        let spoolFolder = SpoolFolder.folder(stateDirectory: stateDirectory)
+        SpoolFolder.removeStale(folder: spoolFolder)
+        // The spool answers the core as the plugin would (`deliver`) and sends requests of its
+        // own to the plugin (`send`, set once the supervisor exists).
+        let spoolSend = SpoolSendBox()
+        let spool = SpoolRouter(folder: spoolFolder, send: { tab, message in spoolSend.send?(tab, message) },
+                                deliver: { tab, message in queue.put(.plugin(tab: tab, .message(message))) })
+        self.spool = spool
+        let supervisor = PluginSupervisor(requestTimeout: requestTimeout, handshakeTimeout: handshakeTimeout,
+                                          onEvent: { event in
             tracer?.record(event)
+            switch event {
+            case .message(let tab, let message):
+                if spool.incoming(message, tab: tab) { return }
+            case .timedOut(let tab, let id, _):
+                if spool.timedOut(id, tab: tab) { return }
+            case .exited(let tab, _, _):
+                spool.pluginEnded(tab: tab)
+            default:
+                break
+            }
             queue.put(Runtime.translate(event))
         })
+        self.supervisor = supervisor
+        spoolSend.send = { [weak supervisor] tab, message in
+            tracer?.sent(message, tab: tab)
+            do { try supervisor?.send(message, to: tab) } catch {
+                tracer?.note("could not send: \(error)", tab: tab)
+            }
+        }
         if let recovery {
             writeError("tabdeck: \(recovery.reason); the old database was moved to \(recovery.movedTo) and a fresh one started")
         }
@@ -131,6 +160,7 @@ public final class Runtime {
     public func shutdown() {
         execute(workspace.shutdown())
         supervisor.stopAll()
+        spool.removeAll()
     }
 
     /// Handles events until `done()` holds.
@@ -186,6 +216,7 @@ public final class Runtime {
                 queue.put(.plugin(tab: tab, .spawnFailed(reason)))
             }
         case .send(let tab, let message):
+            if spool.outgoing(message, tab: tab) { return }  // answered from the spool
             tracer?.sent(message, tab: tab)
             do { try supervisor.send(message, to: tab) } catch {
                 tracer?.note("could not send: \(error)", tab: tab)
@@ -288,4 +319,10 @@ public final class Runtime {
             }
         }
     }
+}
+
+/// The spool's way to the supervisor, filled in once the supervisor exists (the supervisor's
+/// event handler needs the spool first).
+final class SpoolSendBox: @unchecked Sendable {
+    var send: (@Sendable (String, Message) -> Void)?
 }

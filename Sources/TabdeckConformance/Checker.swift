@@ -43,6 +43,7 @@ public struct CheckOptions: Sendable {
 /// 3. `paging: …`: the first page; the whole table (ids unique, count = total, pages join up);
 ///    a middle page and the end (short last page, empty past the end); generation and offset
 ///    echoed in every page; the same id always with the same cells.
+///    With `paging: false`, `stream: whole table` and `stream: again` instead (``StreamChecks``).
 /// 4. `sort: …`: each sortable column in both directions (whole table up to 5,000 rows, else
 ///    sample pages), in the right order (see ``OrderCheck``) with the same ids; multi-key sorts
 ///    with `multiSort`; non-sortable columns refused.
@@ -68,7 +69,7 @@ public struct PluginChecker: Sendable {
         defer { ctx.session.kill() }
         HandshakeCheck.run(ctx)
         OpenCheck.run(ctx)
-        PagingChecks.run(ctx)
+        if ctx.capabilities.paging { PagingChecks.run(ctx) } else { StreamChecks.run(ctx) }
         SortChecks.run(ctx)
         CancelCheck.run(ctx)
         ErrorChecks.run(ctx)

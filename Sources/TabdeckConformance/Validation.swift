@@ -282,10 +282,14 @@ enum Validate {
                 return "log: level must be debug, info, warning or error"
             }
             return p?["message"]?.stringValue == nil ? "log: message must be a string" : nil
+        case StreamRules.chunkMethod:
+            guard p?["id"]?.intValue != nil || p?["id"]?.stringValue != nil else { return "rows/chunk: id must name the rows request" }
+            return p?["rows"]?.arrayValue == nil ? "rows/chunk: rows must be an array" : nil
         default:
             return nil
         }
     }
 
-    static let pluginNotifications: Set<String> = [Method.badge, Method.invalidate, Method.progress, Method.status, Method.log]
+    static let pluginNotifications: Set<String> = [Method.badge, Method.invalidate, Method.progress, Method.status, Method.log,
+                                                   StreamRules.chunkMethod]
 }

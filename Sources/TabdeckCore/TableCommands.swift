@@ -124,7 +124,9 @@ extension Workspace {
 
     func requireSort(_ tab: String) throws(CommandError) {
         guard let caps = tabs[tab]!.capabilities, caps.sort else {
-            throw CommandError("plugin \(tab) cannot sort, and host-side sorting is not available yet")
+            // The runtime's spool (TabdeckSpool) announces `sort` for plugins without it and sorts
+            // for them; only a core driven without that edge (tests) gets here.
+            throw CommandError("plugin \(tab) cannot sort, and no host-side sorting is set up for it")
         }
     }
 

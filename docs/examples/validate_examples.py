@@ -6,6 +6,8 @@
    and must travel in the right direction. Each fenced block is one session: a response is checked
    against the result definition of the request it answers (found by id earlier in the block),
    `rows` results against the columns, sections and capabilities the block declared.
+   Transcripts in docs/examples/*.transcript are checked the same way (one session per file), and
+   those whose first line is `# plugin: ARGV` are compared with what ARGV really prints.
 2. docs/examples/hello.sh and docs/examples/hello.py are run on a scripted session; every stdout
    line must be valid JSON that passes the same checks, and each request must get the expected answer.
 
@@ -21,9 +23,10 @@ DEF_BY_METHOD = {"initialize": "InitializeRequest", "open": "OpenRequest", "rows
                  "children": "ChildrenRequest", "action": "ActionRequest", "shutdown": "ShutdownRequest",
                  "close": "CloseNotification", "$/cancel": "CancelNotification", "badge": "BadgeNotification",
                  "invalidate": "InvalidateNotification", "progress": "ProgressNotification",
-                 "status": "StatusNotification", "log": "LogNotification"}
+                 "status": "StatusNotification", "log": "LogNotification",
+                 "rows/chunk": "RowsChunkNotification"}
 HOST_METHODS = {"initialize", "open", "rows", "children", "action", "shutdown", "close", "$/cancel"}
-PLUGIN_NOTIFICATIONS = {"badge", "invalidate", "progress", "status", "log"}
+PLUGIN_NOTIFICATIONS = {"badge", "invalidate", "progress", "status", "log", "rows/chunk"}
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$")
 
 
@@ -112,6 +115,7 @@ class Session:
         self.answered = set()
         self.capabilities = None
         self.tables = {}         # table handle -> table description
+        self.streamed = {}       # json.dumps(id) of a stream request -> rows sent in rows/chunk so far
         self.failures = []
 
     def fail(self, where, text):
@@ -156,12 +160,32 @@ class Session:
             if method is not None:
                 if method not in PLUGIN_NOTIFICATIONS:
                     self.fail(where, f"plugins do not send {method!r}")
+                if method == "rows/chunk":
+                    self.check_chunk(where, msg["params"])
                 return
             self.check_response(where, msg)
+
+    def check_chunk(self, where, params):
+        key = json.dumps(params["id"])
+        if key not in self.streamed or key in self.answered:
+            return self.fail(where, f"rows/chunk for id {key}, which is not a stream request in flight")
+        self.streamed[key] += len(params["rows"])
+        request = self.pending[key]
+        self.check_rows(where, dict(request["params"], offset=0), {"generation": request["params"]["generation"],
+                                                                   "rows": params["rows"]})
 
     def check_host_request(self, where, msg):
         p, caps = msg.get("params", {}), self.capabilities
         if msg["method"] == "rows" and caps is not None:
+            streaming = caps.get("paging", True) is False
+            if p.get("stream") and not streaming:
+                self.fail(where, "`stream` is only sent to plugins with `paging: false`")
+            if streaming and not p.get("stream") and p.get("table") in self.tables:
+                self.fail(where, "a plugin with `paging: false` receives `rows` with `stream: true` only")
+            if p.get("stream"):
+                if p["offset"] != 0 or p["sort"]:
+                    self.fail(where, "a stream request has offset 0 and sort []")
+                self.streamed[json.dumps(msg["id"])] = 0
             if not caps.get("sort") and p["sort"]:
                 self.fail(where, "a plugin without `sort` receives `sort: []` only")
             if caps.get("sort") and not caps.get("multiSort") and len(p["sort"]) > 1:
@@ -206,6 +230,11 @@ class Session:
                 self.fail(where, f"column {column['id']!r}: `values` is for enum columns only")
 
     def check_rows(self, where, params, result):
+        key = next((k for k, r in self.pending.items() if r.get("params") is params), None)
+        if params.get("stream") and key in self.streamed and isinstance(result.get("total"), int):
+            sent = self.streamed[key] + len(result["rows"])
+            if result["total"] != sent:
+                self.fail(where, f"the stream's total is {result['total']}, but {sent} rows were sent")
         if result["generation"] != params["generation"]:
             self.fail(where, "`generation` must echo the request's")
         if "offset" in result and result["offset"] != params["offset"]:
@@ -255,6 +284,29 @@ def check_spec(path=DOCS / "PROTOCOL.md"):
             count += 1
             session.check(f"PROTOCOL.md:{number}", line[0], line[2:])
     failures += session.failures
+    return count, failures
+
+
+def check_transcripts(run_plugins=True):
+    """docs/examples/*.transcript: one session each; `# plugin: ARGV` on the first line means the
+    ← lines must be exactly what ARGV (run from the repository root) prints for the → lines."""
+    count, failures = 0, []
+    for path in sorted(HERE.glob("*.transcript")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        session = Session(path.name)
+        for number, line in enumerate(lines, 1):
+            if line.startswith(("→ ", "← ")):
+                count += 1
+                session.check(f"{path.name}:{number}", line[0], line[2:])
+        failures += session.failures
+        header = re.fullmatch(r"# plugin: (.+)", lines[0]) if lines else None
+        if header and run_plugins:
+            sent = [l[2:] for l in lines if l.startswith("→ ")]
+            shown = [l[2:] for l in lines if l.startswith("← ")]
+            run = subprocess.run(header.group(1).split(), input="".join(l + "\n" for l in sent), capture_output=True,
+                                 text=True, encoding="utf-8", timeout=60, cwd=DOCS.parent)
+            if [l for l in run.stdout.split("\n") if l] != shown:
+                failures.append(f"{path.name}: the ← lines are not what `{header.group(1)}` prints")
     return count, failures
 
 
@@ -377,6 +429,9 @@ def main():
     print(f"PROTOCOL.md: {count} example lines checked")
     seen, more = check_listings(run_plugins=run_plugins)
     print(f"PROTOCOL.md: {seen} listing/session markers checked")
+    failures += more
+    n, more = check_transcripts(run_plugins=run_plugins)
+    print(f"examples/*.transcript: {n} lines checked")
     failures += more
     if run_plugins:
         for argv, sorts in ((["bash", str(HERE / "hello.sh")], False), (["python3", str(HERE / "hello.py")], True)):

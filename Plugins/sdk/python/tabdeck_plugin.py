@@ -51,6 +51,7 @@ import os
 import queue
 import sys
 import threading
+import time
 from typing import Any, BinaryIO, Callable, Iterable, Mapping, Sequence
 
 __all__ = [
@@ -295,6 +296,13 @@ def filter_rows(rows: Iterable[Mapping[str, Any]], text: str) -> list[Any]:
 
 
 # --------------------------------------------------------------------------- encoding
+
+def stream_source_rows(source: Any) -> Iterable[Any]:
+    """The rows a streaming table sends, in order: its ``stream()`` generator if it has one
+    (rows produced as they are read, never all in memory), else :meth:`TableSource.all_rows`."""
+    stream = getattr(source, "stream", None)
+    return stream() if callable(stream) else source.all_rows()
+
 
 def _finite(obj: Any) -> Any:
     """Replace NaN and infinities (not valid JSON) by ``None``, recursively."""
@@ -792,6 +800,9 @@ class TablePlugin(TableSource):
         if method == "close":  # a notification in v1; tolerate it as a request
             self._close(req.params.get("table") if isinstance(req.params, dict) else None)
             return None
+        if method == "rows" and isinstance(req.params, dict) and req.params.get("stream") is True \
+                and self._initialized:
+            return self._stream_rows(req.id, req.params)
         handler = {"open": self._open, "rows": self._rows, "children": self._children,
                    "action": self._action}.get(method)
         if handler is None:
@@ -894,6 +905,35 @@ class TablePlugin(TableSource):
             result["generation"] = params["generation"]
         result.update({"offset": offset, "rows": page, "total": total})
         return self._fit(result)
+
+    # Streaming (``paging: False`` plugins, protocol section 11.3.1). Kept in functions of their
+    # own: a plugin that declares ``{"paging": False}`` gets ``rows`` with ``stream: true`` and
+    # answers with ``rows/chunk`` notifications, then the result with the total.
+
+    STREAM_CHUNK = 1000
+    """Rows per ``rows/chunk`` notification."""
+
+    def _stream_rows(self, id: Any, params: dict[str, Any]) -> dict[str, Any]:
+        """Sends every row of the table (:meth:`stream_source_rows`) as ``rows/chunk``
+        notifications naming request ``id``, then returns the final result."""
+        source = self._source(params.get("table"))
+        ncols = len(source.columns())
+        sent, chunk, last_progress = 0, [], time.monotonic()
+        for r in stream_source_rows(source):
+            chunk.append(self._check_row(r, ncols))
+            if len(chunk) >= self.STREAM_CHUNK:
+                self.check_cancelled()
+                self.notify("rows/chunk", {"id": id, "rows": chunk})
+                sent += len(chunk)
+                chunk = []
+                if time.monotonic() - last_progress > 1.0:  # keeps the host's request timer alive
+                    self.progress(sent, None, "streaming")
+                    last_progress = time.monotonic()
+        result: dict[str, Any] = {}
+        if "generation" in params:
+            result["generation"] = params["generation"]
+        result.update({"offset": 0, "rows": chunk, "total": sent + len(chunk)})
+        return result
 
     @staticmethod
     def _check_row(r: Any, ncols: int) -> dict[str, Any]:

@@ -13,7 +13,10 @@ enum CancelCheck {
             let droppedBefore = ctx.session.droppedReplies
             let id = ctx.session.makeID()
             let request = RowsRequest(table: table.table, offset: 0, limit: limit, sort: sort, generation: ctx.nextGeneration())
-            if let reason = ctx.session.post(id: id, method: Method.rows, params: request.json) {
+            // A streaming plugin (paging: false) gets a stream request cancelled, then streams again.
+            let streams = !ctx.capabilities.paging
+            let params = streams ? ctx.streamParams(table: table.table, generation: request.generation) : request.json
+            if let reason = ctx.session.post(id: id, method: Method.rows, params: params) {
                 throw CheckAbort(reason: "could not send rows: \(reason)")
             }
             ctx.expectedDrops += 1
@@ -22,16 +25,16 @@ enum CancelCheck {
                     throw CheckAbort(reason: "could not send $/cancel: \(reason)")
                 }
             }
-            let next: RowsResult
+            let next: Int
             do throws(CheckAbort) {
-                next = try ctx.page(offset: 0, limit: 5, into: &f)
+                next = streams ? try ctx.stream(into: &f).ids.count : try ctx.page(offset: 0, limit: 5, into: &f).rows.count
             } catch {
                 throw CheckAbort(reason: "after $/cancel, the next request failed: \(error.reason)", notes: error.notes)
             }
             let answered = ctx.session.droppedReplies > droppedBefore
             let fate = answered ? "the cancelled rows request was answered (the host drops that answer)"
                                 : "the cancelled rows request was not answered"
-            return "\(fate); the next request got \(next.rows.count) rows"
+            return "\(fate); the next request got \(next) rows"
         }
     }
 }

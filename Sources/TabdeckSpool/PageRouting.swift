@@ -1,0 +1,57 @@
+import TabdeckProtocol
+
+/// How far a spooled table has been filled from its plugin.
+public enum SpoolFill: Hashable, Sendable {
+    /// Nothing asked for yet.
+    case idle
+    /// Rows are arriving.
+    case filling
+    /// Every row is in the spool.
+    case complete
+    /// The stream or the pull failed; the message says why.
+    case failed(String)
+}
+
+/// What to do with one of the core's `rows` requests for a table of a plugin that cannot sort
+/// or cannot page. Pure, so the rules are tested without a plugin.
+public enum PageRoute: Hashable, Sendable {
+    /// Send it to the plugin unchanged (a natural-order page of a plugin that pages).
+    case forward
+    /// Answer it from the spool now.
+    case answer
+    /// Keep it until more rows have arrived (or all of them).
+    case wait
+    /// Answer it with this error.
+    case fail(String)
+
+    /// The rules:
+    /// - a plugin that pages serves natural-order pages itself;
+    /// - a complete spool answers everything;
+    /// - while rows arrive, a natural-order page whose rows have all arrived is answered at once
+    ///   (rows are usable before the stream ends), and one reaching past them waits;
+    /// - a sorted page waits until every row has arrived: an order over part of the table would
+    ///   show rows that are not the real top, and `export` or `select all` of it would be wrong.
+    public static func decide(_ request: RowsRequest, pluginPages: Bool, fill: SpoolFill, arrived: Int) -> PageRoute {
+        if pluginPages && request.sort.isEmpty { return .forward }
+        switch fill {
+        case .complete: return .answer
+        case .failed(let message): return .fail(message)
+        case .idle, .filling:
+            if request.sort.isEmpty && request.offset + request.limit <= arrived { return .answer }
+            return .wait
+        }
+    }
+}
+
+/// When materializing a sort order pays: a page past the first screens of a big table
+/// (paging through `OFFSET` would sort the whole table again for every page).
+public enum OrderPolicy {
+    /// Rows below which every page is sorted on the fly.
+    public static let minimumRows = 20_000
+    /// The first offset that makes an order worth materializing.
+    public static let deepOffset = 1_000
+
+    public static func materialize(offset: Int, rows: Int) -> Bool {
+        rows >= minimumRows && offset >= deepOffset
+    }
+}

@@ -1,0 +1,452 @@
+import Foundation
+import TabdeckProtocol
+
+/// The edge adapter that gives sorting, paging and export to plugins that cannot sort
+/// (`sort: false`) or cannot page (`paging: false`, streaming plugins).
+///
+/// It sits between the runtime and the supervisor and makes such a plugin look to the core
+/// like one that sorts, multi-sorts and pages:
+/// - the plugin's `initialize` result reaches the core with `sort`, `multiSort` and `paging`
+///   set (the plugin's own capabilities are kept here);
+/// - table descriptions (`open`, `children` results) are noted, one spool table per table;
+/// - the core's `rows` requests for those tables are answered from the spool (a SQLite file,
+///   ``SpoolFile``) as if the plugin had answered them, with the same ids; natural-order pages
+///   of a plugin that pages still go to the plugin;
+/// - the spool fills itself with requests of its own (ids `"spool-N"`, ``SpoolIDs``): one
+///   `stream` request for a streaming plugin, natural-order pages of 1,000 rows otherwise,
+///   while `progress` notifications tell the core how many rows arrived, and an `invalidate`
+///   refreshes the core's rows when the table is complete.
+///
+/// Thread-safe: ``outgoing(_:tab:)`` runs on the runtime's thread, ``incoming(_:tab:)`` on the
+/// plugin's reader thread; one lock serializes them (and every use of the SQLite file).
+public final class SpoolRouter: @unchecked Sendable {
+    /// Sends a message to a tab's plugin.
+    public typealias Send = @Sendable (_ tab: String, _ message: Message) -> Void
+    /// Hands a message to the core as if the plugin had sent it.
+    public typealias Deliver = @Sendable (_ tab: String, _ message: Message) -> Void
+
+    /// The folder of the spool files (`<state>/spool`).
+    public let folder: String
+    private let send: Send
+    private let deliver: Deliver
+    private let lock = NSLock()
+    /// The writer queue (storing rows) and how many messages may wait for it.
+    private let work = DispatchQueue(label: "tabdeck.spool.writer")
+    private let backlog = DispatchSemaphore(value: SpoolRouter.backlogLimit)
+    static let backlogLimit = 8
+    private var routes: [String: TabRoute] = [:]
+    private var ids = SpoolIDs()
+    private var nextTableNumber = 1
+    /// Rows per page when pulling from a plugin that pages; pages in flight at once.
+    static let pullPage = 1000
+    static let pullInflight = 2
+    /// Rows between two progress reports.
+    static let progressStep = 10_000
+    /// Rows of a sorted order read at once for the first pages (the read-ahead page then costs nothing).
+    static let headRows = 1000
+
+    public init(folder: String, send: @escaping Send, deliver: @escaping Deliver) {
+        self.folder = folder
+        self.send = send
+        self.deliver = deliver
+    }
+
+    /// The spool file of `tab` (whether or not it exists).
+    public func spoolPath(tab: String) -> String {
+        SpoolFolder.path(folder: folder, tab: tab, pid: getpid())
+    }
+
+    /// Whether `tab`'s plugin is spooled (it lacks `sort` or `paging`).
+    public func isSpooled(tab: String) -> Bool {
+        lock.withLock { routes[tab]?.spooled ?? false }
+    }
+
+    // MARK: Core → plugin
+
+    /// A message the core sends to `tab`'s plugin. Returns true when the spool took care of it
+    /// (it must not be sent); false to send it unchanged.
+    public func outgoing(_ message: Message, tab: String) -> Bool {
+        lock.withLock {
+            switch message {
+            case .request(let id, let method, let params):
+                if method == Method.initialize {
+                    routes[tab] = TabRoute(initializeID: id)
+                    return false
+                }
+                guard let route = routes[tab], route.spooled else { return false }
+                if method == Method.open || method == Method.children {
+                    route.describing[id] = true
+                    return false
+                }
+                guard method == Method.rows, let request = try? RowsRequest(params),
+                      let table = route.tables[request.table] else { return false }
+                return coreRows(id: id, request: request, table: table, route: route, tab: tab)
+            case .notification(Method.cancel, let params):
+                guard let route = routes[tab], route.spooled, case .object(let o) = params, let raw = o["id"] else { return false }
+                let id: RequestID? = switch raw { case .int(let i): .int(i); case .string(let s): .string(s); default: nil }
+                for table in route.tables.values {
+                    if let i = table.waiting.firstIndex(where: { $0.id == id }) {
+                        table.waiting.remove(at: i)
+                        return true
+                    }
+                }
+                return false
+            case .notification(Method.close, let params):
+                if let route = routes[tab], case .object(let o) = params, case .string(let handle)? = o["table"],
+                   let table = route.tables.removeValue(forKey: handle) {
+                    for id in table.inflight.keys { send(tab, .notification(method: Method.cancel, params: ["id": id.json])) }
+                    route.file?.drop(table.schema)
+                    for name in table.orders.values { route.file?.dropTable(named: name) }
+                }
+                return false
+            default:
+                return false
+            }
+        }
+    }
+
+    private func coreRows(id: RequestID, request: RowsRequest, table: SpooledTable, route: TabRoute, tab: String) -> Bool {
+        let pages = route.capabilities?.paging ?? true
+        switch PageRoute.decide(request, pluginPages: pages, fill: table.fill, arrived: table.arrived) {
+        case .forward:
+            return false
+        case .answer:
+            answer(id: id, request: request, table: table, route: route, tab: tab)
+        case .fail(let message):
+            deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: message)))
+        case .wait:
+            table.waiting.append((id, request))
+            if table.fill == .idle { startFilling(table, route: route, tab: tab) }
+        }
+        return true
+    }
+
+    // MARK: Plugin → core
+
+    /// A message from `tab`'s plugin. Returns true when the spool took care of it (delivering
+    /// whatever the core should see itself); false to deliver it unchanged.
+    public func incoming(_ message: Message, tab: String) -> Bool {
+        // Rows are stored on the writer queue, in order, while this (the plugin's reader) thread
+        // decodes the next lines.
+        switch message {
+        case .response(let id, let result) where SpoolIDs.isSpool(id):
+            later(tab) { route in self.ownReply(id: id, .success(result), route: route, tab: tab) }
+            return true
+        case .failure(let id?, let error) where SpoolIDs.isSpool(id):
+            later(tab) { route in self.ownReply(id: id, .failure(error), route: route, tab: tab) }
+            return true
+        case .notification(StreamMessages.chunkMethod, let params):
+            guard isSpooled(tab: tab) else { return false }
+            later(tab) { route in self.chunk(params, route: route, tab: tab) }
+            return true
+        case .notification(Method.invalidate, let params):
+            if isSpooled(tab: tab) { later(tab) { route in self.invalidate(params, route: route, tab: tab) } }
+            return false
+        default:
+            break
+        }
+        return lock.withLock {
+            guard let route = routes[tab] else { return false }
+            switch message {
+            case .response(let id, let result) where id == route.initializeID:
+                return handshake(result, id: id, route: route, tab: tab)
+            case .response(let id, let result) where route.describing.removeValue(forKey: id) != nil:
+                describe(result, route: route)
+                return false
+            case .failure(let id?, _) where route.describing.removeValue(forKey: id) != nil:
+                return false
+            default:
+                return false
+            }
+        }
+    }
+
+    /// Runs `body` on the writer queue under the lock (if the tab is still routed). At most
+    /// `backlogLimit` messages wait there; the reader thread waits beyond that, which slows
+    /// the plugin down through its pipe instead of holding many rows in memory.
+    private func later(_ tab: String, _ body: @escaping @Sendable (TabRoute) -> Void) {
+        backlog.wait()
+        work.async { [self] in
+            lock.withLock { if let route = routes[tab] { body(route) } }
+            backlog.signal()
+        }
+    }
+
+    /// Waits until every message handed to the writer queue so far has been handled.
+    public func drain() {
+        work.sync {}
+    }
+
+    /// The supervisor gave up on request `id` of `tab` (no answer or `progress` in time).
+    /// Returns true when it was one of the spool's: its table fails with a message saying so.
+    public func timedOut(_ id: RequestID, tab: String) -> Bool {
+        guard SpoolIDs.isSpool(id) else { return false }
+        drain()
+        lock.withLock {
+            guard let route = routes[tab], let table = route.tables.values.first(where: { $0.inflight[id] != nil }) else { return }
+            table.inflight[id] = nil
+            fail(table, "plugin \(tab) stopped sending the rows of table \(table.handle) after \(table.arrived) rows "
+                 + "(no rows/chunk result or progress in time)", route: route, tab: tab)
+        }
+        return true
+    }
+
+    /// The plugin of `tab` stopped (exited, crashed, was killed): its spool is deleted. When
+    /// rows were still arriving, the core's log says how far the stream got.
+    public func pluginEnded(tab: String) {
+        drain()
+        lock.withLock {
+            guard let route = routes.removeValue(forKey: tab) else { return }
+            for table in route.tables.values where table.fill == .filling {
+                deliver(tab, .notification(method: Method.log, params: [
+                    "level": "error",
+                    "message": .string("the rows of table \(table.handle) stopped after \(table.arrived) rows: the plugin ended before sending them all"),
+                ]))
+            }
+            route.file?.remove()
+        }
+    }
+
+    /// Deletes every spool (on quit).
+    public func removeAll() {
+        drain()
+        lock.withLock {
+            for route in routes.values { route.file?.remove() }
+            routes.removeAll()
+        }
+    }
+
+    // MARK: Handshake and tables
+
+    private func handshake(_ result: JSONValue, id: RequestID, route: TabRoute, tab: String) -> Bool {
+        route.initializeID = nil
+        guard let info = try? InitializeResult(result) else { return false }
+        route.capabilities = info.capabilities
+        guard route.spooled, case .object(var o) = result else { return false }
+        var caps: JSONObject
+        if case .object(let c)? = o["capabilities"] { caps = c } else { caps = [:] }
+        caps["sort"] = true
+        caps["multiSort"] = true
+        caps["paging"] = true
+        o["capabilities"] = .object(caps)
+        deliver(tab, .response(id: id, result: .object(o)))
+        return true
+    }
+
+    private func describe(_ result: JSONValue, route: TabRoute) {
+        guard let description = try? TableDescription(result) else { return }
+        if let old = route.tables[description.table] { route.file?.drop(old.schema) }
+        let schema = SpoolSchema(tableName: "t\(nextTableNumber)", columns: description.columns)
+        nextTableNumber += 1
+        route.tables[description.table] = SpooledTable(handle: description.table, schema: schema, announcedTotal: description.total)
+    }
+
+    // MARK: Filling
+
+    private func startFilling(_ table: SpooledTable, route: TabRoute, tab: String) {
+        do {
+            let file = try route.file ?? SpoolFile(path: spoolPath(tab: tab))
+            route.file = file
+            try file.create(table.schema)
+        } catch {
+            fail(table, "could not create the spool: \(error)", route: route, tab: tab)
+            return
+        }
+        table.fill = .filling
+        table.arrived = 0
+        table.reported = 0
+        reportProgress(table, tab: tab)
+        if route.capabilities?.paging == false {
+            let id = ids.allocate()
+            table.inflight[id] = -1
+            send(tab, .request(id: id, method: Method.rows, params: StreamMessages.streamParams(table: table.handle)))
+        } else {
+            table.nextPull = 0
+            table.pullEnded = false
+            table.early = [:]
+            pull(table, tab: tab)
+        }
+    }
+
+    /// Keeps `pullInflight` natural-order pages on their way until the end has been seen.
+    private func pull(_ table: SpooledTable, tab: String) {
+        while !table.pullEnded && table.inflight.count < Self.pullInflight {
+            let id = ids.allocate()
+            table.inflight[id] = table.nextPull
+            send(tab, .request(id: id, method: Method.rows,
+                               params: StreamMessages.pageParams(table: table.handle, offset: table.nextPull, limit: Self.pullPage)))
+            table.nextPull += Self.pullPage
+        }
+    }
+
+    private func chunk(_ params: JSONValue, route: TabRoute, tab: String) {
+        guard let (id, rows) = try? StreamMessages.chunk(params),
+              let table = route.tables.values.first(where: { $0.inflight[id] == -1 }) else {
+            return  // a chunk of a request no longer wanted (cancelled, table closed)
+        }
+        append(rows, to: table, route: route, tab: tab)
+    }
+
+    private func ownReply(id: RequestID, _ outcome: Result<JSONValue, RPCError>, route: TabRoute, tab: String) {
+        guard let table = route.tables.values.first(where: { $0.inflight[id] != nil }),
+              let offset = table.inflight.removeValue(forKey: id) else { return }
+        let parsed: (rows: [JSONValue], total: Int?)
+        switch outcome {
+        case .failure(let error):
+            fail(table, "plugin \(tab) could not send the rows of \(table.handle): \(error.message) (code \(error.code))", route: route, tab: tab)
+            return
+        case .success(let result):
+            do { parsed = try StreamMessages.result(result) } catch {
+                fail(table, "plugin \(tab) sent a bad rows result for \(table.handle): \(error)", route: route, tab: tab)
+                return
+            }
+        }
+        if offset < 0 {  // the end of a stream
+            append(parsed.rows, to: table, route: route, tab: tab)
+            complete(table, route: route, tab: tab)
+            return
+        }
+        table.early[offset] = parsed.rows
+        while let rows = table.early.removeValue(forKey: table.arrived) {
+            if rows.count < Self.pullPage { table.pullEnded = true }
+            append(rows, to: table, route: route, tab: tab)
+            if table.fill != .filling { return }
+            if table.pullEnded { break }
+        }
+        if table.pullEnded {
+            // Pages asked for past the end are not needed.
+            for id in table.inflight.keys { send(tab, .notification(method: Method.cancel, params: ["id": id.json])) }
+            table.inflight = [:]
+            table.early = [:]
+            complete(table, route: route, tab: tab)
+        } else {
+            pull(table, tab: tab)
+        }
+    }
+
+    private func append(_ rows: [JSONValue], to table: SpooledTable, route: TabRoute, tab: String) {
+        guard table.fill == .filling, let file = route.file, !rows.isEmpty else { return }
+        do {
+            table.arrived += try file.insert(rows, into: table.schema, firstSeq: table.arrived + 1, tab: tab, table: table.handle)
+        } catch {
+            fail(table, "\(error)", route: route, tab: tab)
+            return
+        }
+        if table.arrived - table.reported >= Self.progressStep { reportProgress(table, tab: tab) }
+        answerWaiting(table, route: route, tab: tab)
+    }
+
+    private func complete(_ table: SpooledTable, route: TabRoute, tab: String) {
+        do { try route.file?.commit() } catch { fail(table, "\(error)", route: route, tab: tab); return }
+        table.fill = .complete
+        deliver(tab, .notification(method: Method.progress, params: [
+            "done": .int(Int64(table.arrived)), "total": .int(Int64(table.arrived)), "message": "rows received"]))
+        deliver(tab, .notification(method: Method.invalidate, params: [
+            "table": .string(table.handle), "total": .int(Int64(table.arrived))]))
+        answerWaiting(table, route: route, tab: tab)
+    }
+
+    private func fail(_ table: SpooledTable, _ message: String, route: TabRoute, tab: String) {
+        table.fill = .failed(message)
+        for id in table.inflight.keys { send(tab, .notification(method: Method.cancel, params: ["id": id.json])) }
+        table.inflight = [:]
+        deliver(tab, .notification(method: Method.log, params: ["level": "error", "message": .string(message)]))
+        deliver(tab, .notification(method: Method.progress, params: ["done": 1, "total": 1]))
+        answerWaiting(table, route: route, tab: tab)
+    }
+
+    private func reportProgress(_ table: SpooledTable, tab: String) {
+        table.reported = table.arrived
+        deliver(tab, .notification(method: Method.progress, params: [
+            "done": .int(Int64(table.arrived)), "total": table.announcedTotal.map { .int(Int64($0)) } ?? .null,
+            "message": "receiving rows"]))
+    }
+
+    /// Answers the waiting requests that can be answered now, in order.
+    private func answerWaiting(_ table: SpooledTable, route: TabRoute, tab: String) {
+        guard !table.waiting.isEmpty else { return }
+        var still: [(id: RequestID, request: RowsRequest)] = []
+        for (id, request) in table.waiting {
+            switch PageRoute.decide(request, pluginPages: false, fill: table.fill, arrived: table.arrived) {
+            case .answer: answer(id: id, request: request, table: table, route: route, tab: tab)
+            case .fail(let message): deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: message)))
+            case .wait, .forward: still.append((id, request))
+            }
+        }
+        table.waiting = still
+    }
+
+    private func answer(id: RequestID, request: RowsRequest, table: SpooledTable, route: TabRoute, tab: String) {
+        guard let file = route.file else {
+            deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: "the spool of \(tab) is gone")))
+            return
+        }
+        do {
+            var orderTable = table.orders[request.sort]
+            if orderTable == nil, table.fill == .complete, !request.sort.isEmpty,
+               OrderPolicy.materialize(offset: request.offset, rows: table.arrived) {
+                let name = "\(table.schema.tableName)_o\(table.orders.count + 1)"
+                try file.materialize(table.schema, request.sort, name: name)
+                table.orders[request.sort] = name
+                orderTable = name
+            }
+            let rows: [JSONValue]
+            if orderTable == nil, table.fill == .complete, !request.sort.isEmpty,
+               request.offset + request.limit <= Self.headRows {
+                // The first screens of a sorted order come from one top-N query, kept.
+                if table.head?.sort != request.sort {
+                    table.head = (request.sort, try file.page(table.schema, sort: request.sort, offset: 0, limit: Self.headRows))
+                }
+                let head = table.head!.rows
+                rows = Array(head[min(request.offset, head.count)..<min(request.offset + request.limit, head.count)])
+            } else {
+                rows = try file.page(table.schema, sort: request.sort, offset: request.offset, limit: request.limit,
+                                     orderTable: orderTable)
+            }
+            var result: JSONObject = ["generation": .int(Int64(request.generation)), "offset": .int(Int64(request.offset)),
+                                      "rows": .array(rows)]
+            if table.fill == .complete { result["total"] = .int(Int64(table.arrived)) }
+            deliver(tab, .response(id: id, result: .object(result)))
+        } catch {
+            let code = if case .unknownColumn = error { RPCError.invalidParams } else { RPCError.internalError }
+            deliver(tab, .failure(id: id, error: RPCError(code: code, message: error.description)))
+        }
+    }
+
+    private func invalidate(_ params: JSONValue, route: TabRoute, tab: String) {
+        guard case .object(let o) = params else { return }
+        let handle: String? = if case .string(let s)? = o["table"] { s } else { nil }
+        for table in route.tables.values where handle == nil || table.handle == handle {
+            guard table.fill != .idle else { continue }
+            // The plugin's data changed: refill on the next request that needs the spool.
+            for id in table.inflight.keys { send(tab, .notification(method: Method.cancel, params: ["id": id.json])) }
+            table.inflight = [:]
+            for name in table.orders.values { route.file?.dropTable(named: name) }
+            table.orders = [:]
+            table.head = nil
+            table.fill = .idle
+            table.arrived = 0
+            if !table.waiting.isEmpty { startFilling(table, route: route, tab: tab) }
+        }
+    }
+}
+
+/// What the spool knows about one tab's plugin.
+final class TabRoute {
+    /// The id of the `initialize` request until it is answered.
+    var initializeID: RequestID?
+    /// The plugin's own capabilities.
+    var capabilities: PluginCapabilities?
+    /// `open` and `children` requests in flight (their results describe tables).
+    var describing: [RequestID: Bool] = [:]
+    var tables: [String: SpooledTable] = [:]
+    var file: SpoolFile?
+
+    init(initializeID: RequestID) { self.initializeID = initializeID }
+
+    /// Whether the plugin needs the spool: it cannot sort, or cannot page.
+    var spooled: Bool {
+        guard let c = capabilities else { return false }
+        return !c.sort || !c.paging
+    }
+}

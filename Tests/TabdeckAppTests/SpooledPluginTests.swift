@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import TabdeckCore
+@testable import TabdeckApp
+
+/// The streaming fixture (`Plugins/fixtures/stream_plugin.py`: `sort: false`, `paging: false`)
+/// through the real runtime: the host spools its rows and sorts, pages and exports them.
+@Suite struct SpooledPluginTests {
+    let dir = TempDir()
+    static let plugin = Repo.path("Plugins/fixtures/stream_plugin.py")
+
+    func host(_ options: [String]) throws -> Host {
+        try Host(dir, tabs: [TabSpec(id: "stream", command: ["python3", Self.plugin] + options)], output: .json)
+    }
+
+    /// The fixture's cells of row i (the same function as in the plugin).
+    static func amount(_ i: Int) -> Double? { i % 97 == 0 ? nil : Double(i * 7919 % 100000) + Double(i % 100) / 100 }
+    static func state(_ i: Int) -> Int { i * 7 % 3 }  // todo, doing, done
+
+    var spoolFiles: [String] { (try? FileManager.default.contentsOfDirectory(atPath: dir.file("state/spool"))) ?? [] }
+
+    @Test func sortsPagesAndExportsAStreamedTable() async throws {
+        let n = 100_000
+        let h = try host(["--rows", String(n)])
+        let sort = await h.run("sort amount desc", timeout: 60)
+        #expect(sort.ok, "\(sort)")
+        let first = await h.run("show 5", timeout: 60)
+        #expect(first.ok, "\(first)")
+        // Amount descending (nulls last), ties by arrival.
+        let expected = (0..<n).sorted { a, b in
+            switch (Self.amount(a), Self.amount(b)) {
+            case let (x?, y?): x != y ? x > y : a < b
+            case (_?, nil): true
+            case (nil, _?): false
+            case (nil, nil): a < b
+            }
+        }
+        #expect(first.rows.map(\.id) == expected.prefix(5).map { "r\($0)" })
+        // Deep pages (through a materialized order) and the end of the table.
+        #expect((await h.run("goto 50001")).ok)
+        let deep = await h.run("show 3")
+        #expect(deep.rows.map(\.id) == expected[50000..<50003].map { "r\($0)" }, "\(deep)")
+        // Two keys: the enum by its values' order, then amount descending.
+        #expect((await h.run("sort state")).ok)
+        let two = await h.run("show 3").rows
+        let expectedTwo = (0..<n).filter { Self.state($0) == 0 }.sorted { a, b in
+            (Self.amount(a) ?? -1, b) > (Self.amount(b) ?? -1, a)
+        }
+        #expect(two.map(\.id) == expectedTwo.prefix(3).map { "r\($0)" })
+        // Export goes through the spool: every row, in the current order.
+        let path = dir.file("out.csv")
+        let export = await h.run("export \(path)", timeout: 120)
+        #expect(export.ok, "\(export)")
+        let lines = dir.read("out.csv").split(separator: "\n")
+        #expect(lines.count == n + 1)
+        #expect(lines.dropFirst().prefix(3).map { String($0.split(separator: ",")[0]) } == expectedTwo.prefix(3).map { String($0) })
+        #expect(spoolFiles.count == 1)
+        await h.shutdown()
+        #expect(spoolFiles.isEmpty, "the spool is deleted on quit: \(spoolFiles)")
+    }
+
+    @Test func rowsAreUsableBeforeTheStreamEndsWithProgress() async throws {
+        // The plugin sends 10,000 of its 40,000 rows, then holds until the test creates `go`.
+        let go = dir.file("go")
+        let h = try host(["--rows", "40000", "--chunk", "500", "--pause-after", "10000", "--hold", go])
+        let early = await h.run("show 3", timeout: 60)
+        #expect(early.ok, "\(early)")
+        #expect(early.rows.map(\.id) == ["r0", "r1", "r2"], "rows before the stream ends")
+        // The progress bar shows the rows received so far.
+        var progress: PluginProgress?
+        for _ in 0..<100 {
+            #expect((await h.run("tabs")).ok)  // takes in the events that came meanwhile
+            progress = await h.tab("stream")?.progress
+            if let done = progress?.done, done >= 10000 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(progress?.done == 10000 && progress?.total == 40000, "\(String(describing: progress))")
+        FileManager.default.createFile(atPath: go, contents: Data())
+        // A sort waits for every row.
+        #expect((await h.run("sort n desc")).ok)
+        let sorted = await h.run("show 2", timeout: 60)
+        #expect(sorted.rows.map(\.id) == ["r39999", "r39998"], "\(sorted)")
+        #expect(await h.tab("stream")?.progress == nil, "the progress bar ends with the stream")
+        await h.shutdown()
+    }
+
+    @Test func aCrashMidStreamIsAClearErrorAndLeavesNoSpool() async throws {
+        let h = try host(["--rows", "50000", "--crash-after", "20000"])
+        #expect((await h.run("sort n desc")).ok)
+        let shown = await h.run("show 3", timeout: 60)
+        #expect(!shown.ok)
+        #expect(shown.err.contains("stream") && shown.err.contains("status 3"), "\(shown.err)")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(spoolFiles.isEmpty, "\(spoolFiles)")
+        #expect(h.log("stream").contains("stopped after 20000 rows"), "\(h.log("stream"))")
+        await h.shutdown()
+    }
+
+    @Test func aPluginThatPagesButCannotSortIsSortedByTheHost() async throws {
+        let h = try host(["--rows", "3000", "--paging"])
+        let natural = await h.run("show 2")
+        #expect(natural.rows.map(\.id) == ["r0", "r1"], "\(natural)")
+        #expect((await h.run("sort n desc")).ok)
+        let sorted = await h.run("show 2", timeout: 60)
+        #expect(sorted.rows.map(\.id) == ["r2999", "r2998"], "\(sorted)")
+        let path = dir.file("paged.csv")
+        #expect((await h.run("export \(path)", timeout: 60)).ok)
+        #expect(dir.read("paged.csv").split(separator: "\n").count == 3001)
+        await h.shutdown()
+    }
+}

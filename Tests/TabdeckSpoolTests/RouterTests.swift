@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+import TabdeckProtocol
+@testable import TabdeckSpool
+
+/// What the router sent to the plugin and delivered to the core.
+final class Wire: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _sent: [Message] = []
+    private var _delivered: [Message] = []
+    var sent: [Message] { lock.withLock { _sent } }
+    var delivered: [Message] { lock.withLock { _delivered } }
+    func send(_ m: Message) { lock.withLock { _sent.append(m) } }
+    func deliver(_ m: Message) { lock.withLock { _delivered.append(m) } }
+    func clear() { lock.withLock { _sent = []; _delivered = [] } }
+
+    /// The core's answer to request `id`, if delivered.
+    func answer(_ id: Int64) -> JSONValue? {
+        for m in delivered { if case .response(.int(id), let r) = m { return r } }
+        return nil
+    }
+    func rowIDs(_ id: Int64) -> [String]? {
+        guard case .object(let o)? = answer(id), case .array(let rows)? = o["rows"] else { return nil }
+        return rows.map { if case .object(let r) = $0, case .string(let s)? = r["id"] { s } else { "?" } }
+    }
+    var notifications: [String] {
+        delivered.compactMap { if case .notification(let m, _) = $0 { m } else { nil } }
+    }
+}
+
+/// Hands a plugin message to the router and waits until its rows are stored.
+func feed(_ r: SpoolRouter, _ message: Message) -> Bool {
+    let taken = r.incoming(message, tab: "s")
+    r.drain()
+    return taken
+}
+
+@Suite struct RouterTests {
+    let folder = TempFolder()
+    let wire = Wire()
+
+    func router() -> SpoolRouter {
+        let wire = self.wire
+        return SpoolRouter(folder: folder.path, send: { _, m in wire.send(m) }, deliver: { _, m in wire.deliver(m) })
+    }
+
+    /// A router whose tab `s` did the handshake and opened `root` (columns n integer, name text).
+    func opened(paging: Bool) -> SpoolRouter {
+        let r = router()
+        #expect(!r.outgoing(.request(id: .int(1), method: "initialize", params: [:]), tab: "s"))
+        let caps: JSONValue = ["sort": false, "paging": .bool(paging), "children": true]
+        #expect(feed(r, .response(id: .int(1), result: ["name": "x", "version": "1", "protocolVersion": 1, "capabilities": caps])))
+        #expect(!r.outgoing(.request(id: .int(2), method: "open", params: ["args": [:]]), tab: "s"))
+        let description: JSONValue = ["table": "root", "columns": [["id": "n", "type": "integer"], ["id": "name"]], "total": 5]
+        #expect(!feed(r, .response(id: .int(2), result: description)))
+        return r
+    }
+
+    func rows(_ range: Range<Int>) -> JSONValue {
+        .array(range.map { i in row("r\(i)", [.int(Int64(i % 3)), .string("w\(i)")]) })
+    }
+
+    func rowsRequest(_ id: Int64, offset: Int, limit: Int, sort: [SortKey] = []) -> Message {
+        .request(id: .int(id), method: "rows", params: RowsRequest(table: "root", offset: offset, limit: limit, sort: sort, generation: 4).json)
+    }
+
+    @Test func theCoreSeesAPluginThatSortsAndPages() throws {
+        _ = opened(paging: false)
+        guard case .response(.int(1), let result)? = wire.delivered.first else { Issue.record("no handshake"); return }
+        let caps = try InitializeResult(result).capabilities
+        #expect(caps.sort && caps.multiSort && caps.paging && caps.children)
+    }
+
+    @Test func aPluginThatSortsAndPagesIsLeftAlone() {
+        let r = router()
+        _ = r.outgoing(.request(id: .int(1), method: "initialize", params: [:]), tab: "s")
+        #expect(!feed(r, .response(id: .int(1), result: ["protocolVersion": 1, "capabilities": ["sort": true]])))
+        #expect(!r.outgoing(rowsRequest(3, offset: 0, limit: 10, sort: [SortKey("n")]), tab: "s"))
+        #expect(!r.isSpooled(tab: "s"))
+    }
+
+    @Test func aStreamAnswersNaturalPagesAsRowsArriveAndSortedOnesAtTheEnd() throws {
+        let r = opened(paging: false)
+        wire.clear()
+        #expect(r.outgoing(rowsRequest(3, offset: 0, limit: 2), tab: "s"))
+        #expect(r.outgoing(rowsRequest(4, offset: 0, limit: 2, sort: [SortKey("n", .descending)]), tab: "s"))
+        // One stream request with an id of the spool's own.
+        guard case .request(let sid, "rows", let params)? = wire.sent.first else { Issue.record("no stream request"); return }
+        #expect(wire.sent.count == 1)
+        #expect(SpoolIDs.isSpool(sid))
+        #expect(params == StreamMessages.streamParams(table: "root"))
+        #expect(feed(r, .notification(method: "rows/chunk", params: ["id": sid.json, "rows": rows(0..<3)])))
+        #expect(wire.rowIDs(3) == ["r0", "r1"])              // usable before the stream ends
+        #expect(wire.answer(4) == nil)                        // a sorted page waits for every row
+        if case .object(let o)? = wire.answer(3) { #expect(o["total"] == nil && o["generation"] == 4) }
+        #expect(feed(r, .response(id: sid, result: ["generation": 1, "offset": 0, "rows": rows(3..<5), "total": 5])))
+        #expect(wire.rowIDs(4) == ["r2", "r1"])              // n: 0 1 2 0 1 → desc, ties by arrival
+        #expect(wire.notifications.contains("progress") && wire.notifications.contains("invalidate"))
+        // Now complete: any page at once, with the total.
+        wire.clear()
+        #expect(r.outgoing(rowsRequest(5, offset: 3, limit: 10, sort: [SortKey("name", .descending)]), tab: "s"))
+        #expect(wire.rowIDs(5) == ["r1", "r0"])
+        if case .object(let o)? = wire.answer(5) { #expect(o["total"] == 5) }
+        #expect(wire.sent.isEmpty)
+        let path = r.spoolPath(tab: "s")
+        #expect(FileManager.default.fileExists(atPath: path))
+        r.pluginEnded(tab: "s")
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func aPluginThatPagesServesNaturalPagesItselfAndIsPulledForASort() throws {
+        let r = opened(paging: true)
+        wire.clear()
+        #expect(!r.outgoing(rowsRequest(3, offset: 0, limit: 100), tab: "s"))    // straight to the plugin
+        #expect(r.outgoing(rowsRequest(4, offset: 1, limit: 2, sort: [SortKey("name", .descending)]), tab: "s"))
+        let pulls = wire.sent.compactMap { m -> (RequestID, RowsRequest)? in
+            if case .request(let id, "rows", let p) = m, let q = try? RowsRequest(p) { return (id, q) }
+            return nil
+        }
+        #expect(pulls.map(\.1.offset) == [0, 1000])
+        #expect(pulls.allSatisfy { SpoolIDs.isSpool($0.0) && $0.1.sort.isEmpty })
+        // The second page comes first; rows go in by offset anyway.
+        #expect(feed(r, .response(id: pulls[1].0, result: ["generation": 1, "offset": 1000, "rows": []])))
+        #expect(feed(r, .response(id: pulls[0].0, result: ["generation": 1, "offset": 0, "rows": rows(0..<5)])))
+        #expect(wire.rowIDs(4) == ["r3", "r2"])   // w4 w3 w2 w1 w0
+        r.removeAll()
+    }
+
+    @Test func aWaitingPageCanBeCancelledAndAFailedStreamFailsWaitingPages() throws {
+        let r = opened(paging: false)
+        wire.clear()
+        #expect(r.outgoing(rowsRequest(3, offset: 0, limit: 2, sort: [SortKey("n")]), tab: "s"))
+        #expect(r.outgoing(rowsRequest(4, offset: 0, limit: 2, sort: [SortKey("name")]), tab: "s"))
+        #expect(r.outgoing(.notification(method: "$/cancel", params: ["id": 3]), tab: "s"))   // never reaches the plugin
+        guard case .request(let sid, _, _)? = wire.sent.first else { Issue.record("no stream request"); return }
+        #expect(feed(r, .failure(id: sid, error: RPCError(code: -32603, message: "disk on fire"))))
+        #expect(wire.answer(3) == nil)
+        let failure = wire.delivered.first { if case .failure(.int(4), _) = $0 { true } else { false } }
+        guard case .failure(_, let error)? = failure else { Issue.record("request 4 not failed"); return }
+        #expect(error.message.contains("disk on fire") && error.message.contains("root"))
+        r.removeAll()
+    }
+
+    @Test func aCrashMidStreamIsLoggedAndLeavesNoFile() throws {
+        let r = opened(paging: false)
+        #expect(r.outgoing(rowsRequest(3, offset: 0, limit: 100), tab: "s"))
+        guard case .request(let sid, _, _)? = wire.sent.last else { Issue.record("no stream request"); return }
+        _ = feed(r, .notification(method: "rows/chunk", params: ["id": sid.json, "rows": rows(0..<3)]))
+        wire.clear()
+        r.pluginEnded(tab: "s")
+        #expect(!FileManager.default.fileExists(atPath: r.spoolPath(tab: "s")))
+        guard case .notification("log", let p)? = wire.delivered.first, case .object(let o) = p,
+              case .string(let text)? = o["message"] else { Issue.record("no log"); return }
+        #expect(text.contains("after 3 rows"))
+    }
+}
+
+extension RouterTests {
+    @Test func progressIsReportedAsRowsArrive() throws {
+        let r = opened(paging: false)
+        #expect(r.outgoing(rowsRequest(3, offset: 0, limit: 100), tab: "s"))
+        guard case .request(let sid, _, _)? = wire.sent.last else { Issue.record("no stream request"); return }
+        for k in 0..<50 {
+            _ = feed(r, .notification(method: "rows/chunk", params: ["id": sid.json, "rows": rows((k * 500)..<((k + 1) * 500))]))
+        }
+        let done: [JSONValue] = wire.delivered.compactMap {
+            if case .notification("progress", .object(let o)) = $0 { o["done"] } else { nil }
+        }
+        #expect(done == [0, 10000, 20000])
+        r.removeAll()
+    }
+}
