@@ -18,7 +18,10 @@ import TabdeckProtocol
 ///   refreshes the core's rows when the table is complete.
 ///
 /// Thread-safe: ``outgoing(_:tab:)`` runs on the runtime's thread, ``incoming(_:tab:)`` on the
-/// plugin's reader thread; one lock serializes them (and every use of the SQLite file).
+/// plugin's reader thread; one lock serializes them. Storing rows and answering pages happen on
+/// one serial writer queue; page queries run there without the lock, so the runtime's thread
+/// (which draws the screen) never waits for SQLite. The spool file's GRDB queue serializes
+/// every use of the file.
 public final class SpoolRouter: @unchecked Sendable {
     /// Sends a message to a tab's plugin.
     public typealias Send = @Sendable (_ tab: String, _ message: Message) -> Void
@@ -37,6 +40,10 @@ public final class SpoolRouter: @unchecked Sendable {
     private var routes: [String: TabRoute] = [:]
     private var ids = SpoolIDs()
     private var nextTableNumber = 1
+    /// Numbers the materialized order tables of this spool (names stay unique after drops).
+    private var nextOrderNumber = 0
+    /// Core `rows` requests to answer on the writer queue, in order (``answerLater(id:request:tab:)``).
+    private var deferredAnswers: [(tab: String, id: RequestID, request: RowsRequest)] = []
     /// Rows per page when pulling from a plugin that pages; pages in flight at once.
     static let pullPage = 1000
     static let pullInflight = 2
@@ -111,7 +118,7 @@ public final class SpoolRouter: @unchecked Sendable {
         case .forward:
             return false
         case .answer:
-            answer(id: id, request: request, table: table, route: route, tab: tab)
+            answerLater(id: id, request: request, tab: tab)
         case .fail(let message):
             deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: message)))
         case .wait:
@@ -168,6 +175,7 @@ public final class SpoolRouter: @unchecked Sendable {
         backlog.wait()
         work.async { [self] in
             lock.withLock { if let route = routes[tab] { body(route) } }
+            runDeferredAnswers()
             backlog.signal()
         }
     }
@@ -368,7 +376,7 @@ public final class SpoolRouter: @unchecked Sendable {
         var still: [(id: RequestID, request: RowsRequest)] = []
         for (id, request) in table.waiting {
             switch PageRoute.decide(request, pluginPages: false, fill: table.fill, arrived: table.arrived) {
-            case .answer: answer(id: id, request: request, table: table, route: route, tab: tab)
+            case .answer: answerLater(id: id, request: request, tab: tab)
             case .fail(let message): deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: message)))
             case .wait, .forward: still.append((id, request))
             }
@@ -376,36 +384,75 @@ public final class SpoolRouter: @unchecked Sendable {
         table.waiting = still
     }
 
+    /// Answers a core `rows` request from the spool, on the writer queue: after the rows
+    /// already handed to it are stored, and off the runtime's thread, which draws the screen
+    /// (the first deep page of a 1,000,000-row order builds an order table: a second or two).
+    /// Called with the lock held; returns at once. The answer runs after the writer-queue
+    /// block that is running now, if any (``later(_:_:)``), or in a block of its own.
+    private func answerLater(id: RequestID, request: RowsRequest, tab: String) {
+        deferredAnswers.append((tab, id, request))
+        work.async { [self] in runDeferredAnswers() }
+    }
+
+    /// Answers what ``answerLater(id:request:tab:)`` queued. On the writer queue, without the lock.
+    private func runDeferredAnswers() {
+        while let next = lock.withLock({ () -> (String, RequestID, RowsRequest)? in
+            deferredAnswers.isEmpty ? nil : deferredAnswers.removeFirst()
+        }) {
+            let (tab, id, request) = next
+            // Looked up again: the plugin may have stopped or the table closed meanwhile.
+            guard let (route, table) = lock.withLock({ () -> (TabRoute, SpooledTable)? in
+                guard let route = routes[tab], let table = route.tables[request.table] else { return nil }
+                return (route, table)
+            }) else { continue }
+            answer(id: id, request: request, table: table, route: route, tab: tab)
+        }
+    }
+
+    /// Runs on the writer queue without the lock; takes it only to read and update the
+    /// table's state, so that the runtime's thread never waits for a query. SQLite access
+    /// itself is serialized by the spool file's database queue.
     private func answer(id: RequestID, request: RowsRequest, table: SpooledTable, route: TabRoute, tab: String) {
-        guard let file = route.file else {
+        let state = lock.withLock { () -> (file: SpoolFile?, fill: SpoolFill, arrived: Int, order: String?,
+                                            head: (sort: [SortKey], rows: [JSONValue])?)? in
+            guard routes[tab] === route, route.tables[request.table] === table else { return nil }
+            return (route.file, table.fill, table.arrived, table.orders[request.sort], table.head)
+        }
+        guard let state else { return }  // the plugin stopped or the table was closed meanwhile
+        guard let file = state.file else {
             deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: "the spool of \(tab) is gone")))
             return
         }
         do {
-            var orderTable = table.orders[request.sort]
-            if orderTable == nil, table.fill == .complete, !request.sort.isEmpty,
-               OrderPolicy.materialize(offset: request.offset, rows: table.arrived) {
-                let name = "\(table.schema.tableName)_o\(table.orders.count + 1)"
+            var orderTable = state.order
+            if orderTable == nil, state.fill == .complete, !request.sort.isEmpty,
+               OrderPolicy.materialize(offset: request.offset, rows: state.arrived) {
+                let name = lock.withLock { () -> String in
+                    nextOrderNumber += 1
+                    return "\(table.schema.tableName)_o\(nextOrderNumber)"
+                }
                 try file.materialize(table.schema, request.sort, name: name)
-                table.orders[request.sort] = name
+                lock.withLock { table.orders[request.sort] = name }
                 orderTable = name
             }
             let rows: [JSONValue]
-            if orderTable == nil, table.fill == .complete, !request.sort.isEmpty,
+            if orderTable == nil, state.fill == .complete, !request.sort.isEmpty,
                request.offset + request.limit <= Self.headRows {
                 // The first screens of a sorted order come from one top-N query, kept.
-                if table.head?.sort != request.sort {
-                    table.head = (request.sort, try file.page(table.schema, sort: request.sort, offset: 0, limit: Self.headRows))
+                var head = state.head
+                if head?.sort != request.sort {
+                    head = (request.sort, try file.page(table.schema, sort: request.sort, offset: 0, limit: Self.headRows))
+                    lock.withLock { table.head = head }
                 }
-                let head = table.head!.rows
-                rows = Array(head[min(request.offset, head.count)..<min(request.offset + request.limit, head.count)])
+                let all = head!.rows
+                rows = Array(all[min(request.offset, all.count)..<min(request.offset + request.limit, all.count)])
             } else {
                 rows = try file.page(table.schema, sort: request.sort, offset: request.offset, limit: request.limit,
                                      orderTable: orderTable)
             }
             var result: JSONObject = ["generation": .int(Int64(request.generation)), "offset": .int(Int64(request.offset)),
                                       "rows": .array(rows)]
-            if table.fill == .complete { result["total"] = .int(Int64(table.arrived)) }
+            if state.fill == .complete { result["total"] = .int(Int64(state.arrived)) }
             deliver(tab, .response(id: id, result: .object(result)))
         } catch {
             let code = if case .unknownColumn = error { RPCError.invalidParams } else { RPCError.internalError }

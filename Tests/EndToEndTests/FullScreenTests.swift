@@ -205,10 +205,27 @@ private final class Screen {
     }
 
     func keys(_ keys: String...) async {
-        for k in keys { _ = try? tmux(["send-keys", k]); try? await Task.sleep(for: .milliseconds(60)) }
+        for k in keys { await send(["send-keys", k]); try? await Task.sleep(for: .milliseconds(60)) }
     }
 
-    func type(_ text: String) async { _ = try? tmux(["send-keys", "-l", text]); try? await Task.sleep(for: .milliseconds(100)) }
+    func type(_ text: String) async { await send(["send-keys", "-l", text]); try? await Task.sleep(for: .milliseconds(100)) }
+
+    /// Runs a tmux send-keys command, retrying when tmux itself fails (a client that cannot
+    /// reach a loaded server exits non-zero, and a silently lost key looks like a hung host).
+    func send(_ args: [String]) async {
+        var last = ""
+        for _ in 0..<5 {
+            do {
+                let r = try tool("/usr/bin/tmux", ["-L", socket, "-f", "/dev/null"] + args)
+                if r.status == 0 { return }
+                last = "exit \(r.status): \(r.out)"
+            } catch {
+                last = "\(error)"
+            }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        Issue.record("tmux \(args.joined(separator: " ")) kept failing: \(last)")
+    }
 
     func resize(width: Int, height: Int) {
         _ = try? tmux(["resize-window", "-x", String(width), "-y", String(height)])
