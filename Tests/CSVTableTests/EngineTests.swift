@@ -80,8 +80,16 @@ import Testing
         }
         #expect(try t.waitUntilIndexed() == rows)
         #expect(try t.page(offset: rows - 1, limit: 10) == CSVTable.Page(rows: [rows - 1], total: rows))
-        box.lock.lock(); let reports = box.reports; box.lock.unlock()
-        #expect(reports.last.map { $0.0 == $0.1 && $0.2 == rows } == true, "\(reports.suffix(2))")
+        // The last report comes after the index is published complete (which wakes
+        // `waitUntilIndexed`), from the indexing thread: give it a moment.
+        func finalReported(_ r: [(Int, Int, Int)]) -> Bool { r.last.map { $0.0 == $0.1 && $0.2 == rows } == true }
+        var reports: [(Int, Int, Int)] = []
+        for _ in 0..<200 {
+            box.lock.lock(); reports = box.reports; box.lock.unlock()
+            if finalReported(reports) { break }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(finalReported(reports), "\(reports.suffix(2))")
         #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.0 <= $1.0 && $0.2 <= $1.2 }, "progress only grows")
         // Sorting by the note (text with quotes and line breaks) keeps ties in file order.
         let sorted = try t.page(offset: 0, limit: rows, sort: [CSVSortKey(column: 1, descending: true)]).rows
