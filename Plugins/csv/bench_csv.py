@@ -237,6 +237,7 @@ def main():
     print("machine: %d cores, %s, load average %s" % (os.cpu_count(), os.uname().release,
                                                        " ".join("%.1f" % x for x in os.getloadavg())))
     tmp = tempfile.mkdtemp(prefix="tabdeck-csv-bench-")
+    os.makedirs(args.data, exist_ok=True)
     try:
         for rows in args.rows:
             csv = os.path.join(args.data, "tabdeck-csv-bench-%d.csv" % rows)

@@ -72,7 +72,7 @@ final class MappedFile: @unchecked Sendable {
     }
 
     /// How many bytes a sequential pass reads before giving them back with ``release(_:_:)``.
-    static let releaseWindow = 32 << 20
+    static let releaseWindow = 8 << 20
 
     /// Drops the pages of `start..<end` (whole pages inside it) from this process's
     /// resident memory. They stay in the kernel's page cache: touching them again maps them
