@@ -27,6 +27,9 @@ struct JSONScanner {
     /// Where escaped strings are unescaped: as long as the input, allocated at the first
     /// escape and reused; freed by ``release()``.
     var unescaped: UnsafeMutablePointer<UInt8>?
+    /// Whether the top-level `result` member is first tried as a `rows` result
+    /// (`JSONScanner+Rows.swift`).
+    var rowsFastPath = false
 
     static let keyCacheSize = 8
 
@@ -115,7 +118,12 @@ struct JSONScanner {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after key \"\(key)\"") }
             index += 1
             skipWhitespace()
-            let value = try parseValue(depth: depth)
+            let value: JSONValue
+            if rowsFastPath, depth == 1, key == "result", at(UInt8(ascii: "{")), let rows = parseRowsResult(depth: depth + 1) {
+                value = rows
+            } else {
+                value = try parseValue(depth: depth)
+            }
             if allExpected {
                 keyStack.append(key)  // distinct: the expected keys are
                 valueStack.push(value)

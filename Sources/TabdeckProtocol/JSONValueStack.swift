@@ -52,3 +52,10 @@ struct JSONValueStack {
         capacity *= 2
     }
 }
+
+extension JSONValueStack {
+    /// Drops the values from `base` to the top (a parse given up half way).
+    mutating func drop(to base: Int) {
+        while count > base { _ = pop(from: count - 1) }
+    }
+}

@@ -1,0 +1,151 @@
+/// The typed fast path for the `result` of a `rows` reply: straight from bytes to ``Row``s,
+/// without a `JSONValue` object per row. Taken only by ``MessageCodec/decode(_:)-([UInt8])``
+/// for the top-level `result` member. Anything it does not take (another shape, a key it does
+/// not know, a syntax error) makes it give up and leave the scanner as it found it; the
+/// generic parser then reads the same text and reports any error as always.
+extension JSONScanner {
+    /// Not the shape the fast path takes (never reported: the generic parser reads the text).
+    static let notRows = JSONParseError(line: 0, column: 0, offset: 0, reason: "")
+
+    /// The rows result at `index` (a `{`), or nil with the scanner unchanged.
+    mutating func parseRowsResult(depth: Int) -> JSONValue? {
+        let start = index, keyBase = keyStack.count, valueBase = valueStack.count
+        do {
+            return .object(JSONObject(rows: try rowsResult(depth: depth)))
+        } catch {
+            index = start
+            keyStack.removeLast(keyStack.count - keyBase)
+            valueStack.drop(to: valueBase)
+            return nil
+        }
+    }
+
+    @inline(__always) func at(_ byte: UInt8) -> Bool { index < bytes.count && bytes[index] == byte }
+
+    /// Skips whitespace and the `:` after a key, and the whitespace after it.
+    @inline(__always) mutating func colon() throws(JSONParseError) {
+        skipWhitespace()
+        guard at(UInt8(ascii: ":")) else { throw Self.notRows }
+        index += 1
+        skipWhitespace()
+    }
+
+    /// After a member: true at `,` (skipped), false at `close` (skipped).
+    @inline(__always) mutating func more(_ close: UInt8) throws(JSONParseError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw Self.notRows }
+        if bytes[index] == UInt8(ascii: ",") { index += 1; return true }
+        if bytes[index] == close { index += 1; return false }
+        throw Self.notRows
+    }
+
+    mutating func rowsResult(depth: Int) throws(JSONParseError) -> RowsPayload {
+        index += 1  // the `{`
+        skipWhitespace()
+        if at(UInt8(ascii: "}")) { throw Self.notRows }
+        var keys: [String] = [], others: [JSONValue] = []
+        var rowsIndex = -1
+        var rows: [Row] = [], rowKeys: [RowKey] = [], idsAreIntegers = false
+        repeat {
+            skipWhitespace()
+            guard at(UInt8(ascii: "\"")) else { throw Self.notRows }
+            let key = try parseString()
+            if keys.contains(key) { throw Self.notRows }
+            try colon()
+            switch key {
+            case "rows":
+                guard at(UInt8(ascii: "[")) else { throw Self.notRows }
+                (rows, rowKeys, idsAreIntegers) = try rowsArray(depth: depth + 1)
+                rowsIndex = keys.count
+                others.append(.array([]))
+            case "generation", "offset", "total":
+                others.append(try parseValue(depth: depth))
+            default:
+                throw Self.notRows
+            }
+            keys.append(key)
+        } while try more(UInt8(ascii: "}"))
+        guard rowsIndex >= 0 else { throw Self.notRows }
+        return RowsPayload(keys: keys, others: others, rowsIndex: rowsIndex, rows: rows, rowKeys: rowKeys,
+                           idsAreIntegers: idsAreIntegers)
+    }
+
+    /// The rows array at `index` (a `[`): the rows, the keys of every row, whether ids are integers.
+    mutating func rowsArray(depth: Int) throws(JSONParseError) -> ([Row], [RowKey], Bool) {
+        index += 1  // the `[`
+        skipWhitespace()
+        if at(UInt8(ascii: "]")) { index += 1; return ([], [], false) }
+        var rows: [Row] = []
+        var layout: [RowKey] = []
+        var raw: [[UInt8]] = []
+        var idKind = 0  // 0 not yet seen, 1 strings, 2 integers
+        let rowDepth = depth + 1
+        repeat {
+            skipWhitespace()
+            guard at(UInt8(ascii: "{")) else { throw Self.notRows }
+            let rowStart = index
+            index += 1
+            skipWhitespace()
+            if at(UInt8(ascii: "}")) { throw Self.notRows }
+            var id: String?, cells: [JSONValue]?, section: String?, detail: String?, hasChildren = false
+            var position = 0
+            repeat {
+                skipWhitespace()
+                let field: RowKey
+                if rows.isEmpty {
+                    guard at(UInt8(ascii: "\"")) else { throw Self.notRows }
+                    guard let key = RowKey(name: try parseString()), !layout.contains(key) else { throw Self.notRows }
+                    layout.append(key)
+                    raw.append(Array(key.name.utf8))
+                    field = key
+                } else {
+                    guard position < layout.count, at(UInt8(ascii: "\"")), matchesKey(raw[position]) else { throw Self.notRows }
+                    index += raw[position].count + 2
+                    field = layout[position]
+                }
+                position += 1
+                try colon()
+                guard index < bytes.count else { throw Self.notRows }
+                let b = bytes[index]
+                switch field {
+                case .id:
+                    if b == UInt8(ascii: "\"") {
+                        guard idKind != 2 else { throw Self.notRows }
+                        idKind = 1
+                        id = try parseString()
+                    } else if b == UInt8(ascii: "-") || isDigit(b), idKind != 1, case .int(let i) = try parseNumber() {
+                        idKind = 2
+                        id = String(i)
+                    } else {
+                        throw Self.notRows
+                    }
+                case .cells:
+                    guard b == UInt8(ascii: "["), case .array(let items) = try parseValue(depth: rowDepth) else { throw Self.notRows }
+                    cells = items
+                case .section, .detail:
+                    let text: String?
+                    if b == UInt8(ascii: "\"") {
+                        text = try parseString()
+                    } else if b == UInt8(ascii: "n") {
+                        try expectWord("null")
+                        text = nil
+                    } else {
+                        throw Self.notRows
+                    }
+                    if field == .section { section = text } else { detail = text }
+                case .hasChildren:
+                    if b == UInt8(ascii: "t") { try expectWord("true"); hasChildren = true }
+                    else if b == UInt8(ascii: "f") { try expectWord("false"); hasChildren = false }
+                    else { throw Self.notRows }
+                }
+            } while try more(UInt8(ascii: "}"))
+            guard position == layout.count, let id, let cells else { throw Self.notRows }
+            if rows.isEmpty {
+                // Room for as many rows as the rest of the line holds if they are as long as this one.
+                rows.reserveCapacity(min(1 + (bytes.count - index) / max(index - rowStart, 1), 4096))
+            }
+            rows.append(Row(id: id, cells: cells, section: section, detail: detail, hasChildren: hasChildren))
+        } while try more(UInt8(ascii: "]"))
+        return (rows, layout, idKind == 2)
+    }
+}
