@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The typed fast path for the `result` of a `rows` reply: straight from bytes to ``Row``s,
 /// without a `JSONValue` object per row. Taken only by ``MessageCodec/decode(_:)-([UInt8])``
 /// for the top-level `result` member. Anything it does not take (another shape, a key it does
@@ -21,6 +27,13 @@ extension JSONScanner {
     }
 
     @inline(__always) func at(_ byte: UInt8) -> Bool { index < bytes.count && bytes[index] == byte }
+
+    /// Whether the text at `index` is `quoted` (a key with its quotes, needing no escapes).
+    @inline(__always) func matchesKey(_ quoted: StaticString) -> Bool {
+        let n = quoted.utf8CodeUnitCount
+        guard index + n <= bytes.count else { return false }
+        return memcmp(bytes.baseAddress! + index, quoted.utf8Start, n) == 0
+    }
 
     /// Skips whitespace and the `:` after a key, and the whitespace after it.
     @inline(__always) mutating func colon() throws(JSONParseError) {
@@ -77,7 +90,6 @@ extension JSONScanner {
         if at(UInt8(ascii: "]")) { index += 1; return ([], [], false) }
         var rows: [Row] = []
         var layout: [RowKey] = []
-        var raw: [[UInt8]] = []
         var idKind = 0  // 0 not yet seen, 1 strings, 2 integers
         let rowDepth = depth + 1
         repeat {
@@ -96,12 +108,11 @@ extension JSONScanner {
                     guard at(UInt8(ascii: "\"")) else { throw Self.notRows }
                     guard let key = RowKey(name: try parseString()), !layout.contains(key) else { throw Self.notRows }
                     layout.append(key)
-                    raw.append(Array(key.name.utf8))
                     field = key
                 } else {
-                    guard position < layout.count, at(UInt8(ascii: "\"")), matchesKey(raw[position]) else { throw Self.notRows }
-                    index += raw[position].count + 2
+                    guard position < layout.count, at(UInt8(ascii: "\"")), matchesKey(layout[position].quoted) else { throw Self.notRows }
                     field = layout[position]
+                    index += field.quoted.utf8CodeUnitCount
                 }
                 position += 1
                 try colon()
@@ -113,9 +124,14 @@ extension JSONScanner {
                         guard idKind != 2 else { throw Self.notRows }
                         idKind = 1
                         id = try parseString()
-                    } else if b == UInt8(ascii: "-") || isDigit(b), idKind != 1, case .int(let i) = try parseNumber() {
+                    } else if (b == UInt8(ascii: "-") || isDigit(b)) && idKind != 1 {
+                        // An integer without fraction or exponent (else parseNumber gives a
+                        // double): its text is String(i), but for "-0".
+                        let numberStart = index
+                        guard case .int = try parseNumber() else { throw Self.notRows }
                         idKind = 2
-                        id = String(i)
+                        let text = UnsafeBufferPointer(rebasing: bytes[numberStart..<index])
+                        id = text.count == 2 && text[0] == UInt8(ascii: "-") ? "0" : String(decoding: text, as: UTF8.self)
                     } else {
                         throw Self.notRows
                     }

@@ -40,11 +40,11 @@ extension JSONScanner {
     }
 
     /// The rest of a string that has escapes; `index` is at the first backslash. The bytes
-    /// are unescaped into `unescaped`, which is as long as the input: unescaping never makes
-    /// a string longer.
+    /// are unescaped into `unescaped`, grown before each write: unescaping never makes a
+    /// string longer, so `count` never passes `index - start`.
     mutating func parseEscapedString(open: Int, start: Int) throws(JSONParseError) -> String {
-        let out = unescapeBuffer()
         var count = index - start
+        var out = unescapeBuffer(capacity: count + 64, keeping: 0)
         out.update(from: bytes.baseAddress! + start, count: count)
         while index < bytes.count {
             let b = bytes[index]
@@ -66,12 +66,14 @@ extension JSONScanner {
                     if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
                     index += 1
                 }
+                out = unescapeBuffer(capacity: count + index - run, keeping: count)
                 (out + count).update(from: bytes.baseAddress! + run, count: index - run)
                 count += index - run
                 continue
             }
             index += 1
             guard index < bytes.count else { break }
+            out = unescapeBuffer(capacity: count + 4, keeping: count)
             let e = bytes[index]
             index += 1
             switch e {

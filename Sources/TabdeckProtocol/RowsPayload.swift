@@ -61,6 +61,17 @@ enum RowKey: UInt8, Sendable {
         }
     }
 
+    /// The key with its quotes, as every row but the first is matched against.
+    var quoted: StaticString {
+        switch self {
+        case .id: "\"id\""
+        case .cells: "\"cells\""
+        case .section: "\"section\""
+        case .detail: "\"detail\""
+        case .hasChildren: "\"hasChildren\""
+        }
+    }
+
     var name: String {
         switch self {
         case .id: "id"
