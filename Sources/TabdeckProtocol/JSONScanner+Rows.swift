@@ -58,7 +58,7 @@ extension JSONScanner {
         if at(UInt8(ascii: "}")) { throw Self.notRows }
         var keys: [String] = [], others: [JSONValue] = []
         var rowsIndex = -1
-        var rows: [Row] = [], rowKeys: [RowKey] = [], idsAreIntegers = false
+        var rows: [Row] = [], shapes: [RowShape] = []
         repeat {
             skipWhitespace()
             guard at(UInt8(ascii: "\"")) else { throw Self.notRows }
@@ -68,7 +68,7 @@ extension JSONScanner {
             switch key {
             case "rows":
                 guard at(UInt8(ascii: "[")) else { throw Self.notRows }
-                (rows, rowKeys, idsAreIntegers) = try rowsArray(depth: depth + 1)
+                (rows, shapes) = try rowsArray(depth: depth + 1)
                 rowsIndex = keys.count
                 others.append(.array([]))
             case "generation", "offset", "total":
@@ -79,18 +79,17 @@ extension JSONScanner {
             keys.append(key)
         } while try more(UInt8(ascii: "}"))
         guard rowsIndex >= 0 else { throw Self.notRows }
-        return RowsPayload(keys: keys, others: others, rowsIndex: rowsIndex, rows: rows, rowKeys: rowKeys,
-                           idsAreIntegers: idsAreIntegers)
+        return RowsPayload(keys: keys, others: others, rowsIndex: rowsIndex, rows: rows, shapes: shapes)
     }
 
-    /// The rows array at `index` (a `[`): the rows, the keys of every row, whether ids are integers.
-    mutating func rowsArray(depth: Int) throws(JSONParseError) -> ([Row], [RowKey], Bool) {
+    /// The rows array at `index` (a `[`): the rows, and for each its ``RowShape``.
+    mutating func rowsArray(depth: Int) throws(JSONParseError) -> ([Row], [RowShape]) {
         index += 1  // the `[`
         skipWhitespace()
-        if at(UInt8(ascii: "]")) { index += 1; return ([], [], false) }
+        if at(UInt8(ascii: "]")) { index += 1; return ([], []) }
         var rows: [Row] = []
-        var layout: [RowKey] = []
-        var idKind = 0  // 0 not yet seen, 1 strings, 2 integers
+        var shapes: [RowShape] = []
+        var previous = RowShape()
         let rowDepth = depth + 1
         repeat {
             skipWhitespace()
@@ -100,38 +99,34 @@ extension JSONScanner {
             skipWhitespace()
             if at(UInt8(ascii: "}")) { throw Self.notRows }
             var id: String?, cells: [JSONValue]?, section: String?, detail: String?, hasChildren = false
-            var position = 0
+            var shape = RowShape()
             repeat {
                 skipWhitespace()
-                let field: RowKey
-                if rows.isEmpty {
-                    guard at(UInt8(ascii: "\"")) else { throw Self.notRows }
-                    guard let key = RowKey(name: try parseString()), !layout.contains(key) else { throw Self.notRows }
-                    layout.append(key)
-                    field = key
+                guard at(UInt8(ascii: "\"")), shape.count < RowShape.maxKeys else { throw Self.notRows }
+                // Most rows have the keys of the row before, in the same order: matched byte for byte.
+                var key: RowKey
+                if let expected = previous.key(at: shape.count), matchesKey(expected.quoted) {
+                    index += expected.quoted.utf8CodeUnitCount
+                    key = expected
                 } else {
-                    guard position < layout.count, at(UInt8(ascii: "\"")), matchesKey(layout[position].quoted) else { throw Self.notRows }
-                    field = layout[position]
-                    index += field.quoted.utf8CodeUnitCount
+                    guard let named = RowKey(name: try parseString()) else { throw Self.notRows }
+                    key = named
                 }
-                position += 1
                 try colon()
                 guard index < bytes.count else { throw Self.notRows }
                 let b = bytes[index]
-                switch field {
+                switch key {
                 case .id:
                     if b == UInt8(ascii: "\"") {
-                        guard idKind != 2 else { throw Self.notRows }
-                        idKind = 1
                         id = try parseString()
-                    } else if (b == UInt8(ascii: "-") || isDigit(b)) && idKind != 1 {
+                    } else if b == UInt8(ascii: "-") || isDigit(b) {
                         // An integer without fraction or exponent (else parseNumber gives a
                         // double): its text is String(i), but for "-0".
                         let numberStart = index
                         guard case .int = try parseNumber() else { throw Self.notRows }
-                        idKind = 2
                         let text = UnsafeBufferPointer(rebasing: bytes[numberStart..<index])
-                        id = text.count == 2 && text[0] == UInt8(ascii: "-") ? "0" : String(decoding: text, as: UTF8.self)
+                        id = text.count == 2 && text[0] == UInt8(ascii: "-") && text[1] == UInt8(ascii: "0") ? "0" : String(decoding: text, as: UTF8.self)
+                        shape.idIsInteger = true
                     } else {
                         throw Self.notRows
                     }
@@ -148,20 +143,26 @@ extension JSONScanner {
                     } else {
                         throw Self.notRows
                     }
-                    if field == .section { section = text } else { detail = text }
-                case .hasChildren:
-                    if b == UInt8(ascii: "t") { try expectWord("true"); hasChildren = true }
-                    else if b == UInt8(ascii: "f") { try expectWord("false"); hasChildren = false }
+                    if key == .section { section = text } else { detail = text }
+                case .hasChildren, .nullHasChildren:
+                    if b == UInt8(ascii: "t") { try expectWord("true"); hasChildren = true; key = .hasChildren }
+                    else if b == UInt8(ascii: "f") { try expectWord("false"); hasChildren = false; key = .hasChildren }
+                    else if b == UInt8(ascii: "n") { try expectWord("null"); hasChildren = false; key = .nullHasChildren }
                     else { throw Self.notRows }
                 }
+                guard shape.append(key) else { throw Self.notRows }  // a repeated key
             } while try more(UInt8(ascii: "}"))
-            guard position == layout.count, let id, let cells else { throw Self.notRows }
+            guard let id, let cells else { throw Self.notRows }
             if rows.isEmpty {
                 // Room for as many rows as the rest of the line holds if they are as long as this one.
-                rows.reserveCapacity(min(1 + (bytes.count - index) / max(index - rowStart, 1), 4096))
+                let estimate = min(1 + (bytes.count - index) / max(index - rowStart, 1), 4096)
+                rows.reserveCapacity(estimate)
+                shapes.reserveCapacity(estimate)
             }
             rows.append(Row(id: id, cells: cells, section: section, detail: detail, hasChildren: hasChildren))
+            shapes.append(shape)
+            previous = shape
         } while try more(UInt8(ascii: "]"))
-        return (rows, layout, idKind == 2)
+        return (rows, shapes)
     }
 }

@@ -4,9 +4,11 @@
 /// ``RowsResult/init(_:path:)`` takes the rows as they are, and anyone reading the object as
 /// JSON gets the members the generic parser would have made (built on demand).
 ///
-/// The scanner builds one only for text whose JSON can be rebuilt exactly from it: every row
-/// has the same keys in the same order, all of them row members, ids all integers or all
-/// strings, `hasChildren` a boolean (see `JSONScanner+Rows.swift`).
+/// The scanner builds one only for text whose JSON can be rebuilt exactly from it: a result
+/// with no members but `generation`, `offset`, `rows` and `total`, each once; row objects with
+/// no members but `id` (a string or an integer), `cells`, `section`, `detail` and
+/// `hasChildren`, each once; each row's ``RowShape`` keeps its order of keys and the kind of
+/// its id (see `JSONScanner+Rows.swift`).
 final class RowsPayload: Sendable {
     /// The result object's keys, in order.
     let keys: [String]
@@ -14,14 +16,11 @@ final class RowsPayload: Sendable {
     let others: [JSONValue]
     let rowsIndex: Int
     let rows: [Row]
-    /// The keys of every row object, in order.
-    let rowKeys: [RowKey]
-    /// The ids were written as integers (else as strings).
-    let idsAreIntegers: Bool
+    /// For each row, its keys in order and the kind of its id.
+    let shapes: [RowShape]
 
-    init(keys: [String], others: [JSONValue], rowsIndex: Int, rows: [Row], rowKeys: [RowKey], idsAreIntegers: Bool) {
-        self.keys = keys; self.others = others; self.rowsIndex = rowsIndex
-        self.rows = rows; self.rowKeys = rowKeys; self.idsAreIntegers = idsAreIntegers
+    init(keys: [String], others: [JSONValue], rowsIndex: Int, rows: [Row], shapes: [RowShape]) {
+        self.keys = keys; self.others = others; self.rowsIndex = rowsIndex; self.rows = rows; self.shapes = shapes
     }
 
     /// The result object without its rows (an empty array in their place), for reading the
@@ -31,24 +30,55 @@ final class RowsPayload: Sendable {
     /// The member at `index` as the generic parser makes it.
     func value(at index: Int) -> JSONValue {
         guard index == rowsIndex else { return others[index] }
-        let names = rowKeys.map(\.name)
-        return .array(rows.map { row in
-            .object(JSONObject(uniqueKeys: names, values: rowKeys.map { key -> JSONValue in
+        return .array(zip(rows, shapes).map { row, shape in
+            var keys: [String] = [], values: [JSONValue] = []
+            for position in 0..<shape.count {
+                let key = shape.key(at: position)!
+                keys.append(key.name)
                 switch key {
-                case .id: idsAreIntegers ? .int(Int64(row.id)!) : .string(row.id)
-                case .cells: .array(row.cells)
-                case .section: row.section.map(JSONValue.string) ?? .null
-                case .detail: row.detail.map(JSONValue.string) ?? .null
-                case .hasChildren: .bool(row.hasChildren)
+                case .id: values.append(shape.idIsInteger ? .int(Int64(row.id)!) : .string(row.id))
+                case .cells: values.append(.array(row.cells))
+                case .section: values.append(row.section.map(JSONValue.string) ?? .null)
+                case .detail: values.append(row.detail.map(JSONValue.string) ?? .null)
+                case .hasChildren: values.append(.bool(row.hasChildren))
+                case .nullHasChildren: values.append(.null)
                 }
-            }))
+            }
+            return .object(JSONObject(uniqueKeys: keys, values: values))
         })
+    }
+}
+
+/// The keys of one row object in the order written (3 bits each), and whether its id was
+/// an integer: enough, with the ``Row``, to rebuild the object exactly.
+struct RowShape: Sendable, Equatable {
+    static let maxKeys = 5
+    private var bits: UInt32 = 0
+    private var seen: UInt8 = 0
+    private(set) var count = 0
+    var idIsInteger = false
+
+    /// The key at `position`, nil past the last.
+    func key(at position: Int) -> RowKey? {
+        position < count ? RowKey(rawValue: UInt8(bits >> (3 * position) & 7)) : nil
+    }
+
+    /// Appends `key`; false if the row already has it.
+    mutating func append(_ key: RowKey) -> Bool {
+        let bit: UInt8 = 1 << (key == .nullHasChildren ? RowKey.hasChildren : key).rawValue
+        if seen & bit != 0 { return false }
+        seen |= bit
+        bits |= UInt32(key.rawValue) << (3 * count)
+        count += 1
+        return true
     }
 }
 
 /// A member of a row object.
 enum RowKey: UInt8, Sendable {
-    case id, cells, section, detail, hasChildren
+    case id = 1, cells, section, detail, hasChildren
+    /// `hasChildren` written as null (which reads as false).
+    case nullHasChildren
 
     init?(name: String) {
         switch name {
@@ -68,7 +98,7 @@ enum RowKey: UInt8, Sendable {
         case .cells: "\"cells\""
         case .section: "\"section\""
         case .detail: "\"detail\""
-        case .hasChildren: "\"hasChildren\""
+        case .hasChildren, .nullHasChildren: "\"hasChildren\""
         }
     }
 
@@ -78,7 +108,7 @@ enum RowKey: UInt8, Sendable {
         case .cells: "cells"
         case .section: "section"
         case .detail: "detail"
-        case .hasChildren: "hasChildren"
+        case .hasChildren, .nullHasChildren: "hasChildren"
         }
     }
 }
