@@ -131,8 +131,8 @@ extension JSONScanner {
                         throw Self.notRows
                     }
                 case .cells:
-                    guard b == UInt8(ascii: "["), case .array(let items) = try parseValue(depth: rowDepth) else { throw Self.notRows }
-                    cells = items
+                    guard b == UInt8(ascii: "[") else { throw Self.notRows }
+                    cells = try rowCells(depth: rowDepth + 1)
                 case .section, .detail:
                     let text: String?
                     if b == UInt8(ascii: "\"") {
@@ -164,5 +164,25 @@ extension JSONScanner {
             previous = shape
         } while try more(UInt8(ascii: "]"))
         return (rows, shapes)
+    }
+
+    /// The cells array at `index` (a `[`): strings and numbers read here, anything else
+    /// through `parseValue` (the same values and nesting limit as `parseArray`).
+    mutating func rowCells(depth: Int) throws(JSONParseError) -> [JSONValue] {
+        if depth > JSONParser.maxDepth { throw Self.notRows }
+        index += 1  // the `[`
+        skipWhitespace()
+        if at(UInt8(ascii: "]")) { index += 1; return [] }
+        let base = valueStack.count
+        repeat {
+            skipWhitespace()
+            guard index < bytes.count else { throw Self.notRows }
+            switch bytes[index] {
+            case UInt8(ascii: "\""): valueStack.push(.string(try parseString()))
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): valueStack.push(try parseNumber())
+            default: valueStack.push(try parseValue(depth: depth))
+            }
+        } while try more(UInt8(ascii: "]"))
+        return valueStack.pop(from: base)
     }
 }

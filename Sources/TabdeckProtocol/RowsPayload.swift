@@ -53,10 +53,13 @@ final class RowsPayload: Sendable {
 /// an integer: enough, with the ``Row``, to rebuild the object exactly.
 struct RowShape: Sendable, Equatable {
     static let maxKeys = 5
-    private var bits: UInt32 = 0
+    private var bits: UInt16 = 0
     private var seen: UInt8 = 0
-    private(set) var count = 0
+    private var keyCount: UInt8 = 0
     var idIsInteger = false
+
+    /// How many keys the row has.
+    var count: Int { Int(keyCount) }
 
     /// The key at `position`, nil past the last.
     func key(at position: Int) -> RowKey? {
@@ -68,8 +71,8 @@ struct RowShape: Sendable, Equatable {
         let bit: UInt8 = 1 << (key == .nullHasChildren ? RowKey.hasChildren : key).rawValue
         if seen & bit != 0 { return false }
         seen |= bit
-        bits |= UInt32(key.rawValue) << (3 * count)
-        count += 1
+        bits |= UInt16(key.rawValue) << (3 * keyCount)
+        keyCount += 1
         return true
     }
 }
