@@ -56,6 +56,7 @@ struct JSONValueStack {
 extension JSONValueStack {
     /// Drops the values from `base` to the top (a parse given up half way).
     mutating func drop(to base: Int) {
-        while count > base { _ = pop(from: count - 1) }
+        (storage + base).deinitialize(count: count - base)
+        count = base
     }
 }
