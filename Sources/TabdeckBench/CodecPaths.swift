@@ -34,11 +34,14 @@ enum CodecPaths {
         return count
     }
 
-    /// The reader thread's part only: lines to messages; returns the rows seen.
+    /// The reader thread's part only: lines to messages; returns the rows seen. The rows are
+    /// counted through `RowsResult(_:)`, which for a reply the codec decoded straight to rows
+    /// only reads `generation`, `offset` and `total` (reading `result["rows"]` would rebuild
+    /// the rows as JSON values).
     static func decodeMessages(_ stream: [UInt8]) throws -> Int {
         var count = 0
         try forEachMessage(stream) { message in
-            if case .response(_, let result) = message, case .array(let rows)? = result["rows"] { count += rows.count }
+            if case .response(_, let result) = message { count += try RowsResult(result).rows.count }
         }
         return count
     }

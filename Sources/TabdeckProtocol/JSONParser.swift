@@ -38,7 +38,21 @@ public enum JSONParser {
 
     /// Parses one complete JSON text from raw bytes.
     public static func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSONValue {
+        try parse(buffer, rowsFastPath: false)
+    }
+
+    /// Parses one complete JSON text; with `rowsFastPath`, a top-level `result` member of the
+    /// `rows` shape is decoded straight to rows (`JSONScanner+Rows.swift`). The value is equal
+    /// either way.
+    static func parse(_ bytes: [UInt8], rowsFastPath: Bool) throws(JSONParseError) -> JSONValue {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(JSONParseError) -> JSONValue in
+            try parse(buffer, rowsFastPath: rowsFastPath)
+        }
+    }
+
+    static func parse(_ buffer: UnsafeBufferPointer<UInt8>, rowsFastPath: Bool) throws(JSONParseError) -> JSONValue {
         var scanner = JSONScanner(buffer)
+        scanner.rowsFastPath = rowsFastPath
         defer { scanner.release() }
         scanner.skipWhitespace()
         let value = try scanner.parseValue(depth: 0)

@@ -4,14 +4,9 @@ extension JSONScanner {
         let open = index
         index += 1
         let start = index
-        // Fast path: no escapes. Eight bytes at a time while none is '"', '\' or a control character.
-        if let base = bytes.baseAddress {
-            while index + 8 <= bytes.count {
-                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                if Self.hasSpecialByte(word) { break }
-                index += 8
-            }
-        }
+        // Fast path: no escapes. Eight bytes at a time while none is '"', '\' or a control
+        // character, then straight to the first such byte.
+        skipPlainBytes()
         while index < bytes.count {
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
@@ -27,8 +22,24 @@ extension JSONScanner {
         return try parseEscapedString(open: open, start: start)
     }
 
-    /// Whether any of the eight bytes of `word` is '"', '\' or below 0x20.
-    @inline(__always) static func hasSpecialByte(_ word: UInt64) -> Bool {
+    /// Moves `index` over bytes that are not '"', '\' or a control character, eight at a time,
+    /// stopping at the first such byte (or fewer than eight bytes before the end).
+    @inline(__always) mutating func skipPlainBytes() {
+        guard let base = bytes.baseAddress else { return }
+        while index + 8 <= bytes.count {
+            let mask = Self.specialBytes(UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)))
+            if mask != 0 {
+                index += mask.trailingZeroBitCount >> 3
+                return
+            }
+            index += 8
+        }
+    }
+
+    /// The high bit of each of the eight bytes of `word` (first byte lowest) that is '"', '\'
+    /// or below 0x20; bits above the lowest may be false alarms, the lowest never is (a
+    /// borrow only runs upwards), so it marks the first such byte.
+    @inline(__always) static func specialBytes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let quote = word ^ (ones &* 0x22)
@@ -36,15 +47,15 @@ extension JSONScanner {
         let zeroQuote = (quote &- ones) & ~quote
         let zeroBackslash = (backslash &- ones) & ~backslash
         let control = (word &- ones &* 0x20) & ~word
-        return (zeroQuote | zeroBackslash | control) & highs != 0
+        return (zeroQuote | zeroBackslash | control) & highs
     }
 
     /// The rest of a string that has escapes; `index` is at the first backslash. The bytes
-    /// are unescaped into `unescaped`, which is as long as the input: unescaping never makes
-    /// a string longer.
+    /// are unescaped into `unescaped`, grown before each write: unescaping never makes a
+    /// string longer, so `count` never passes `index - start`.
     mutating func parseEscapedString(open: Int, start: Int) throws(JSONParseError) -> String {
-        let out = unescapeBuffer()
         var count = index - start
+        var out = unescapeBuffer(capacity: count + 64, keeping: 0)
         out.update(from: bytes.baseAddress! + start, count: count)
         while index < bytes.count {
             let b = bytes[index]
@@ -57,21 +68,20 @@ extension JSONScanner {
                 // Copy the run up to the next special byte in one go.
                 let run = index
                 index += 1
-                if let base = bytes.baseAddress {
-                    while index + 8 <= bytes.count,
-                          !Self.hasSpecialByte(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) { index += 8 }
-                }
+                skipPlainBytes()
                 while index < bytes.count {
                     let c = bytes[index]
                     if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
                     index += 1
                 }
+                out = unescapeBuffer(capacity: count + index - run, keeping: count)
                 (out + count).update(from: bytes.baseAddress! + run, count: index - run)
                 count += index - run
                 continue
             }
             index += 1
             guard index < bytes.count else { break }
+            out = unescapeBuffer(capacity: count + 4, keeping: count)
             let e = bytes[index]
             index += 1
             switch e {

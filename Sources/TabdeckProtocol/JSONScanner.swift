@@ -24,9 +24,13 @@ struct JSONScanner {
     /// The entry of `keyCache` used by the last object closed: the next object's keys are
     /// first matched byte for byte against it (every row of a page has the same keys).
     var hint = -1
-    /// Where escaped strings are unescaped: as long as the input, allocated at the first
-    /// escape and reused; freed by ``release()``.
+    /// Where escaped strings are unescaped: allocated at the first escape, grown as needed
+    /// and reused; freed by ``release()``.
     var unescaped: UnsafeMutablePointer<UInt8>?
+    var unescapedCapacity = 0
+    /// Whether the top-level `result` member is first tried as a `rows` result
+    /// (`JSONScanner+Rows.swift`).
+    var rowsFastPath = false
 
     static let keyCacheSize = 8
 
@@ -38,10 +42,23 @@ struct JSONScanner {
         unescaped?.deallocate()
     }
 
-    mutating func unescapeBuffer() -> UnsafeMutablePointer<UInt8> {
-        if let unescaped { return unescaped }
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+    /// The unescape buffer with room for at least `capacity` bytes, the first `keeping` of
+    /// them kept. Starts small (a line-sized buffer per line costs more than the strings):
+    /// a string's unescaped bytes are never more than its escaped ones.
+    @inline(__always) mutating func unescapeBuffer(capacity: Int, keeping: Int) -> UnsafeMutablePointer<UInt8> {
+        if let unescaped, capacity <= unescapedCapacity { return unescaped }
+        return growUnescapeBuffer(capacity: capacity, keeping: keeping)
+    }
+
+    mutating func growUnescapeBuffer(capacity: Int, keeping: Int) -> UnsafeMutablePointer<UInt8> {
+        let size = max(capacity, unescapedCapacity * 2, 256)
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
+        if let unescaped {
+            buffer.update(from: unescaped, count: keeping)
+            unescaped.deallocate()
+        }
         unescaped = buffer
+        unescapedCapacity = size
         return buffer
     }
 
@@ -115,7 +132,12 @@ struct JSONScanner {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after key \"\(key)\"") }
             index += 1
             skipWhitespace()
-            let value = try parseValue(depth: depth)
+            let value: JSONValue
+            if rowsFastPath, depth == 1, key == "result", at(UInt8(ascii: "{")), let rows = parseRowsResult(depth: depth + 1) {
+                value = rows
+            } else {
+                value = try parseValue(depth: depth)
+            }
             if allExpected {
                 keyStack.append(key)  // distinct: the expected keys are
                 valueStack.push(value)

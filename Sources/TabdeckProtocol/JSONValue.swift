@@ -15,25 +15,54 @@ public enum JSONValue: Hashable, Sendable {
 /// A JSON object that keeps its keys in the order they were written.
 ///
 /// Objects on the protocol are small (a handful of keys), so a pair of arrays with a
-/// linear lookup beats hashing.
+/// linear lookup beats hashing. The `result` of a `rows` reply decoded by
+/// ``MessageCodec/decode(_:)-([UInt8])`` holds its rows already as ``Row``s (see
+/// `RowsPayload`); its members are then made as `JSONValue`s only when read, and equal
+/// what the generic parser gives for the same text.
 public struct JSONObject: Hashable, Sendable, ExpressibleByDictionaryLiteral, Sequence {
-    public private(set) var keys: [String]
-    public private(set) var values: [JSONValue]
+    enum Storage: Sendable {
+        case members(keys: [String], values: [JSONValue])
+        case rows(RowsPayload)
+    }
+
+    var storage: Storage
+
+    /// The keys, in order.
+    public var keys: [String] {
+        switch storage {
+        case .members(let keys, _): keys
+        case .rows(let payload): payload.keys
+        }
+    }
+
+    /// The values, in the order of ``keys``.
+    public var values: [JSONValue] {
+        switch storage {
+        case .members(_, let values): values
+        case .rows(let payload): payload.keys.indices.map(payload.value(at:))
+        }
+    }
 
     /// An empty object.
-    public init() { keys = []; values = [] }
+    public init() { storage = .members(keys: [], values: []) }
 
     /// An object with the given pairs, in order. A repeated key keeps its last value.
     public init(_ pairs: [(String, JSONValue)]) {
-        keys = []; values = []
+        var keys: [String] = [], values: [JSONValue] = []
         keys.reserveCapacity(pairs.count); values.reserveCapacity(pairs.count)
-        for (key, value) in pairs { self[key] = value }
+        for (key, value) in pairs {
+            if let i = keys.firstIndex(of: key) { values[i] = value } else { keys.append(key); values.append(value) }
+        }
+        storage = .members(keys: keys, values: values)
     }
 
     public init(dictionaryLiteral elements: (String, JSONValue)...) { self.init(elements) }
 
     /// An object from keys known to be distinct and their values (the parser's fast path).
-    init(uniqueKeys keys: [String], values: [JSONValue]) { self.keys = keys; self.values = values }
+    init(uniqueKeys keys: [String], values: [JSONValue]) { storage = .members(keys: keys, values: values) }
+
+    /// A `rows` result decoded straight to rows.
+    init(rows payload: RowsPayload) { storage = .rows(payload) }
 
     /// The number of keys.
     public var count: Int { keys.count }
@@ -41,20 +70,39 @@ public struct JSONObject: Hashable, Sendable, ExpressibleByDictionaryLiteral, Se
     /// The value for `key`; assigning `nil` removes the key.
     public subscript(key: String) -> JSONValue? {
         get {
-            for i in keys.indices where keys[i] == key { return values[i] }
-            return nil
+            switch storage {
+            case .members(let keys, let values):
+                for i in keys.indices where keys[i] == key { return values[i] }
+                return nil
+            case .rows(let payload):
+                for i in payload.keys.indices where payload.keys[i] == key { return payload.value(at: i) }
+                return nil
+            }
         }
         set {
+            var keys = self.keys, values = self.values
+            storage = .members(keys: [], values: [])  // so that the arrays are uniquely held
             if let i = keys.firstIndex(of: key) {
                 if let newValue { values[i] = newValue } else { keys.remove(at: i); values.remove(at: i) }
             } else if let newValue {
                 keys.append(key); values.append(newValue)
             }
+            storage = .members(keys: keys, values: values)
         }
     }
 
     public func makeIterator() -> Zip2Sequence<[String], [JSONValue]>.Iterator {
         zip(keys, values).makeIterator()
+    }
+
+    public static func == (a: JSONObject, b: JSONObject) -> Bool {
+        if case .rows(let x) = a.storage, case .rows(let y) = b.storage, x === y { return true }
+        return a.keys == b.keys && a.values == b.values
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(keys)
+        hasher.combine(values)
     }
 }
 

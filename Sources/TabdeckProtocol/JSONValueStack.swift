@@ -52,3 +52,11 @@ struct JSONValueStack {
         capacity *= 2
     }
 }
+
+extension JSONValueStack {
+    /// Drops the values from `base` to the top (a parse given up half way).
+    mutating func drop(to base: Int) {
+        (storage + base).deinitialize(count: count - base)
+        count = base
+    }
+}

@@ -1,9 +1,18 @@
 /// Encoding and decoding of protocol lines (JSON-RPC 2.0 shapes, one object per line).
 public enum MessageCodec {
     /// Decodes one line (without its `\n`) into a message.
+    ///
+    /// The `result` of a `rows` reply is decoded straight to ``Row``s here (the supervisor's
+    /// reader thread), so ``RowsResult/init(_:path:)`` takes them as they are; the message is
+    /// equal to the one the generic parser gives, and errors are the same.
     public static func decode(_ line: [UInt8]) throws(ProtocolError) -> Message {
+        try decode(line, rowsFastPath: true)
+    }
+
+    /// ``decode(_:)-([UInt8])`` with the `rows` fast path on or off (the tests compare both).
+    static func decode(_ line: [UInt8], rowsFastPath: Bool) throws(ProtocolError) -> Message {
         let value: JSONValue
-        do { value = try JSONParser.parse(line) } catch {
+        do { value = try JSONParser.parse(line, rowsFastPath: rowsFastPath) } catch {
             throw ProtocolError("malformed JSON at column \(error.column): \(error.reason); line starts \(preview(line))")
         }
         return try decode(value)

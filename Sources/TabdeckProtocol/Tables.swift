@@ -175,6 +175,13 @@ public struct RowsResult: Hashable, Sendable {
     }
 
     public init(_ value: JSONValue, path: String = "result") throws(JSONFieldError) {
+        if case .object(let object) = value, case .rows(let payload) = object.storage {
+            // Decoded straight to rows by `MessageCodec.decode`; the other members are read as usual.
+            let r = try JSONReader(.object(payload.othersObject), path: path)
+            self.init(generation: try r.optionalInt("generation") ?? 0, offset: try r.optionalInt("offset") ?? 0,
+                      rows: payload.rows, total: try r.optionalInt("total"), totalSent: r.value("total") != nil)
+            return
+        }
         let r = try JSONReader(value, path: path)
         let items = try r.array("rows")
         var rows: [Row] = []

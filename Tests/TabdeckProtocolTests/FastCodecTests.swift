@@ -64,6 +64,27 @@ import TabdeckProtocol
         }
     }
 
+    @Test func aSpecialByteAtEveryPlaceOfAWordParsesAlike() {
+        // The scanner jumps to the first '"', '\\' or control byte of 8 at a time: put each at
+        // every offset, after plain, non-ASCII and other special bytes, at and before the end.
+        let specials: [[UInt8]] = [[0x22], [0x5C, 0x6E], [0x5C, 0x22], [0x01], [0x1F], [0x00], [0x7F], [0xC3, 0xA9], [0x20], [0x5C]]
+        for length in 0...19 {
+            for at in 0...length {
+                for special in specials {
+                    for filler: UInt8 in [0x61, 0x21, 0xE9, 0x1F] {
+                        var body = [UInt8](repeating: filler == 0xE9 ? 0x61 : filler, count: length)
+                        if filler == 0xE9, length > 2 { body[length / 2] = 0xC3; body[length / 2 + 1] = 0xA9 }
+                        body.insert(contentsOf: special, at: at)
+                        let text = [0x22] + body + [0x22]
+                        expectSameParse(text, "string \(text)")
+                        expectSameParse(text + [0x2C, 0x31], "string \(text) then more")
+                        expectSameParse(Array(text.dropLast()), "unterminated \(text)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func randomNumbersParseToTheSameBits() {
         var random = TestRandom(seed: 42)
         for _ in 0..<20000 {
