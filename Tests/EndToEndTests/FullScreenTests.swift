@@ -247,8 +247,21 @@ private final class Screen {
         // loop from keys that never arrived.
         let processes = (try? tool("/bin/ps", ["-eLo", "pid,tid,stat,wchan:24,comm,args"]).out) ?? ""
         let ours = processes.split(separator: "\n").filter { $0.contains(FullScreenTests.binary) }
-        Issue.record("timed out; the screen was:\n\(screen)\nthreads:\n\(ours.prefix(60).joined(separator: "\n"))")
+        Issue.record("timed out; the screen was:\n\(screen)\nthreads:\n\(ours.prefix(60).joined(separator: "\n"))"
+                     + "\nstacks of this screen's tabdeck:\n\(stacks())")
         throw CancellationError()
+    }
+
+    /// The threads' stacks of the tabdeck this screen runs (gdb, when installed), to tell a main
+    /// loop waiting for events from one blocked elsewhere.
+    func stacks() -> String {
+        let state = (marker as NSString).deletingLastPathComponent
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb"),
+              let ps = try? tool("/bin/ps", ["-eo", "pid,args"]).out,
+              let line = ps.split(separator: "\n").first(where: { $0.contains("--state-dir \(state)") && !$0.contains("tmux") }),
+              let pid = line.split(separator: " ").first else { return "(not available)" }
+        let out = (try? tool("/usr/bin/gdb", ["-p", String(pid), "-batch", "-ex", "thread apply all bt 15"]).out) ?? ""
+        return out.split(separator: "\n").filter { $0.hasPrefix("Thread") || $0.hasPrefix("#") }.prefix(150).joined(separator: "\n")
     }
 
     func waitForExit(timeout: Double = 10) async throws {
