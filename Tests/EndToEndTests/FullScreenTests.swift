@@ -247,8 +247,9 @@ private final class Screen {
         // loop from keys that never arrived.
         let processes = (try? tool("/bin/ps", ["-eLo", "pid,tid,stat,wchan:24,comm,args"]).out) ?? ""
         let ours = processes.split(separator: "\n").filter { $0.contains(FullScreenTests.binary) }
-        Issue.record("timed out; the screen was:\n\(screen)\nthreads:\n\(ours.prefix(60).joined(separator: "\n"))"
-                     + "\nstacks of this screen's tabdeck:\n\(stacks())")
+        let threads = ours.prefix(60).joined(separator: "\n")
+        let message = "timed out; the screen was:\n\(screen)\nthreads:\n\(threads)\nstacks of this screen's tabdeck:\n\(stacks())"
+        Issue.record(Comment(rawValue: message))
         throw CancellationError()
     }
 
