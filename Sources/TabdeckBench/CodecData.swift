@@ -5,7 +5,7 @@ import TabdeckProtocol
 /// ISO date, category, free text with commas, quotes and backslashes). Deterministic for a seed.
 enum CodecData {
     static func pages(rows: Int, rowsPerLine: Int, seed: UInt64) -> [RowsResult] {
-        var random = SplitMix64(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var pages: [RowsResult] = []
         var offset = 0
         while offset < rows {
@@ -27,7 +27,7 @@ enum CodecData {
     static let words = ["lorem", "ipsum", "dolor", "sit", "amet,", "\"quoted\"", "C:\\temp", "naïve", "café,", "x",
                         "consectetur", "adipiscing", "elit", "tab\there", "50%", "a,b,c"]
 
-    static func row(_ id: Int, _ random: inout SplitMix64) -> Row {
+    static func row(_ id: Int, _ random: inout SeededGenerator) -> Row {
         let name = "\(firstNames[random.below(firstNames.count)]) \(lastNames[random.below(lastNames.count)])"
         let amount = Double(Int(random.below(10_000_000)) - 1_000_000) / 100
         let date = "20\(10 + random.below(15))-\(pad(1 + random.below(12)))-\(pad(1 + random.below(28)))"
@@ -39,20 +39,4 @@ enum CodecData {
     }
 
     static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
-}
-
-/// A small, fast, seedable generator (SplitMix64).
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }

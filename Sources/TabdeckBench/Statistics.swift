@@ -19,7 +19,8 @@ struct Timings {
     }
 }
 
-/// SplitMix64: a small seeded generator, so that every run visits the same offsets.
+/// SplitMix64: a small seeded generator, so that every run visits the same offsets and
+/// generates the same data.
 struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
     init(seed: UInt64) { state = seed }
@@ -31,4 +32,7 @@ struct SeededGenerator: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// A number in `0..<n` (modulo bias is irrelevant for benchmark data).
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }
