@@ -261,7 +261,6 @@ class Folder(Table):
         return {"message": f"{len(done)} {'item' if len(done) == 1 else 'items'} {verb}", "invalidate": True}
 
     plugin: "Files | None" = None  # for notifications
-    handle: str | None = None  # this table's handle, once the SDK gave it one
 
 
 class Files(TablePlugin):
@@ -316,13 +315,6 @@ class Files(TablePlugin):
 
     def action(self, table: str, action: str, rows: list[str]) -> dict[str, Any]:
         return self._root().action(action, rows)
-
-    def _register(self, child: Any) -> dict[str, Any]:
-        # The SDK chooses child handles here and tells the Table nothing; a folder needs its
-        # handle to invalidate itself after an action that partly failed.
-        desc = super()._register(child)
-        child.handle = desc["table"]
-        return desc
 
 
 if __name__ == "__main__":

@@ -417,6 +417,10 @@ class Table(TableSource):
     handle to it, and calls :meth:`close` when the host sends ``close``.
     """
 
+    #: The handle the SDK gave this table when it was opened (``None`` before), for example to
+    #: ``invalidate`` it after an action.
+    handle: str | None = None
+
     def action(self, action: str, rows: list[str]) -> dict[str, Any] | str | None:
         """Run an action on rows of this table; see :meth:`TablePlugin.action`."""
         raise RpcError(NOT_SUPPORTED, "this table has no actions")
@@ -979,6 +983,7 @@ class TablePlugin(TableSource):
         desc = {"table": handle, **child.describe()}
         self._check_description(desc)
         self._tables[handle] = child
+        child.handle = handle
         return desc
 
     def _children(self, params: dict[str, Any]) -> dict[str, Any]:
