@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The changes from one frame to the next: runs of consecutive changed cells on a row.
 ///
 /// When the size changed, every cell of the new frame is a change (``isFull``).
@@ -40,8 +46,12 @@ public struct Diff: Hashable, Sendable {
     private static func changedRuns(_ old: UnsafeBufferPointer<Cell>, _ new: UnsafeBufferPointer<Cell>, width w: Int,
                                     height: Int) -> [Run] {
         var runs: [Run] = []
+        // A cell is 8 bytes of plain data without padding, so equal rows compare as bytes.
+        let bytewise = MemoryLayout<Cell>.size == MemoryLayout<Cell>.stride && _isPOD(Cell.self)
         for y in 0..<height {
             let row = y * w
+            if bytewise, w > 0,
+               memcmp(old.baseAddress! + row, new.baseAddress! + row, w * MemoryLayout<Cell>.stride) == 0 { continue }
             var x = 0
             while x < w {
                 guard old[row + x] != new[row + x] else { x += 1; continue }
