@@ -29,7 +29,11 @@ public struct ANSIWriter: Sendable {
         var current: Style? = diff.isFull ? .plain : nil
         for run in diff.runs {
             if cursor == nil || cursor! != (run.x, run.y) {
-                out += Array("\u{1b}[\(run.y + 1);\(run.x + 1)H".utf8)
+                out.append(0x1B); out.append(UInt8(ascii: "["))
+                Self.appendDecimal(run.y + 1, to: &out)
+                out.append(UInt8(ascii: ";"))
+                Self.appendDecimal(run.x + 1, to: &out)
+                out.append(UInt8(ascii: "H"))
             }
             var x = run.x
             for cell in run.cells {
@@ -39,13 +43,19 @@ public struct ANSIWriter: Sendable {
                     out += sgr(style)
                     current = style
                 }
-                out += Array(cell.symbol.utf8)
+                cell.appendUTF8(to: &out)
                 x += 1
             }
             cursor = (x, run.y)
         }
         if let current, current != .plain { out += Array("\u{1b}[0m".utf8) }
         return out
+    }
+
+    /// Appends the decimal digits of `n` (not negative) without making a string.
+    static func appendDecimal(_ n: Int, to out: inout [UInt8]) {
+        if n >= 10 { appendDecimal(n / 10, to: &out) }
+        out.append(UInt8(ascii: "0") + UInt8(n % 10))
     }
 
     /// The style as this writer shows it (without colours when they are off).

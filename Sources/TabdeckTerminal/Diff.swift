@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The changes from one frame to the next: runs of consecutive changed cells on a row.
 ///
 /// When the size changed, every cell of the new frame is a change (``isFull``).
@@ -30,11 +36,22 @@ public struct Diff: Hashable, Sendable {
         guard let previous, previous.width == next.width, previous.height == next.height else {
             return full(next)
         }
-        var runs: [Run] = []
         let w = next.width
-        let old = previous.cells, new = next.cells
-        for y in 0..<next.height {
+        return previous.cells.withUnsafeBufferPointer { old in
+            next.cells.withUnsafeBufferPointer { new in Diff(runs: changedRuns(old, new, width: w, height: next.height), isFull: false) }
+        }
+    }
+
+    /// The runs of cells that differ between two frames of the same size.
+    private static func changedRuns(_ old: UnsafeBufferPointer<Cell>, _ new: UnsafeBufferPointer<Cell>, width w: Int,
+                                    height: Int) -> [Run] {
+        var runs: [Run] = []
+        // A cell is 8 bytes of plain data without padding, so equal rows compare as bytes.
+        let bytewise = MemoryLayout<Cell>.size == MemoryLayout<Cell>.stride && _isPOD(Cell.self)
+        for y in 0..<height {
             let row = y * w
+            if bytewise, w > 0,
+               memcmp(old.baseAddress! + row, new.baseAddress! + row, w * MemoryLayout<Cell>.stride) == 0 { continue }
             var x = 0
             while x < w {
                 guard old[row + x] != new[row + x] else { x += 1; continue }
@@ -46,14 +63,14 @@ public struct Diff: Hashable, Sendable {
                 // Nor ends between the halves of a wide character.
                 if end < w && new[row + end].isContinuation { end += 1 }
                 if let last = runs.last, last.y == y, last.x + last.cells.count >= start {
-                    runs[runs.count - 1].cells += new[(row + last.x + last.cells.count)..<(row + end)]
+                    runs[runs.count - 1].cells += UnsafeBufferPointer(rebasing: new[(row + last.x + last.cells.count)..<(row + end)])
                 } else {
-                    runs.append(Run(x: start, y: y, cells: Array(new[(row + start)..<(row + end)])))
+                    runs.append(Run(x: start, y: y, cells: Array(UnsafeBufferPointer(rebasing: new[(row + start)..<(row + end)]))))
                 }
                 x = end
             }
         }
-        return Diff(runs: runs, isFull: false)
+        return runs
     }
 
     /// Every cell of `buffer`, one run per row.

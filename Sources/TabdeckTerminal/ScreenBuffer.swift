@@ -37,7 +37,17 @@ public struct ScreenBuffer: Hashable, Sendable {
             var cx = x
             for b in text.utf8 {
                 if cx >= limit { break }
-                put(cx, y, Cell(ASCII.symbols[Int(b)], style: style), wide: false)
+                put(cx, y, Cell(ascii: b, style: style), wide: false)
+                cx += 1
+            }
+            return cx - x
+        }
+        if Self.isSingleScalarText(text) {
+            // One scalar, one cell: no grapheme clusters to find, nothing to sanitize.
+            var cx = x
+            for scalar in text.unicodeScalars {
+                if cx >= limit { break }
+                put(cx, y, Cell(scalar: scalar, style: style), wide: false)
                 cx += 1
             }
             return cx - x
@@ -53,7 +63,7 @@ public struct ScreenBuffer: Hashable, Sendable {
                 continue
             }
             if w == 2 && cx + 1 >= limit {
-                put(cx, y, Cell(" ", style: style), wide: false)
+                put(cx, y, Cell(ascii: 0x20, style: style), wide: false)
                 cx += 1
                 break
             }
@@ -67,13 +77,30 @@ public struct ScreenBuffer: Hashable, Sendable {
     /// Fills `count` cells from (x, y) with blanks in `style`.
     public mutating func fill(x: Int, y: Int, count: Int, style: Style = .plain) {
         guard y >= 0, y < height else { return }
-        for cx in max(0, x)..<max(max(0, x), min(width, x + count)) { put(cx, y, Cell(" ", style: style), wide: false) }
+        for cx in max(0, x)..<max(max(0, x), min(width, x + count)) { put(cx, y, Cell(ascii: 0x20, style: style), wide: false) }
     }
 
     /// Changes the style of `count` cells from (x, y), keeping their text.
     public mutating func restyle(x: Int, y: Int, count: Int, _ change: (inout Style) -> Void) {
         guard y >= 0, y < height else { return }
         for cx in max(0, x)..<max(max(0, x), min(width, x + count)) { change(&cells[y * width + cx].style) }
+    }
+
+    /// Whether every scalar of `text` is its own grapheme cluster one cell wide that needs no
+    /// escaping: printable ASCII, Latin, Greek and Cyrillic letters and signs (precomposed; no
+    /// combining marks, no soft hyphen), dashes, quotes, bullets and `…`, arrows, math signs, box drawing, blocks and shapes (the
+    /// frame's lines and marks). Such text is drawn one scalar per cell.
+    static func isSingleScalarText(_ text: String) -> Bool {
+        for s in text.unicodeScalars {
+            let v = s.value
+            if v >= 0x20 && v < 0x7F { continue }
+            if v >= 0xA1 && v < 0x300 && v != 0xAD { continue }
+            if (v >= 0x370 && v < 0x483) || (v >= 0x48A && v < 0x530) || (v >= 0x1E00 && v < 0x1F00) { continue }
+            if v >= 0x2010 && v < 0x2028 { continue }
+            if v >= 0x2190 && v < 0x2600 && DisplayWidth.of(s) == 1 { continue }
+            return false
+        }
+        return true
     }
 
     /// Cells a character takes: 2 for wide characters, 0 for a lone combining mark, else 1.
@@ -90,15 +117,15 @@ public struct ScreenBuffer: Hashable, Sendable {
     private mutating func put(_ x: Int, _ y: Int, _ cell: Cell, wide: Bool) {
         let i = y * width + x
         if cells[i].isContinuation && x > 0 {
-            cells[i - 1] = Cell(" ", style: cells[i - 1].style)  // cut the left half of a wide character
+            cells[i - 1] = Cell(ascii: 0x20, style: cells[i - 1].style)  // cut the left half of a wide character
         }
         if x + 1 < width && cells[i + 1].isContinuation && !cells[i].isContinuation {
-            cells[i + 1] = Cell(" ", style: cells[i + 1].style)  // this was a wide character's first half
+            cells[i + 1] = Cell(ascii: 0x20, style: cells[i + 1].style)  // this was a wide character's first half
         }
         cells[i] = cell
         if wide && x + 1 < width {
             if x + 2 < width && cells[i + 2].isContinuation {
-                cells[i + 2] = Cell(" ", style: cells[i + 2].style)  // the next cell was a wide character's first half
+                cells[i + 2] = Cell(ascii: 0x20, style: cells[i + 2].style)  // the next cell was a wide character's first half
             }
             cells[i + 1] = .continuation(cell.style)
         }

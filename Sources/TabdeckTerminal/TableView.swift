@@ -180,6 +180,12 @@ enum TableView {
 
 extension String {
     func trimmingTrailingBlanks() -> String {
+        if ScreenBuffer.isSingleScalarText(self) {
+            // Every scalar is its own character: trim the bytes (a space is one byte).
+            var end = utf8.endIndex
+            while end > utf8.startIndex && utf8[utf8.index(before: end)] == 0x20 { end = utf8.index(before: end) }
+            return end == utf8.endIndex ? self : String(self[..<end])
+        }
         var s = Substring(self)
         while s.last == " " { s = s.dropLast() }
         return String(s)

@@ -5,6 +5,7 @@ enum TextFit {
     /// Cells `text` takes once sanitized.
     static func width(_ text: String) -> Int {
         if ASCII.isPrintable(text) { return text.utf8.count }
+        if ScreenBuffer.isSingleScalarText(text) { return text.unicodeScalars.count }
         var n = 0
         for ch in Sanitizer.clean(text) { n += ScreenBuffer.width(of: ch) }
         return n
@@ -46,6 +47,16 @@ enum TextFit {
         if ASCII.isPrintable(text) {
             let n = text.utf8.count
             (s, w) = n > width ? (String(decoding: text.utf8.prefix(width - 1), as: UTF8.self) + "…", width) : (text, n)
+        } else if ScreenBuffer.isSingleScalarText(text) {
+            // Nothing to sanitize, one cell per scalar.
+            let n = text.unicodeScalars.count
+            if n <= width {
+                (s, w) = (text, n)
+            } else {
+                var cut = String.UnicodeScalarView()
+                cut.append(contentsOf: text.unicodeScalars.prefix(width - 1))
+                (s, w) = (String(cut) + "…", width)
+            }
         } else {
             let clean = Sanitizer.clean(text)
             let total = self.width(clean)
@@ -128,7 +139,4 @@ enum ASCII {
         case .center: return String(repeating: " ", count: pad / 2) + s + String(repeating: " ", count: pad - pad / 2)
         }
     }
-
-    /// The one-character strings of the printable ASCII bytes, made once.
-    static let symbols: [String] = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
 }

@@ -1,4 +1,5 @@
 import Testing
+import TabdeckCore
 @testable import TabdeckTerminal
 
 @Suite struct ScreenBufferTests {
@@ -39,6 +40,39 @@ import Testing
         #expect(b.set(x: 0, y: 0, "a日本", maxWidth: 4) == 4)
         #expect(TestBackend.lines(b) == ["a日"])
         #expect(b[3, 0].symbol == " ")
+    }
+
+    @Test func singleScalarTextIsDrawnLikeTheGeneralPath() {
+        // Greek, Cyrillic, Vietnamese, box drawing and `…` take the one-scalar-per-cell path;
+        // a combining mark, a soft hyphen or a wide character anywhere sends text the long way.
+        for text in ["Αλέξης Иванов Nguyễn ─│┼…→", "Zoë\u{AD}x", "Zoe\u{308} ─", "明 ─", "Ѐ\u{483}"] {
+            #expect(ScreenBuffer.isSingleScalarText(text) == !["Zoë\u{AD}x", "Zoe\u{308} ─", "明 ─", "Ѐ\u{483}"].contains(text))
+            var b = ScreenBuffer(width: 12, height: 1)
+            let written = b.set(x: 0, y: 0, text)
+            let characters = Array(Sanitizer.clean(text))
+            var expected = "", used = 0
+            for ch in characters {
+                let w = ScreenBuffer.width(of: ch)
+                if used + w > 12 { break }
+                expected.append(ch); used += w
+            }
+            #expect(written == used)
+            #expect(TestBackend.lines(b)[0] == expected.trimmingTrailingBlanks())
+            #expect(TextFit.width(text) == characters.reduce(0) { $0 + ScreenBuffer.width(of: $1) })
+        }
+        #expect(TextFit.placed("Αλέξης Иванов", 6, alignment: .left).text == "Αλέξη…")
+        #expect(TextFit.placed("Иванов", 8, alignment: .right) == ("Иванов", 2))
+    }
+
+    @Test func cellsKeepMultiScalarClustersAndCompareByThem() {
+        let flag = Cell("🇫🇷"), accented = Cell("e\u{301}")
+        #expect(flag.symbol == "🇫🇷" && accented.symbol == "e\u{301}")
+        #expect(Cell("e\u{301}") == accented && flag != accented && Cell("e") != accented)
+        #expect(Cell.continuation(.plain).symbol == "" && Cell.continuation(.plain).isContinuation)
+        #expect(!Cell("\u{0}").isContinuation && Cell("\u{0}").symbol == "\u{0}")
+        var c = Cell("e")
+        c.symbol += "\u{301}"
+        #expect(c == accented)
     }
 
     @Test func combiningMarksJoinTheirCharacter() {
