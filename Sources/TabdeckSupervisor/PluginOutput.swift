@@ -57,7 +57,8 @@ extension PluginProcess {
             if deadlines.remove(id) != nil { return .deliver }
             if shutdownSent && id == Self.shutdownID { return .swallowed }
             return .dropped
-        case .notification("progress", _):
+        case .notification("progress", _), .notification("rows/chunk", _):
+            // A chunk of a streamed `rows` answer is progress too (PROTOCOL.md section 5).
             deadlines.progress(now: ContinuousClock.now)
             return .deliver
         default:

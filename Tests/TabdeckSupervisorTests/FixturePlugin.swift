@@ -18,10 +18,13 @@ def send(obj):
 def reply(id, result):
     send({"jsonrpc": "2.0", "id": id, "result": result})
 
-def progress(id, count, every):
+def progress(id, count, every, chunks=False):
     for i in range(count):
         time.sleep(every / 1000)
-        send({"jsonrpc": "2.0", "method": "progress", "params": {"done": i + 1, "total": count}})
+        if chunks:
+            send({"jsonrpc": "2.0", "method": "rows/chunk", "params": {"id": id, "rows": []}})
+        else:
+            send({"jsonrpc": "2.0", "method": "progress", "params": {"done": i + 1, "total": count}})
     reply(id, "done")
 
 held = []
@@ -41,6 +44,8 @@ for raw in sys.stdin:
         threading.Timer(params / 1000, reply, (id, "late")).start()
     elif method == "progress":
         threading.Thread(target=progress, args=(id, params["count"], params["every"]), daemon=True).start()
+    elif method == "chunks":
+        threading.Thread(target=progress, args=(id, params["count"], params["every"], True), daemon=True).start()
     elif method == "notify":
         send({"jsonrpc": "2.0", "method": "badge", "params": {"value": params}})
         reply(id, True)

@@ -83,6 +83,16 @@ import TabdeckProtocol
         await supervisor.stopAllOffThePool(grace: .milliseconds(500))
     }
 
+    @Test func streamedChunksResetTheTimerLikeProgress() async throws {
+        let (supervisor, log) = makeSupervisor(requestTimeout: .milliseconds(500))
+        try await startReady(supervisor, log, pluginSpec("chunks"))
+        // Six rows/chunk notifications 150 ms apart: 0.9 s in all, almost twice the timeout.
+        try supervisor.send(request(1, "chunks", json(#"{"count":6,"every":150}"#)), to: "chunks")
+        #expect(await log.wait { $0.contains { $0.replyID == .int(1) } })
+        #expect(!log.events.contains { if case .timedOut = $0 { return true } else { return false } })
+        await supervisor.stopAllOffThePool(grace: .milliseconds(500))
+    }
+
     @Test func progressCannotExtendPastTheHardTimeout() async throws {
         let (supervisor, log) = makeSupervisor(requestTimeout: .milliseconds(500), hardTimeout: .milliseconds(800))
         try await startReady(supervisor, log, pluginSpec("hard"))
