@@ -12,7 +12,9 @@ import TabdeckProtocol
 ///   is answered with -32600, a malformed one with -32700, and reading goes on).
 /// - `initialize`, `shutdown` and `$/cancel` are handled on the reader thread; `open`,
 ///   `rows`, `children`, `action` and `close` run on a pool of worker threads, so many
-///   requests are in flight and replies go out in any order.
+///   requests are in flight and replies go out in any order. A `close` waits for the requests
+///   about its table that came before it, and requests about that table that come after it
+///   wait for the close, so they get -32001 as the protocol says.
 /// - `$/cancel` sets the request's ``CancellationFlag``; a request cancelled before it
 ///   started, or whose handler throws `CancellationError`, is answered with -32800.
 /// - `shutdown` is answered with null; the runner then ends when the input closes, or
@@ -183,7 +185,7 @@ public final class PluginRunner: @unchecked Sendable {
             inFlight[id] = flag
             state.unlock()
             let source = self.source
-            pool?.submit { [self] in
+            pool?.submit(key: params["table"]?.stringValue) { [self] in
                 let result: Result<ReplyBody, RPCError>
                 if flag.isCancelled {
                     result = .failure(Self.cancelled)
@@ -218,7 +220,7 @@ public final class PluginRunner: @unchecked Sendable {
         case Method.close:
             guard let table = params["table"]?.stringValue else { PluginLog.warning("close without a table"); return }
             let source = self.source
-            pool?.submit { source.close(table: table) }
+            pool?.submit(key: table, barrier: true) { source.close(table: table) }
         default:
             PluginLog.debug("ignoring notification \(method)")
         }

@@ -117,6 +117,8 @@ final class Harness: @unchecked Sendable {
 /// - `gated`: like root, but each request waits for ``release()``;
 /// - `spin`: runs until cancelled, then throws `CancellationError`;
 /// - `boom`: throws a plain Swift error.
+/// A closed table is unknown afterwards; `close` takes 50 ms, so a request that overtakes it
+/// would see the table still open.
 final class TestSource: TableDataSource, @unchecked Sendable {
     let capabilities = PluginCapabilities(sort: true)
     private let gate = DispatchSemaphore(value: 0)
@@ -153,12 +155,16 @@ final class TestSource: TableDataSource, @unchecked Sendable {
         case "boom": throw Boom()
         default: throw RPCError.unknown(table: request.table)
         }
+        if closed.contains(request.table) { throw RPCError.unknown(table: request.table) }
         let end = min(request.offset + request.limit, 1000)
         let rows = request.offset < end ? (request.offset..<end).map { Row(id: "r\($0)", cells: [.int(Int64($0))]) } : []
         return request.result(rows, total: 1000)
     }
 
-    func close(table: String) { lock.lock(); _closed.append(table); lock.unlock() }
+    func close(table: String) {
+        usleep(50_000)
+        lock.lock(); _closed.append(table); lock.unlock()
+    }
 }
 
 func rowsParams(_ table: String, offset: Int = 0, limit: Int = 3, generation: Int = 1) -> JSONValue {

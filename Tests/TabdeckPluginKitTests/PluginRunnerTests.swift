@@ -56,6 +56,28 @@ import TabdeckProtocol
         #expect(h.finish() == 0)
     }
 
+    /// A close waits for the earlier requests about its table; later ones wait for the close
+    /// and get -32001; requests about other tables overtake both.
+    @Test func closeIsOrderedWithRequestsAboutItsTable() throws {
+        let source = TestSource()
+        let h = Harness(source: source, workers: 4)
+        h.send(id: 1, "rows", rowsParams("gated"))
+        h.send(.notification(method: "close", params: ["table": "gated"]))
+        h.send(id: 2, "rows", rowsParams("gated"))
+        h.send(id: 3, "rows", rowsParams("root"))
+        let first = try h.next()
+        #expect(first["id"] == 3)
+        source.release(2)
+        let second = try h.next()
+        #expect(second["id"] == 1)
+        #expect(second["result"]?["rows"]?.arrayValue?.count == 3)
+        let third = try h.next()
+        #expect(third["id"] == 2)
+        #expect(third["error"]?["code"] == .int(-32001))
+        #expect(source.closed == ["gated"])
+        #expect(h.finish() == 0)
+    }
+
     @Test func manyRequestsInFlight() throws {
         let h = Harness(source: TestSource(), workers: 4)
         for i in 0..<200 { h.send(id: Int64(i), "rows", rowsParams("root", offset: i, limit: 2)) }
