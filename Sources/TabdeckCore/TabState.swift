@@ -33,6 +33,9 @@ public struct TableState: Hashable, Sendable {
     /// Bumped whenever the sort (or filter) changes; pages of older generations are dropped.
     public var generation: Int = 1
     public var total: Int?
+    /// Set by `G` while the row count is unknown: the cursor's row at that moment. When the
+    /// count arrives and the cursor has not moved since, the view goes to the last row.
+    public var endWanted: Int?
     public var cache: PageCache
     /// The breadcrumb label.
     public var label: String

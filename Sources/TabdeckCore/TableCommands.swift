@@ -73,6 +73,8 @@ extension Workspace {
             saveTable(t, tab, &effects, ())
             return .done(positionOutput(tab, &effects))
         case .page(let how):
+            // While the plugin reports progress (a CSV being indexed), the count is on its way.
+            if how == .last && t.total == nil && tabs[tab]!.progress != nil { return .waiting }
             try page(&t, how)
             saveTable(t, tab, &effects, ())
             return .done(positionOutput(tab, &effects))
@@ -140,6 +142,7 @@ extension Workspace {
     mutating func setSort(_ t: inout TableState, _ order: [SortKey], _ tab: String, _ effects: inout [Effect]) {
         guard order != t.view.sort else { return }
         t.view.sort = order
+        t.endWanted = nil
         t.view.cursor = 0
         t.view.scrollOffset = 0
         t.generation += 1
@@ -158,7 +161,9 @@ extension Workspace {
             move(&t, cursor: t.view.cursor + shown, scroll: t.view.scrollOffset + shown)
         case .prev: move(&t, cursor: max(0, t.view.cursor - page), scroll: max(0, t.view.scrollOffset - page))
         case .last:
-            guard let total = t.total else { throw CommandError("the row count is not known yet, so there is no last page") }
+            guard let total = t.total else {
+                throw CommandError("the row count is not known yet (the plugin reports no progress), so there is no last page")
+            }
             move(&t, cursor: max(0, total - 1), scroll: max(0, total - page))
         }
     }

@@ -20,6 +20,7 @@ extension Workspace {
         case .plugin(let tab, let pluginEvent):
             guard tabs[tab] != nil else { return [] }
             handle(pluginEvent, tab: tab, &effects)
+            goToWantedEnd(tab, &effects)
             advance(&effects)
             if let f = find, f.isSearching, f.tab == tab, f.inflight.values.contains(where: { pending[$0] == nil }) {
                 stopFind("plugin \(tab) stopped", &effects)
@@ -41,7 +42,15 @@ extension Workspace {
         case .cancelFind:
             stopFind("cancelled", &effects)
         case .page(let how):
-            guard let tab = layout.selected, var t = tabs[tab]?.table, (try? page(&t, how)) != nil else { break }
+            guard let tab = layout.selected, var t = tabs[tab]?.table else { break }
+            if how == .last && t.total == nil {
+                // Scrolling never waits for a plugin: go to the end once the count is known.
+                t.endWanted = t.view.cursor
+                tabs[tab]!.table = t
+                break
+            }
+            guard (try? page(&t, how)) != nil else { break }
+            t.endWanted = nil
             storeMoved(t, tab)
             _ = fetch(tab, t.view.scrollOffset..<(t.view.scrollOffset + viewportRows), &effects)
         case .saveViews:
@@ -55,6 +64,16 @@ extension Workspace {
         guard let tab = layout.selected, tabs[tab] != nil else { return }
         guard case .ready = ensureTable(tab, &effects), let t = tabs[tab]!.table else { return }
         _ = fetch(tab, t.view.scrollOffset..<(t.view.scrollOffset + viewportRows), &effects)
+    }
+
+    /// Goes to the last row of `tab`'s table if `G` asked for it before the row count was
+    /// known, the count is now known, and the cursor has not moved since.
+    mutating func goToWantedEnd(_ tab: String, _ effects: inout [Effect]) {
+        guard var t = tabs[tab]?.table, let wanted = t.endWanted, t.total != nil else { return }
+        t.endWanted = nil
+        guard t.view.cursor == wanted, (try? page(&t, .last)) != nil else { tabs[tab]!.table = t; return }
+        storeMoved(t, tab)
+        if tab == layout.selected { _ = fetch(tab, t.view.scrollOffset..<(t.view.scrollOffset + viewportRows), &effects) }
     }
 
     /// Moves the selected table's cursor, keeping the scroll unless the cursor leaves the view.

@@ -347,10 +347,11 @@ public final class SpoolRouter: @unchecked Sendable {
     private func complete(_ table: SpooledTable, route: TabRoute, tab: String) {
         do { try route.file?.commit() } catch { fail(table, "\(error)", route: route, tab: tab); return }
         table.fill = .complete
-        deliver(tab, .notification(method: Method.progress, params: [
-            "done": .int(Int64(table.arrived)), "total": .int(Int64(table.arrived)), "message": "rows received"]))
+        // The total before the final progress (see CSVSource.report).
         deliver(tab, .notification(method: Method.invalidate, params: [
             "table": .string(table.handle), "total": .int(Int64(table.arrived))]))
+        deliver(tab, .notification(method: Method.progress, params: [
+            "done": .int(Int64(table.arrived)), "total": .int(Int64(table.arrived)), "message": "rows received"]))
         answerWaiting(table, route: route, tab: tab)
     }
 

@@ -57,7 +57,7 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.pageDown], .pageDown, "next page"),
         KeyBinding([.pageUp], .pageUp, "previous page"),
         KeyBinding([.char("g"), .home], .top, "first row"),
-        KeyBinding([.char("G"), .end], .bottom, "last row"),
+        KeyBinding([.char("G"), .end], .bottom, "last row (when counted)"),
         KeyBinding([.left, .char("h")], .columnLeft, "column cursor left"),
         KeyBinding([.right, .char("l")], .columnRight, "column cursor right"),
         KeyBinding([.tab, .char("]")], .nextTab, "next tab"),

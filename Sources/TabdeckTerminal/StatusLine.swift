@@ -26,10 +26,13 @@ enum StatusLine {
         return segs
     }
 
-    /// `row 1,204 of 1,000,000` (`of ?` while the count is unknown), or `no rows`.
+    /// `row 1,204 of 1,000,000` (`of ?` while the count is unknown, and `G` waiting for it says
+    /// so), or `no rows`.
     static func position(_ t: TableState) -> String {
         if t.total == 0 { return "no rows" }
-        return "row \(formatCount(t.view.cursor + 1)) of \(t.total.map(formatCount) ?? "?")"
+        let row = "row \(formatCount(t.view.cursor + 1)) of "
+        guard let total = t.total else { return row + (t.endWanted != nil ? "? (to the end once counted)" : "?") }
+        return row + formatCount(total)
     }
 
     /// `finding "ada"… 12,000 of 1,000,000 rows (Esc stops)`.

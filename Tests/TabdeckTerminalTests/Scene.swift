@@ -12,6 +12,8 @@ struct FakeTable {
     var children = false
     /// The table's sections (the rows say which one they are in).
     var sections: [SectionSpec] = []
+    /// Whether `open` and `rows` leave the total out (a table still being counted).
+    var totalUnknown = false
 
     /// People: name, age, status, city; `count` rows.
     static func people(count: Int = 1_000_000, nameWidth: ColumnWidth? = .flexible(min: 8, ideal: 12, max: 20)) -> FakeTable {
@@ -92,7 +94,8 @@ struct Scene {
             return InitializeResult(name: "fake", version: "1", capabilities:
                 PluginCapabilities(sort: true, multiSort: true, sections: !table.sections.isEmpty, children: table.children)).json
         case Method.open:
-            return TableDescription(table: "root", columns: table.columns, total: table.total, sections: table.sections).json
+            return TableDescription(table: "root", columns: table.columns, total: table.totalUnknown ? nil : table.total,
+                                    sections: table.sections).json
         case Method.children:
             let row = params["row"]?.stringValue ?? "?"
             return TableDescription(table: "child-" + row, title: row, columns: table.columns, total: table.total).json
@@ -101,7 +104,7 @@ struct Scene {
             if table.hold(r.offset) { return nil }
             let end = min(table.total, r.offset + r.limit)
             let rows = r.offset < end ? (r.offset..<end).map(table.row) : []
-            return RowsResult(generation: r.generation, offset: r.offset, rows: rows, total: table.total).json
+            return RowsResult(generation: r.generation, offset: r.offset, rows: rows, total: table.totalUnknown ? nil : table.total).json
         default:
             return nil
         }

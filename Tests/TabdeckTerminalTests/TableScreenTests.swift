@@ -49,6 +49,25 @@ import TabdeckProtocol
         #expect(!frame[0, 3].style.reverse)
     }
 
+    @Test func theLastRowKeyWaitsForTheCountAndSaysSo() {
+        var people = FakeTable.people()
+        people.totalUnknown = true
+        var s = Scene(tables: ["people": people])
+        s.resize(60, 5)
+        s.run("show")
+        #expect(s.screen(60, 5)[4] == "row 1 of ?")
+        s.feed(.page(.last))
+        #expect(s.screen(60, 5)[4] == "row 1 of ? (to the end once counted)")
+        s.notify("people", Method.invalidate, ["table": "root", "total": 1_000_000])
+        #expect(s.screen(60, 5) == [
+            " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+            "  Name                   Age Status           City",
+            "  name999998              68 done             Kyoto",
+            "  name999999              69 todo             Lima",
+            "row 1,000,000 of 1,000,000",
+        ])
+    }
+
     @Test func compactLayoutAt30Columns() {
         var s = wide(30, 6)
         s.run("sort name")

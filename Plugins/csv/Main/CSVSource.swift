@@ -164,7 +164,9 @@ final class IndexProgress: @unchecked Sendable {
         if final { done = true }
         let table = self.table
         lock.unlock()
-        notifier?.progress(done: Double(bytesDone), total: Double(bytesTotal), message: "indexing \(title): \(rows) rows")
+        // The total before the final progress: a host waiting for the count while progress is
+        // shown (`page last`) has it when the progress ends.
         if final { notifier?.invalidate(table: table, total: rows) }
+        notifier?.progress(done: Double(bytesDone), total: Double(bytesTotal), message: "indexing \(title): \(rows) rows")
     }
 }
