@@ -34,6 +34,17 @@ import TabdeckProtocol
         #expect(h.sends(Method.rows).contains { $0.2["offset"]?.intValue.map { $0 >= 900 } == true })
     }
 
+    @Test func aCountWithNoRowsChangedKeepsThePages() {
+        var h = counting()
+        h.feed(.refresh)  // the screen follows the view: invalidated visible rows are refetched
+        let asked = h.sends(Method.rows).count
+        notify(&h, Method.invalidate, ["table": "root", "rows": [], "total": 1000])
+        #expect(table(h).total == 1000)
+        #expect(h.sends(Method.rows).count == asked)
+        notify(&h, Method.invalidate, ["table": "root", "total": 1000])
+        #expect(h.sends(Method.rows).count > asked)  // any row may have changed: refetched
+    }
+
     @Test func movingAfterTheKeyCancelsTheJump() {
         var h = counting()
         let start = table(h).view.cursor

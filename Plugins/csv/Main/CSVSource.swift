@@ -166,7 +166,9 @@ final class IndexProgress: @unchecked Sendable {
         lock.unlock()
         // The total before the final progress: a host waiting for the count while progress is
         // shown (`page last`) has it when the progress ends.
-        if final { notifier?.invalidate(table: table, total: rows) }
+        // `rows: []`: no row changed (rows are served only once indexed), so the host keeps its
+        // pages and only learns the count.
+        if final { notifier?.invalidate(table: table, rows: [], total: rows) }
         notifier?.progress(done: Double(bytesDone), total: Double(bytesTotal), message: "indexing \(title): \(rows) rows")
     }
 }
