@@ -32,6 +32,8 @@ public enum Command: Hashable, Sendable {
     case page(PageMove)
     /// The section index: to the first row of the table section whose title starts with this.
     case jump(String)
+    /// Find text in any cell of the whole table, from the row after (or before) the cursor.
+    case find(String, backward: Bool)
     case select([String])
     case selectAll
     case selectNone
@@ -86,6 +88,7 @@ public enum CommandParser {
         .init(name: "goto", usage: "goto ROW", summary: "move to a 1-based row number"),
         .init(name: "page", usage: "page next|prev|first|last", summary: "scroll by a page"),
         .init(name: "jump", usage: "jump SECTION", summary: "go to the table section whose title starts with SECTION"),
+        .init(name: "find", usage: "find [--back] TEXT", summary: "go to the next row with TEXT in any cell (--back: the previous)"),
         .init(name: "select", usage: "select ID... | all | none", summary: "add rows to the selection by id, select all rows, or none"),
         .init(name: "unselect", usage: "unselect ID...", summary: "remove rows from the selection by id"),
         .init(name: "selection", usage: "selection", summary: "list the selected row ids"),
@@ -159,6 +162,11 @@ public enum CommandParser {
         case "jump":
             guard !rest.isEmpty else { throw usage("jump") }
             return .jump(rest.joined(separator: " "))
+        case "find":
+            let backward = rest.first == "--back"
+            let words = backward ? Array(rest.dropFirst()) : rest
+            guard !words.isEmpty else { throw usage("find") }
+            return .find(words.joined(separator: " "), backward: backward)
         case "page":
             guard rest.count == 1 else { throw usage("page") }
             guard let m = Command.PageMove(rawValue: rest[0]) else {

@@ -14,8 +14,11 @@ public struct FindState: Hashable, Sendable {
         case stopped(String)
     }
 
-    /// The text looked for (case-insensitive, in any cell).
+    /// The text looked for (case-insensitive, in any cell); for a section, its title.
     public var text: String
+    /// When set, the find looks for the first row of this section (a `jump` whose section
+    /// start is not known from counts or loaded rows), not for text.
+    public var section: String?
     /// Searching towards the first row (`N`).
     public var backward: Bool
     public var tab: String
@@ -49,6 +52,16 @@ extension Workspace {
         let origin = t.view.cursor
         find = FindState(text: text.lowercased(), backward: backward, tab: tab, table: t.key, generation: t.generation,
                          origin: origin, position: origin + (backward ? -1 : 1))
+        advanceFind(&effects)
+    }
+
+    /// Starts looking for the first row of section `id` of the selected table, from row 1
+    /// (a `jump` to a section whose start is not known yet), replacing any find still going.
+    mutating func startSectionFind(_ section: SectionSpec, _ effects: inout [Effect]) {
+        stopFind(nil, &effects)
+        guard let tab = layout.selected, let t = tabs[tab]?.table else { return }
+        find = FindState(text: section.title, section: section.id, backward: false, tab: tab, table: t.key,
+                         generation: t.generation, origin: -1, position: 0)
         advanceFind(&effects)
     }
 
@@ -106,7 +119,7 @@ extension Workspace {
                 break
             }
             f.checked += 1
-            if row.cells.contains(where: { CellText.of($0).lowercased().contains(f.text) }) {
+            if matches(row, f) {
                 f.phase = .found(row: p, wrapped: f.wrapped)
                 move(&t, cursor: p)
                 tabs[f.tab]!.stack[i] = t
@@ -126,6 +139,12 @@ extension Workspace {
             f.arrived = [:]
         }
         find = f
+    }
+
+    /// Whether `row` is what the find looks for: a row of its section, or text in any cell.
+    func matches(_ row: Row, _ f: FindState) -> Bool {
+        if let section = f.section { return row.section == section }
+        return row.cells.contains { CellText.of($0).lowercased().contains(f.text) }
     }
 
     /// Keeps the chunk holding the search position and the next one (in the search's

@@ -97,17 +97,14 @@ extension TableState {
 }
 
 extension Workspace {
-    /// `jump PREFIX`: the section whose title starts with `prefix`, and its first row.
-    func sectionStart(_ t: TableState, _ prefix: String) throws(CommandError) -> (section: SectionSpec, row: Int) {
+    /// `jump PREFIX`: the section whose title starts with `prefix`.
+    func sectionMatching(_ t: TableState, _ prefix: String) throws(CommandError) -> SectionSpec {
         guard !t.sections.isEmpty else { throw CommandError("\(t.label) has no sections") }
         guard let s = t.section(matching: prefix) else {
             let titles = t.sections.filter { $0.count != 0 }.map(\.title)
             throw CommandError("no section of \(t.label) starts with \"\(prefix)\" (sections: \(titles.joined(separator: ", ")))",
                                suggestion: CommandParser.suggest(prefix, among: titles))
         }
-        guard let row = t.sectionStart(s.id) else {
-            throw CommandError("where section \(s.title) starts is not known yet: the plugin sends no section counts and its first row is not loaded")
-        }
-        return (s, row)
+        return s
     }
 }

@@ -79,12 +79,32 @@ extension Workspace {
             saveTable(t, tab, &effects, ())
             return .done(positionOutput(tab, &effects))
         case .jump(let prefix):
-            let start = try sectionStart(t, prefix)
-            move(&t, cursor: start.row, scroll: start.row)
+            let section = try sectionMatching(t, prefix)
+            if a.applied {
+                // Looking through the rows for the section's first one (no counts, not loaded).
+                switch try findOutcome() {
+                case nil: return .waiting
+                case .some: return .done(jumpOutput(section, tab, &effects))
+                }
+            }
+            guard let row = t.sectionStart(section.id) else {
+                a.applied = true
+                startSectionFind(section, &effects)
+                return try findOutcome() == nil ? .waiting : .done(jumpOutput(section, tab, &effects))
+            }
+            move(&t, cursor: row, scroll: row)
             saveTable(t, tab, &effects, ())
+            return .done(jumpOutput(section, tab, &effects))
+        case .find(let text, let backward):
+            if !a.applied {
+                a.applied = true
+                startFind(text, backward: backward, &effects)
+            }
+            guard let (row, wrapped) = try findOutcome() else { return .waiting }
             let position = positionOutput(tab, &effects)
-            return .done(CommandOutput(text: "\(start.section.title): \(position.text)",
-                                       json: ["section": .string(start.section.id), "position": position.json]))
+            let note = wrapped ? (backward ? " (wrapped past the first row)" : " (wrapped past the last row)") : ""
+            return .done(CommandOutput(text: "found \"\(text)\" at \(position.text)\(note)",
+                                       json: ["found": .int(Int64(row + 1)), "wrapped": .bool(wrapped), "position": position.json]))
         case .select(let ids):
             t.view.selection.formUnion(ids)
             return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))
@@ -148,6 +168,27 @@ extension Workspace {
         t.generation += 1
         for id in t.cache.inflight.values { cancel(id, &effects) }
         t.cache.removeAll()
+    }
+
+    /// Where the find a command waits for is: nil while it searches, the row it found, or an
+    /// error when it found nothing or stopped.
+    func findOutcome() throws(CommandError) -> (row: Int, wrapped: Bool)? {
+        guard let f = find else { throw CommandError("the find was replaced by another") }
+        switch f.phase {
+        case .searching: return nil
+        case .found(let row, let wrapped): return (row, wrapped)
+        case .notFound:
+            if f.section != nil { throw CommandError("section \(f.text) has no rows") }
+            throw CommandError("\"\(f.text)\" is in no row")
+        case .stopped(let reason): throw CommandError("the find stopped: \(reason)")
+        }
+    }
+
+    /// `jump`'s output: the section and the new position.
+    mutating func jumpOutput(_ section: SectionSpec, _ tab: String, _ effects: inout [Effect]) -> CommandOutput {
+        let position = positionOutput(tab, &effects)
+        return CommandOutput(text: "\(section.title): \(position.text)",
+                             json: ["section": .string(section.id), "position": position.json])
     }
 
     /// Moves by a page (`page next|prev|first|last`, PgDn PgUp g G).

@@ -24,6 +24,7 @@ extension Workspace {
             advance(&effects)
             if let f = find, f.isSearching, f.tab == tab, f.inflight.values.contains(where: { pending[$0] == nil }) {
                 stopFind("plugin \(tab) stopped", &effects)
+                advance(&effects)
             }
             if followsView && tab == layout.selected { refreshSelected(&effects) }
         case .wake:
@@ -41,6 +42,7 @@ extension Workspace {
             startFind(text, backward: backward, &effects)
         case .cancelFind:
             stopFind("cancelled", &effects)
+            advance(&effects)  // a `find` or `jump` command waiting for it fails
         case .page(let how):
             guard let tab = layout.selected, var t = tabs[tab]?.table else { break }
             if how == .last && t.total == nil {

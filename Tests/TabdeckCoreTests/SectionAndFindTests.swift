@@ -40,9 +40,6 @@ func sectioned(count: Int = 1000, counts: Bool = true) -> Harness {
         var h = sectioned(counts: false)
         h.run("show 5")
         #expect(table(&h).sectionStarts == nil)
-        let refused = h.run("jump high")
-        #expect(refused == nil)
-        #expect(h.lastFailure?.contains("where section High starts is not known yet") == true)
         h.run("goto 450")
         h.run("show 100")  // loads rows 450…549
         let t = table(&h)
@@ -51,6 +48,29 @@ func sectioned(count: Int = 1000, counts: Bool = true) -> Harness {
         #expect(t.sectionHeader(before: 700) == nil)
         let high = h.run("jump h")
         #expect(high?.text == "High: row 501 of 1,000")
+    }
+
+    @Test func withoutCountsJumpLooksThroughTheRows() throws {
+        var h = sectioned(count: 100_000, counts: false)
+        h.run("show 5")
+        let pagesBefore = h.sends(Method.rows).count
+        let high = h.run("jump high")  // row 50,001 is not loaded: the rows are searched
+        #expect(high?.text == "High: row 50,001 of 100,000")
+        #expect(h.sends(Method.rows).count > pagesBefore)
+        #expect(h.ws.isBusy == false)
+        h.run("goto 70000")
+        #expect(h.run("jump low")?.text == "Low: row 1 of 100,000")
+    }
+
+    @Test func aJumpThatWaitsForRowsFailsWhenStopped() {
+        var h = sectioned(count: 100_000, counts: false)
+        h.run("show 5")
+        h.plugins["people"]!.holdRows = true
+        h.feed(.command("jump high"))
+        #expect(h.ws.isBusy)
+        h.feed(.cancelFind)
+        #expect(h.ws.isBusy == false)
+        #expect(h.lastFailure == "the find stopped: cancelled")
     }
 
     @Test func pageNextMovesByTheDataRowsShown() {
@@ -160,6 +180,22 @@ func sectioned(count: Int = 1000, counts: Bool = true) -> Harness {
         #expect(h.ws.find?.phase == .stopped("cancelled"))
         let cancels = h.effects.filter { if case .send(_, .notification(Method.cancel, _)) = $0 { true } else { false } }
         #expect(cancels.count >= 2)
+    }
+
+    @Test func theFindCommandWaitsForItsAnswer() throws {
+        var h = Harness(count: 100_000)
+        h.run("show 5")
+        let target = row(named: 99_999, count: 100_000)
+        let found = h.run("find NAME99999")
+        #expect(found?.text == "found \"NAME99999\" at row \(formatCount(target + 1)) of 100,000")
+        #expect(found?.json["found"] == .int(Int64(target + 1)))
+        #expect(cursor(h) == target)
+        let back = h.run("find --back name99999")
+        #expect(back?.json["wrapped"] == .bool(true))  // the only match: found again after wrapping
+        #expect(h.run("find zzz") == nil)
+        #expect(h.lastFailure == "\"zzz\" is in no row")
+        #expect(h.run("find") == nil)
+        #expect(h.lastFailure?.hasPrefix("usage: find [--back] TEXT") == true)
     }
 
     @Test func aNewSortStopsTheFind() {
