@@ -86,7 +86,10 @@ public final class Runtime {
         // own to the plugin (`send`, set once the supervisor exists).
         let spoolSend = SpoolSendBox()
         let spool = SpoolRouter(folder: spoolFolder, send: { tab, message in spoolSend.send?(tab, message) },
-                                deliver: { tab, message in queue.put(.plugin(tab: tab, .message(message))) })
+                                deliver: { tab, message in
+            tracer?.fromSpool(message, tab: tab)
+            queue.put(.plugin(tab: tab, .message(message)))
+        })
         self.spool = spool
         let supervisor = PluginSupervisor(requestTimeout: requestTimeout, handshakeTimeout: handshakeTimeout,
                                           onEvent: { event in
@@ -216,7 +219,10 @@ public final class Runtime {
                 queue.put(.plugin(tab: tab, .spawnFailed(reason)))
             }
         case .send(let tab, let message):
-            if spool.outgoing(message, tab: tab) { return }  // answered from the spool
+            if spool.outgoing(message, tab: tab) {  // answered from the spool
+                tracer?.toSpool(message, tab: tab)
+                return
+            }
             tracer?.sent(message, tab: tab)
             do { try supervisor.send(message, to: tab) } catch {
                 tracer?.note("could not send: \(error)", tab: tab)

@@ -10,7 +10,9 @@ import TabdeckSupervisor
 ///
 /// `→` is a line sent to the plugin, `←` a line received from it (as decoded, written back
 /// compactly), `!` something that is not a line on the wire: a protocol violation, a timeout,
-/// the process's exit, a note from the host.
+/// the process's exit, a note from the host. For a plugin that cannot sort or page, the host's
+/// spool answers the core's `rows` requests itself: `⇢` is such a request (never sent to the
+/// plugin) and `⇠` what the spool answered or announced (`progress`, `invalidate`).
 ///
 /// One locked appender: any thread may call it; a line is formatted before the lock is taken,
 /// and the lock is held only for one `write(2)` of that line to each file it goes to, so the
@@ -72,6 +74,18 @@ public final class ProtocolTracer: @unchecked Sendable {
     public func receivedRaw(_ bytes: [UInt8], tab: String) {
         guard traces(tab) else { return }
         write(tab: tab, ProtocolTracer.line(tab: tab, mark: "←", text: ProtocolTracer.oneLine(bytes)))
+    }
+
+    /// A request of the core answered by the host's spool instead of the plugin (`⇢`).
+    public func toSpool(_ message: Message, tab: String) {
+        guard traces(tab) else { return }
+        write(tab: tab, ProtocolTracer.line(tab: tab, mark: "⇢", text: MessageCodec.encode(message)))
+    }
+
+    /// A reply or notification from the host's spool to the core (`⇠`).
+    public func fromSpool(_ message: Message, tab: String) {
+        guard traces(tab) else { return }
+        write(tab: tab, ProtocolTracer.line(tab: tab, mark: "⇠", text: MessageCodec.encode(message)))
     }
 
     /// A `!` line: a violation, a timeout, an exit, or a note from the host.

@@ -84,6 +84,23 @@ import TabdeckCore
         await h.shutdown()
     }
 
+    @Test func theSpoolsAnswersAreTraced() async throws {
+        var tab = TabSpec(id: "stream", command: ["python3", Self.plugin, "--rows", "2000"])
+        tab.trace = true
+        let h = try Host(dir, tabs: [tab], output: .json)
+        #expect((await h.run("sort n desc")).ok)
+        #expect((await h.run("show 2", timeout: 60)).rows.map(\.id) == ["r1999", "r1998"])
+        await h.shutdown()
+        let lines = dir.read("state/logs/stream.trace").split(separator: "\n").map(String.init)
+        // The one streamed request goes to the plugin; the core's pages are answered by the spool.
+        #expect(lines.contains { $0.contains(" stream → ") && $0.contains("\"stream\":true") }, "\(lines.prefix(5))")
+        #expect(lines.contains { $0.contains(" stream ← ") && $0.contains("rows/chunk") })
+        let toSpool = lines.filter { $0.contains(" stream ⇢ ") }
+        #expect(!toSpool.isEmpty && toSpool.allSatisfy { $0.contains("\"method\":\"rows\"") && !$0.contains("\"stream\":true") })
+        #expect(lines.contains { $0.contains(" stream ⇠ ") && $0.contains("\"r1999\"") })
+        #expect(lines.contains { $0.contains(" stream ⇠ ") && $0.contains("\"invalidate\"") })
+    }
+
     @Test func aCrashMidStreamIsAClearErrorAndLeavesNoSpool() async throws {
         let h = try host(["--rows", "50000", "--crash-after", "20000"])
         #expect((await h.run("sort n desc")).ok)

@@ -46,6 +46,8 @@ struct TabSpec {
     var title: String?
     var section: String?
     var customizable = true
+    /// `"trace": true`: the tab's traffic goes to `<state>/logs/<id>.trace`.
+    var trace = false
 
     /// The broken plugin with modes, counting its starts in `countFile`. `tag` goes on the command
     /// line (the plugin ignores it) so that a test can find its own processes in /proc.
@@ -65,6 +67,7 @@ func writeConfig(_ dir: TempDir, _ tabs: [TabSpec], sections: [String] = []) thr
         if t.background { o["background"] = true }
         if let section = t.section { o["section"] = section }
         if !t.customizable { o["customizable"] = false }
+        if t.trace { o["trace"] = true }
         list.append(o)
     }
     var root: [String: Any] = ["tabs": list]
