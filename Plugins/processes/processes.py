@@ -177,7 +177,7 @@ class Threads(Table):
         return [column("tid", "TID", "integer", width=8, align="right"),
                 column("name", "Name", width={"min": 8, "ideal": 16}),
                 column("state", "S", "enum", values=STATES, width=2),
-                column("cpuTime", "CPU s", "decimal", width=9, align="right")]
+                column("cpuTime", "CPU s", "decimal", width=9, align="right", decimals=2)]
 
     def all_rows(self) -> list[dict[str, Any]]:
         out = []
@@ -225,8 +225,8 @@ class Processes(TablePlugin):
             column("name", "Name", width={"min": 6, "ideal": 16, "max": 24}),
             column("user", "User", width={"min": 4, "ideal": 10, "max": 16}),
             column("state", "S", "enum", values=STATES, width=2, align="center"),
-            column("cpu", "CPU %", "decimal", width=6, align="right"),
-            column("rss", "RSS MiB", "decimal", width=8, align="right"),
+            column("cpu", "CPU %", "decimal", width=6, align="right", decimals=1),
+            column("rss", "RSS MiB", "decimal", width=8, align="right", decimals=1),
             column("threads", "Thr", "integer", width=4, align="right"),
             column("command", "Command", width={"min": 10, "ideal": 60}),
         ]

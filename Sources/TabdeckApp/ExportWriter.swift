@@ -6,12 +6,12 @@ import TabdeckProtocol
 final class ExportWriter {
     let path: String
     let format: Command.ExportFormat
-    let columns: [String]
+    let columns: [ColumnSpec]
     private let handle: FileHandle
     private var buffer: [UInt8] = []
     private var first = true
 
-    init(path: String, format: Command.ExportFormat, columns: [String]) throws {
+    init(path: String, format: Command.ExportFormat, columns: [ColumnSpec]) throws {
         self.path = path; self.format = format; self.columns = columns
         guard FileManager.default.createFile(atPath: path, contents: nil) else {
             throw AppError.store("export: cannot create \(path)")
@@ -19,7 +19,7 @@ final class ExportWriter {
         guard let handle = FileHandle(forWritingAtPath: path) else { throw AppError.store("export: cannot open \(path)") }
         self.handle = handle
         switch format {
-        case .csv: writeCSVRow(columns.map { .string($0) })
+        case .csv: writeCSVRow(columns.map { .string($0.id) }, header: true)
         case .json: buffer.append(UInt8(ascii: "["))
         }
     }
@@ -32,7 +32,7 @@ final class ExportWriter {
                 buffer.append(contentsOf: Array((first ? "\n" : ",\n").utf8))
                 first = false
                 var object = JSONObject()
-                for (i, c) in columns.enumerated() { object[c] = i < row.count ? row[i] : .null }
+                for (i, c) in columns.enumerated() { object[c.id] = i < row.count ? row[i] : .null }
                 JSONWriter.write(.object(object), into: &buffer)
             }
         }
@@ -51,13 +51,13 @@ final class ExportWriter {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    private func writeCSVRow(_ cells: [JSONValue]) {
+    private func writeCSVRow(_ cells: [JSONValue], header: Bool = false) {
         for (i, cell) in cells.enumerated() {
             if i > 0 { buffer.append(UInt8(ascii: ",")) }
             let text: String
             switch cell {
             case .string(let s): text = s
-            default: text = CellText.of(cell)
+            default: text = !header && i < columns.count ? CellText.of(cell, in: columns[i]) : CellText.of(cell)
             }
             if text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
                 buffer.append(UInt8(ascii: "\""))

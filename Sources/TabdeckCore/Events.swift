@@ -76,8 +76,9 @@ public enum Effect: Hashable, Sendable {
     case log(tab: String, String)
     /// Send ``Event/wake`` at or after this time (seconds, the clock of `now`).
     case wake(at: Double)
-    /// Start writing an export file whose header row holds these column ids.
-    case exportBegin(path: String, format: Command.ExportFormat, columns: [String])
+    /// Start writing an export file whose header row holds these columns' ids (CSV cells of a
+    /// decimal column are written with its `decimals`).
+    case exportBegin(path: String, format: Command.ExportFormat, columns: [ColumnSpec])
     /// Append rows (cells in the same column order) to the export file.
     case exportRows([[JSONValue]])
     /// Finish the export file.

@@ -119,7 +119,7 @@ extension Workspace {
                 break
             }
             f.checked += 1
-            if matches(row, f) {
+            if matches(row, f, t.description.columns) {
                 f.phase = .found(row: p, wrapped: f.wrapped)
                 move(&t, cursor: p)
                 tabs[f.tab]!.stack[i] = t
@@ -141,10 +141,15 @@ extension Workspace {
         find = f
     }
 
-    /// Whether `row` is what the find looks for: a row of its section, or text in any cell.
-    func matches(_ row: Row, _ f: FindState) -> Bool {
+    /// Whether `row` is what the find looks for: a row of its section, or text in any cell (as
+    /// it is shown: a decimal column's numbers with its `decimals`).
+    func matches(_ row: Row, _ f: FindState, _ columns: [ColumnSpec]) -> Bool {
         if let section = f.section { return row.section == section }
-        return row.cells.contains { CellText.of($0).lowercased().contains(f.text) }
+        for (i, cell) in row.cells.enumerated() {
+            let text = i < columns.count ? CellText.of(cell, in: columns[i]) : CellText.of(cell)
+            if text.lowercased().contains(f.text) { return true }
+        }
+        return false
     }
 
     /// Keeps the chunk holding the search position and the next one (in the search's

@@ -10,7 +10,7 @@ extension Workspace {
             a.scan = ScanProgress(table: t.key, generation: t.generation)
             if case .export(let path, let format) = a.command {
                 let f = format ?? (path.lowercased().hasSuffix(".json") ? .json : .csv)
-                effects.append(.exportBegin(path: path, format: f, columns: t.visibleColumns.map(\.id)))
+                effects.append(.exportBegin(path: path, format: f, columns: t.visibleColumns))
                 a.scan!.started = true
             } else {
                 t.view.selection = []

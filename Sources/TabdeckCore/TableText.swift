@@ -13,6 +13,40 @@ public enum CellText {
         case .array, .object: Sanitizer.clean(JSONWriter.string(cell))
         }
     }
+
+    /// The text of a cell of `column`: numbers of a decimal column with its `decimals` (if it
+    /// gives them) digits after the point, everything else as ``of(_:)``.
+    public static func of(_ cell: JSONValue, in column: ColumnSpec) -> String {
+        guard let decimals = column.decimals else { return of(cell) }
+        switch cell {
+        case .double(let d): return fixed(d, decimals)
+        case .int(let i): return fixed(Double(i), decimals)
+        default: return of(cell)
+        }
+    }
+
+    /// `d` with exactly `decimals` digits after the point: scaled, then rounded half away from
+    /// zero (`2.675` shows as `2.68`, as a person rounds the number the plugin wrote, where
+    /// printf's exact binary value gives `2.67`), without Foundation's formatter (this runs for
+    /// every shown cell of every frame). Very large values, NaN and the infinities fall back to
+    /// their plain text.
+    public static func fixed(_ d: Double, _ decimals: Int) -> String {
+        let digits = min(max(decimals, 0), ColumnSpec.maxDecimals)
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = (abs(d) * scale).rounded()
+        guard d.isFinite, scaled < 9e18 else { return of(.double(d)) }
+        let units = UInt64(scaled)
+        let divisor = UInt64(scale)
+        var text = (d < 0 && units != 0) ? "-" : ""
+        text += String(units / divisor)
+        guard digits > 0 else { return text }
+        let fraction = String(units % divisor)
+        text += "."
+        text += String(repeating: "0", count: digits - fraction.count)
+        text += fraction
+        return text
+    }
 }
 
 /// Rows printed as a text table (line mode's `show`).
@@ -25,7 +59,9 @@ enum TableText {
         var rows: [Row] = []
         var index = start
         while index < start + count, let row = t.cache.row(at: index) { rows.append(row); index += 1 }
-        let texts = rows.map { row in indices.map { $0 < row.cells.count ? CellText.of(row.cells[$0]) : "" } }
+        let texts = rows.map { row in
+            zip(indices, columns).map { i, column in i < row.cells.count ? CellText.of(row.cells[i], in: column) : "" }
+        }
         var widths = columns.map { DisplayWidth.of(Sanitizer.clean($0.title) + sortMark(t, $0.id)) }
         for (c, column) in columns.enumerated() {
             if let custom = t.view.columns.first(where: { $0.id == column.id })?.width {

@@ -38,15 +38,23 @@ public struct ColumnSpec: Hashable, Sendable {
     public var width: ColumnWidth?
     public var alignment: ColumnAlignment
     public var sortable: Bool
+    /// For a `decimal` column: the digits shown after the decimal point (0…15), so `1370.30`
+    /// is not shown as `1370.3` and the points line up; nil shows each number in its shortest
+    /// form. Ignored for other types.
+    public var decimals: Int?
+
+    /// The largest `decimals` a plugin may ask for.
+    public static let maxDecimals = 15
 
     public init(id: String, title: String? = nil, type: ColumnType = .text, width: ColumnWidth? = nil,
-                alignment: ColumnAlignment? = nil, sortable: Bool = true) {
+                alignment: ColumnAlignment? = nil, sortable: Bool = true, decimals: Int? = nil) {
         self.id = id
         self.title = title ?? id
         self.type = type
         self.width = width
         self.alignment = alignment ?? ([.integer, .decimal].contains(type) ? .right : .left)
         self.sortable = sortable
+        self.decimals = type == .decimal ? decimals : nil
     }
 
     /// Reads the wire form.
@@ -81,8 +89,12 @@ public struct ColumnSpec: Hashable, Sendable {
             }
             alignment = parsed
         }
+        let decimals = try r.optionalInt("decimals")
+        if let decimals, !(0...Self.maxDecimals).contains(decimals) {
+            throw JSONFieldError(path: r.pathOf("decimals"), reason: "expected 0 to \(Self.maxDecimals) digits, got \(decimals)")
+        }
         self.init(id: id, title: try r.optionalString("title"), type: type, width: width,
-                  alignment: alignment, sortable: try r.bool("sortable", default: true))
+                  alignment: alignment, sortable: try r.bool("sortable", default: true), decimals: decimals)
     }
 
     /// The wire form.
@@ -101,6 +113,7 @@ public struct ColumnSpec: Hashable, Sendable {
         }
         o["align"] = .string(alignment.rawValue)
         o["sortable"] = .bool(sortable)
+        if let decimals { o["decimals"] = .int(Int64(decimals)) }
         return .object(o)
     }
 }

@@ -8,13 +8,13 @@ enum DetailView {
         var out: [(String, String)] = []
         for (spec, _) in t.orderedColumns {
             let i = t.cellIndex(of: spec.id) ?? -1
-            out.append((spec.title, i >= 0 && i < row.cells.count ? CellText.of(row.cells[i]) : ""))
+            out.append((spec.title, i >= 0 && i < row.cells.count ? CellText.of(row.cells[i], in: spec) : ""))
         }
         if let detail = row.detail { out.append(("detail", detail)) }
         if let section = row.section {
             out.append(("section", t.description.sections.first { $0.id == section }?.title ?? section))
         }
-        out.append(("id", row.id))
+        out.append(("row id", row.id))  // not "id": tables often have a column of that title
         return out
     }
 

@@ -159,7 +159,7 @@ enum TableView {
         if row.hasChildren { buf.set(x: x0 - gutter + 1, y: y, "›", style: Palette.mark) }
         func text(_ c: Int) -> String {
             let i = cells[c]
-            return i >= 0 && i < row.cells.count ? CellText.of(row.cells[i]) : ""
+            return i >= 0 && i < row.cells.count ? CellText.of(row.cells[i], in: columns[c]) : ""
         }
         if layout.compact, let p = layout.placed.first {
             let folded = columns.indices.map(text).joined(separator: " · ")

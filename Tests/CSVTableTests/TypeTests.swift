@@ -19,6 +19,19 @@ import Testing
         #expect(t.values(row: 1)[2] == .bool(false))
     }
 
+    @Test func decimalsWhenEveryNumberWithAPointHasTheSameScale() throws {
+        let (t, _f) = try table("""
+        money,mixed,exp,whole,ints
+        1370.30,1.5,1.5,2.0,3
+        -7,2.25,2e3,4.0,4
+        0.05,3,1.0,6.0,5
+
+        """)
+        _ = _f
+        #expect(t.columns.map(\.type) == [.decimal, .decimal, .decimal, .decimal, .integer])
+        #expect(t.columns.map(\.decimals) == [2, nil, nil, 1, nil])
+    }
+
     @Test func invalidDatesAreText() throws {
         let (t, _f) = try table("d\n2023-02-29\n2024-13-01\n")
         _ = _f

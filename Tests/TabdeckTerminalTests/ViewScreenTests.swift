@@ -23,7 +23,7 @@ import TabdeckProtocol
             " Age     22",
             " Status  done",
             " City    Kyoto",
-            " id      p2",
+            " row id  p2",
             "",
             "row 3 of 1,000,000",
         ])
@@ -43,7 +43,7 @@ import TabdeckProtocol
             " Path    /usr/local/share/some",
             "         deeply nested/folder",
             " detail  a subtitle",
-            " id      1",
+            " row id  1",
             "",
             "row 1 of 1",
         ])

@@ -103,7 +103,8 @@ public final class CSVTable: @unchecked Sendable {
             let type = inference.type(of: j)
             let w = inference.widths(of: j, type: type)
             columns.append(CSVColumn(name: name, id: id, type: type, headerWidth: DisplayWidth.of(Array(name.utf8)),
-                                     maxWidth: w.max, typicalWidth: w.typical))
+                                     maxWidth: w.max, typicalWidth: w.typical,
+                                     decimals: type == .decimal ? inference.decimals(of: j) : nil))
         }
         self.columns = columns
 

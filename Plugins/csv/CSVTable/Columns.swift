@@ -11,6 +11,9 @@ public struct CSVColumn: Equatable, Sendable {
     /// The widest sampled cell, and the 90th percentile of sampled cell widths.
     public var maxWidth: Int
     public var typicalWidth: Int
+    /// For a decimal column whose sampled values all have the same number of digits after the
+    /// point (money: `1370.30`), that number, so the host shows `1370.30` and not `1370.3`.
+    public var decimals: Int? = nil
 
     /// Width hints for a table view, honest about the sampled cells (types and widths come
     /// from a sample that includes the file's last rows, where growing ids are widest).
@@ -42,11 +45,15 @@ struct ColumnInference {
     private var seen: [Bool]
     /// Per column, each sampled cell's display width and the types it parses as.
     private var widths: [[(width: Int, kinds: UInt8)]]
+    /// Per column, the fewest and the most digits after the point among sampled numbers with
+    /// a point (-1: none seen; a number with an exponent makes the scale unknown: 99).
+    private var fractionDigits: [(min: Int, max: Int)]
 
     init(columns: Int) {
         possible = [UInt8](repeating: 0xF, count: columns)
         seen = [Bool](repeating: false, count: columns)
         widths = [[(width: Int, kinds: UInt8)]](repeating: [], count: columns)
+        fractionDigits = [(min: Int, max: Int)](repeating: (Int.max, -1), count: columns)
     }
 
     /// Adds a sampled record: its cells narrow the possible types (unless `widthsOnly`: the
@@ -65,6 +72,9 @@ struct ColumnInference {
             let b = UnsafeBufferPointer(start: scanner.base + span.start, count: span.count)
             let kinds = Self.kinds(b)
             widths[j].append((DisplayWidth.of(b), kinds))
+            if kinds & Self.canDecimal != 0, let digits = Self.fractionDigits(b) {
+                fractionDigits[j] = (min(fractionDigits[j].min, digits), max(fractionDigits[j].max, digits))
+            }
             if !widthsOnly {
                 seen[j] = true
                 possible[j] &= kinds
@@ -81,6 +91,25 @@ struct ColumnInference {
         if ValueParser.bool(b) != nil { k |= canBool }
         if ValueParser.date(b) != nil { k |= canDate }
         return k
+    }
+
+    /// The digits after the point of a number (nil without a point; 99 with an exponent).
+    static func fractionDigits(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let point = b.firstIndex(of: 0x2E) else { return b.contains(where: { $0 | 0x20 == 0x65 }) ? 99 : nil }
+        var digits = 0
+        for i in (point + 1)..<b.count {
+            if b[i] | 0x20 == 0x65 { return 99 }
+            digits += 1
+        }
+        return digits
+    }
+
+    /// The digits after the point every sampled number with a point of column `j` has, when
+    /// they agree (and there are at most 15); nil otherwise.
+    func decimals(of j: Int) -> Int? {
+        let f = fractionDigits[j]
+        guard f.max >= 0, f.min == f.max, f.max <= 15 else { return nil }
+        return f.max
     }
 
     func type(of j: Int) -> CSVColumnType {

@@ -59,7 +59,7 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
         var columns = table.columns.map { c -> ColumnSpec in
             let w = c.widthHints
             return ColumnSpec(id: c.id, title: c.name, type: Self.columnType(c.type),
-                              width: .flexible(min: w.min, ideal: w.ideal, max: w.max))
+                              width: .flexible(min: w.min, ideal: w.ideal, max: w.max), decimals: c.decimals)
         }
         if columns.isEmpty { columns = [ColumnSpec(id: "empty", title: "(empty file)", type: .text, sortable: false)] }
         return TableDescription(table: handle, title: title, columns: columns, total: total)

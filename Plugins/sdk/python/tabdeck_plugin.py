@@ -123,11 +123,13 @@ class Cancelled(RpcError):
 
 def column(id: str, title: str | None = None, type: str = "text", *,
            width: int | Mapping[str, int] | None = None, align: str | None = None,
-           sortable: bool | None = None, values: Sequence[str] | None = None) -> dict[str, Any]:
+           sortable: bool | None = None, values: Sequence[str] | None = None,
+           decimals: int | None = None) -> dict[str, Any]:
     """Build a column description (the entries of a table description's ``columns``).
 
     ``width`` is an integer (fixed) or a mapping with optional ``min``/``ideal``/``max``;
-    ``values`` is required for ``type="enum"`` and gives the enum's sort order.
+    ``values`` is required for ``type="enum"`` and gives the enum's sort order; ``decimals``
+    (``type="decimal"`` only, 0 to 15) is how many digits the host shows after the point.
     """
     if type not in COLUMN_TYPES:
         raise ValueError(f"column {id!r}: unknown type {type!r}")
@@ -144,6 +146,12 @@ def column(id: str, title: str | None = None, type: str = "text", *,
         col["align"] = align
     if sortable is not None:
         col["sortable"] = bool(sortable)
+    if decimals is not None:
+        if type != "decimal":
+            raise ValueError(f"column {id!r}: decimals is for decimal columns, not {type!r}")
+        if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 15:
+            raise ValueError(f"column {id!r}: decimals must be an integer from 0 to 15, not {decimals!r}")
+        col["decimals"] = decimals
     return col
 
 

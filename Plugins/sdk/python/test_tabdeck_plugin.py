@@ -556,6 +556,11 @@ class Helpers(unittest.TestCase):
                           "align": "right"})
         with self.assertRaises(ValueError):
             sdk.column("e", type="enum")
+        self.assertEqual(sdk.column("m", type="decimal", decimals=2)["decimals"], 2)
+        for bad in (dict(type="integer", decimals=2), dict(type="decimal", decimals=16),
+                    dict(type="decimal", decimals=True)):
+            with self.assertRaises(ValueError):
+                sdk.column("m", **bad)
         self.assertEqual(sdk.row(5, [1]), {"id": "5", "cells": [1]})
         self.assertEqual(sdk.action_spec("kill", "Kill", confirm=True),
                          {"id": "kill", "title": "Kill", "confirm": True, "multiple": False})
