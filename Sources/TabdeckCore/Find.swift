@@ -177,7 +177,7 @@ extension Workspace {
             return
         case .result(let value):
             do {
-                let result = try RowsResult(value)
+                let result = try RowsResult(value).checked()
                 guard result.generation == f.generation else { find = f; return }
                 f.arrived[offset] = result.rows
                 if result.totalSent, let total = result.total, let i = tabs[f.tab]?.stack.firstIndex(where: { $0.key == f.table }) {

@@ -80,7 +80,7 @@ extension Workspace {
             if active?.tab == tab { finish(.failed("tab \(tab): open failed: \(message)"), &effects) }
         case .result(let value):
             do {
-                let description = try TableDescription(value)
+                let description = try TableDescription(value).checked()
                 let table = makeTable(tab: tab, key: "", description: description, label: config.tab(tab)!.title)
                 tabs[tab]!.stack = [table]
                 tabs[tab]!.error = nil

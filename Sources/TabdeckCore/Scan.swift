@@ -66,7 +66,7 @@ extension Workspace {
             active?.reply = .error("rows \(offset + 1)…: \(message)")
         case .result(let value):
             do {
-                let result = try RowsResult(value)
+                let result = try RowsResult(value).checked()
                 scan.arrived[offset] = result.rows
             } catch {
                 active?.reply = .error("bad rows result: \(error)")
@@ -84,7 +84,7 @@ extension Workspace {
             case .error(let message): return .failed(message)
             case .result(let value):
                 do {
-                    let description = try TableDescription(value)
+                    let description = try TableDescription(value).checked()
                     let rowID = a.scanRowID ?? rowWord ?? ""
                     let label = description.title ?? rowID
                     let child = makeTable(tab: tab, key: t.key + "/" + rowID, description: description, label: label)

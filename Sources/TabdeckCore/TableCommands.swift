@@ -296,7 +296,7 @@ extension Workspace {
             if active?.tab == tab { finish(.failed("rows \(page * t.cache.pageSize + 1)…: \(message)"), &effects) }
         case .result(let value):
             do {
-                let result = try RowsResult(value)
+                let result = try RowsResult(value).checked()
                 guard result.generation == generation else { tabs[tab]!.stack[i] = t; return }
                 let visible = Set(t.cache.page(of: t.view.scrollOffset)...t.cache.page(of: t.view.scrollOffset + viewportRows))
                 t.cache.store(page: page, rows: result.rows, keep: visible)

@@ -224,7 +224,11 @@ extension Workspace {
         case .progress(let done, let total, let message):
             let finished = total.map { done >= $0 } ?? false
             tabs[tab]!.progress = finished ? nil : PluginProgress(done: done, total: total, message: message)
-        case .invalidate(let table, let rows, let total):
+        case .invalidate(let table, let rows, var total):
+            if let count = total, !(0...maxRowCount).contains(count) {
+                effects.append(.log(tab: tab, "tabdeck: bad \"invalidate\" notification: \(BadRowCount(field: "total", value: count)); the count is ignored"))
+                total = nil
+            }
             for i in tabs[tab]!.stack.indices where table == nil || tabs[tab]!.stack[i].description.table == table {
                 if let rows { tabs[tab]!.stack[i].cache.remove(ids: Set(rows)) } else { tabs[tab]!.stack[i].cache.removeAll() }
                 if let total { tabs[tab]!.stack[i].total = total }
