@@ -46,12 +46,25 @@ public struct ColumnSpec: Hashable, Sendable {
     /// The largest `decimals` a plugin may ask for.
     public static let maxDecimals = 15
 
+    /// Width hints are clamped to 1…this many cells: they are hints, and a plugin's absurd
+    /// number must not become an absurd allocation or an overflow in the host's layout.
+    public static let maxWidth = 1_000
+
+    /// `width` with every number clamped to 1…``maxWidth``.
+    static func clamped(_ width: ColumnWidth) -> ColumnWidth {
+        func clamp(_ n: Int) -> Int { min(max(n, 1), maxWidth) }
+        switch width {
+        case .fixed(let n): return .fixed(clamp(n))
+        case .flexible(let lo, let ideal, let hi): return .flexible(min: lo.map(clamp), ideal: ideal.map(clamp), max: hi.map(clamp))
+        }
+    }
+
     public init(id: String, title: String? = nil, type: ColumnType = .text, width: ColumnWidth? = nil,
                 alignment: ColumnAlignment? = nil, sortable: Bool = true, decimals: Int? = nil) {
         self.id = id
         self.title = title ?? id
         self.type = type
-        self.width = width
+        self.width = width.map(Self.clamped)
         self.alignment = alignment ?? ([.integer, .decimal].contains(type) ? .right : .left)
         self.sortable = sortable
         self.decimals = type == .decimal ? decimals : nil
