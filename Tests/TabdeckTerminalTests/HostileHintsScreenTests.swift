@@ -30,4 +30,30 @@ import TabdeckProtocol
         s.run("column width a 100000")
         _ = s.screen(80, 10)
     }
+
+    /// Sections whose counts do not add up to the total, empty or unknown sections, rows that
+    /// name sections out of order.
+    @Test(arguments: [[5, 900], [0, 0], [3000, 1], [nil, 2]] as [[Int?]])
+    func sectionsThatDoNotAddUp(counts: [Int?]) {
+        var table = FakeTable.people(count: 40)
+        table.sections = [SectionSpec(id: "a", title: "A", footer: "\u{1b}[2Jfoot", count: counts[0]),
+                          SectionSpec(id: "b", title: "", footer: nil, count: counts[1])]
+        let row = table.row
+        table.row = { i in
+            var r = row(i)
+            r.section = ["a", "b", "zz", "a"][i % 4]
+            return r
+        }
+        var s = Scene(tables: ["people": table])
+        for (w, h) in [(120, 40), (40, 8), (2, 2)] {
+            s.resize(w, h)
+            s.run("show")
+            s.run("page last")
+            s.run("jump b")
+            s.feed(.cursor(delta: 7))
+            let lines = s.screen(w, h)
+            #expect(lines.count == h)
+            #expect(!lines.joined().contains("\u{1b}"))
+        }
+    }
 }
