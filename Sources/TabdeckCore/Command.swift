@@ -27,6 +27,9 @@ public enum Command: Hashable, Sendable {
     case sortShow
     case sortBy(String, SortDirection?)
     case sortClear
+    case filterShow
+    /// Set (a text) or clear (nil) the filter.
+    case filterSet(String?)
     case show(Int?)
     case goto(Int)
     case page(PageMove)
@@ -84,6 +87,7 @@ public enum CommandParser {
         .init(name: "column move", usage: "column move COL to N", summary: "move a column to a 1-based position"),
         .init(name: "column width", usage: "column width COL N", summary: "set a column's width in cells (0 = automatic)"),
         .init(name: "sort", usage: "sort [COL [asc|desc] | clear]", summary: "show the sort order, sort by a column (again flips it), or clear"),
+        .init(name: "filter", usage: "filter [TEXT | clear]", summary: "show the filter, keep only rows with TEXT in a cell, or clear"),
         .init(name: "show", usage: "show [N]", summary: "print the rows in view, or N rows from the current position"),
         .init(name: "goto", usage: "goto ROW", summary: "move to a 1-based row number"),
         .init(name: "page", usage: "page next|prev|first|last", summary: "scroll by a page"),
@@ -152,6 +156,10 @@ public enum CommandParser {
                 direction = d
             }
             return .sortBy(rest[0], direction)
+        case "filter":
+            if rest.isEmpty { return .filterShow }
+            if rest == ["clear"] { return .filterSet(nil) }
+            return .filterSet(rest.joined(separator: " "))
         case "show":
             if rest.isEmpty { return .show(nil) }
             guard rest.count == 1 else { throw usage("show") }

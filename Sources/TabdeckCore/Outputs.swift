@@ -25,6 +25,14 @@ extension Workspace {
         CommandOutput(text: "sort: \(SortOrder.describe(t.view.sort))", json: .array(t.view.sort.map(\.json)))
     }
 
+    /// `filter: "ada" (1,204 rows)`, or `no filter (1,000,000 rows)`.
+    func filterOutput(_ t: TableState) -> CommandOutput {
+        let rows = t.total.map { formatCount($0) + ($0 == 1 ? " row" : " rows") } ?? "? rows"
+        let text = t.view.filter.map { "filter: \"\(Sanitizer.clean($0))\" (\(rows))" } ?? "no filter (\(rows))"
+        return CommandOutput(text: text, json: ["filter": t.view.filter.map { .string($0) } ?? .null,
+                                                "total": t.total.map { .int(Int64($0)) } ?? .null])
+    }
+
     mutating func positionOutput(_ tab: String, _ effects: inout [Effect]) -> CommandOutput {
         let t = tabs[tab]!.table!
         // Prefetch the new view so a following `show` is quick; not waited for.

@@ -104,8 +104,13 @@ extension Workspace {
             view.cursor = min(view.cursor, max(0, total - 1))
             view.scrollOffset = min(view.scrollOffset, max(0, total - 1))
         }
-        return TableState(key: key, description: description, view: view, label: label,
-                          cache: PageCache(pageSize: settings.pageSize, capacity: settings.cachePages))
+        // A stored filter holds only while the plugin can filter; the table's count is then
+        // the filtered one, which the first page brings (the description counts every row).
+        if view.filter != nil && tabs[tab]?.capabilities?.filter != true { view.filter = nil }
+        var table = TableState(key: key, description: description, view: view, label: label,
+                               cache: PageCache(pageSize: settings.pageSize, capacity: settings.cachePages))
+        if view.filter != nil { table.total = nil }
+        return table
     }
 
     /// Asks the runtime to stop (or kill) a tab's plugin; its exit is then expected, not a crash.

@@ -48,7 +48,7 @@ extension Workspace {
         while scan.inflight.count < 2 && scan.arrived.count < 4 {
             if let total = t.total, scan.nextOffset >= total { break }
             let params = RowsRequest(table: t.description.table, offset: scan.nextOffset, limit: settings.scanPageSize,
-                                     sort: wireSort(t, tab), generation: t.generation)
+                                     sort: wireSort(t, tab), filter: wireFilter(t, tab), generation: t.generation)
             scan.inflight[scan.nextOffset] = request(tab, Method.rows, params.json,
                                                      .scan(table: t.key, generation: t.generation, offset: scan.nextOffset), &effects)
             scan.nextOffset += settings.scanPageSize

@@ -47,6 +47,20 @@ extension Workspace {
         case .sortClear:
             setSort(&t, [], tab, &effects)
             return .done(saveTable(t, tab, &effects, sortOutput(t)))
+        case .filterShow, .filterSet:
+            if case .filterSet(let text) = a.command, !a.applied {
+                try requireFilter(tab)
+                a.applied = true
+                setFilter(&t, text, tab, &effects)
+                saveTable(t, tab, &effects, ())
+            }
+            // Wait for the rows in view: they bring the (filtered) row count.
+            let start = tabs[tab]!.table!.view.scrollOffset
+            switch fetch(tab, start..<(start + viewportRows), &effects) {
+            case .waiting: return .waiting
+            case .unavailable(let reason): return .failed(reason)
+            case .ready: return .done(filterOutput(tabs[tab]!.table!))
+            }
         case .show(let n):
             let count = n ?? viewportRows
             guard count <= settings.maxShow else {
@@ -156,6 +170,33 @@ extension Workspace {
     func wireSort(_ t: TableState, _ tab: String) -> [SortKey] {
         guard let caps = tabs[tab]!.capabilities, caps.sort else { return [] }
         return caps.multiSort ? t.view.sort : Array(t.view.sort.prefix(1))
+    }
+
+    /// The filter sent to the plugin (none if it cannot filter: a filter restored from the
+    /// store for a plugin that lost the capability is not sent).
+    func wireFilter(_ t: TableState, _ tab: String) -> String? {
+        guard let caps = tabs[tab]!.capabilities, caps.filter else { return nil }
+        return t.view.filter
+    }
+
+    /// Changes the filter: a new generation, an empty cache, an unknown row count, in-flight
+    /// pages cancelled, the cursor back at the first row.
+    mutating func setFilter(_ t: inout TableState, _ filter: String?, _ tab: String, _ effects: inout [Effect]) {
+        guard filter != t.view.filter else { return }
+        t.view.filter = filter
+        t.endWanted = nil
+        t.view.cursor = 0
+        t.view.scrollOffset = 0
+        t.generation += 1
+        t.total = nil
+        for id in t.cache.inflight.values { cancel(id, &effects) }
+        t.cache.removeAll()
+    }
+
+    func requireFilter(_ tab: String) throws(CommandError) {
+        guard let caps = tabs[tab]!.capabilities, caps.filter else {
+            throw CommandError("the plugin of tab \(tab) cannot filter (it does not declare the filter capability); / finds text instead")
+        }
     }
 
     /// Changes the sort order: a new generation, an empty cache, in-flight pages cancelled.
@@ -274,7 +315,7 @@ extension Workspace {
         }
         for page in wanted.sorted() where !t.cache.has(page: page) && t.cache.inflight[page] == nil {
             let params = RowsRequest(table: t.description.table, offset: page * t.cache.pageSize, limit: t.cache.pageSize,
-                                     sort: wireSort(t, tab), generation: t.generation)
+                                     sort: wireSort(t, tab), filter: wireFilter(t, tab), generation: t.generation)
             t.cache.inflight[page] = request(tab, Method.rows, params.json,
                                              .rows(table: t.key, generation: t.generation, page: page), &effects)
         }

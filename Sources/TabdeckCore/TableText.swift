@@ -88,6 +88,7 @@ enum TableText {
         let total = t.total.map { formatCount($0) } ?? "?"
         let shown = rows.isEmpty ? "no rows" : "rows \(formatCount(start + 1))–\(formatCount(start + rows.count)) of \(total)"
         var footer = [shown]
+        if let filter = t.view.filter { footer.append("filter \"\(Sanitizer.clean(filter))\"") }
         if !t.view.sort.isEmpty { footer.append("sorted by \(SortOrder.describe(t.view.sort))") }
         if !t.view.selection.isEmpty { footer.append("\(formatCount(t.view.selection.count)) selected") }
         lines.append(footer.joined(separator: " · "))

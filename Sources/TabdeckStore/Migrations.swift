@@ -32,6 +32,7 @@ import GRDB
 /// - `table_view.last_used` (v2): when the view was last saved, in Unix seconds, so that
 ///   ``AppDatabase/pruneViews(keepingChildViews:)`` can drop the least recently used
 ///   drill-down views (root views are never dropped).
+/// - `table_view.filter` (v3): the view's filter text, `NULL` for none.
 ///
 /// Ids are TEXT and compared byte for byte. Nothing is ever keyed by a tab being present
 /// in config, so the state of a tab that leaves config.json stays here and comes back
@@ -79,6 +80,9 @@ enum Migrations {
         }
         migrator.registerMigration("v2") { db in
             try db.execute(sql: "ALTER TABLE table_view ADD COLUMN last_used INTEGER NOT NULL DEFAULT 0")
+        }
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: "ALTER TABLE table_view ADD COLUMN filter TEXT")
         }
         return migrator
     }

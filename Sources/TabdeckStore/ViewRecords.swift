@@ -15,11 +15,13 @@ struct TableViewRecord: Codable, FetchableRecord, TableRecord {
     var cursor: Int
     var selectionCount: Int
     var selectionDigest: Int64
+    var filter: String?
 
     enum CodingKeys: String, CodingKey {
         case tabId = "tab_id", tableKey = "table_key", sortJSON = "sort_json", columnsJSON = "columns_json"
         case scrollOffset = "scroll_offset", cursor
         case selectionCount = "selection_count", selectionDigest = "selection_digest"
+        case filter
     }
 
     init(_ view: TableViewState, key: ViewKey) throws {
@@ -32,6 +34,7 @@ struct TableViewRecord: Codable, FetchableRecord, TableRecord {
         let digest = SelectionDigest(view.selection)
         selectionCount = digest.count
         selectionDigest = digest.sum
+        filter = view.filter
     }
 
     var digest: SelectionDigest { SelectionDigest(count: selectionCount, sum: selectionDigest) }
@@ -42,7 +45,7 @@ struct TableViewRecord: Codable, FetchableRecord, TableRecord {
     func state(selection: Set<String>) throws -> TableViewState {
         TableViewState(sort: try decode([SortKey].self, sortJSON, column: "sort_json"),
                        columns: try decode([ColumnCustomization].self, columnsJSON, column: "columns_json"),
-                       scrollOffset: scrollOffset, cursor: cursor, selection: selection)
+                       scrollOffset: scrollOffset, cursor: cursor, selection: selection, filter: filter)
     }
 
     private static func encode<T: Encodable>(_ value: T) throws -> String {
@@ -115,15 +118,16 @@ enum ViewStore {
         // table rejects ("no such column: rowid").
         try db.cachedStatement(sql: """
             INSERT INTO table_view (tab_id, table_key, sort_json, columns_json, scroll_offset, cursor,
-                                    selection_count, selection_digest, last_used)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, CAST(strftime('%s', 'now') AS INTEGER))
+                                    selection_count, selection_digest, filter, last_used)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(strftime('%s', 'now') AS INTEGER))
             ON CONFLICT (tab_id, table_key) DO UPDATE SET
                 sort_json = excluded.sort_json, columns_json = excluded.columns_json,
                 scroll_offset = excluded.scroll_offset, cursor = excluded.cursor,
                 selection_count = excluded.selection_count, selection_digest = excluded.selection_digest,
-                last_used = excluded.last_used
+                filter = excluded.filter, last_used = excluded.last_used
             """).execute(arguments: [record.tabId, record.tableKey, record.sortJSON, record.columnsJSON,
-                                     record.scrollOffset, record.cursor, record.selectionCount, record.selectionDigest])
+                                     record.scrollOffset, record.cursor, record.selectionCount, record.selectionDigest,
+                                     record.filter])
 
         guard previous != record.digest else { return }
         // No previous row means no selected_row rows either (foreign key).

@@ -14,6 +14,7 @@ enum StatusLine {
         if let t = tab?.table {
             segs.append((position(t), .plain))
             if !t.view.selection.isEmpty { segs.append(("\(formatCount(t.view.selection.count)) selected", .plain)) }
+            if let filter = t.view.filter { segs.append(("filter: " + Sanitizer.clean(filter), Palette.found)) }
             if !t.view.sort.isEmpty { segs.append(("sort: " + sortText(t), .plain)) }
         }
         if let f = ws.find, f.isSearching, f.tab == ws.selectedTab {

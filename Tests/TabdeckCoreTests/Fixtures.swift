@@ -32,6 +32,8 @@ struct FakePlugin {
     /// Whether `open` and `rows` leave the total out (a plugin still counting, like a CSV being
     /// indexed): the test sends it later with an `invalidate`.
     var totalUnknown = false
+    /// Whether the plugin declares `filter` (a case-insensitive substring of the id or name).
+    var filters = false
 
     var sections: [SectionSpec] {
         guard sectioned else { return [] }
@@ -44,6 +46,12 @@ struct FakePlugin {
 
     func rows(_ params: JSONValue) -> JSONValue {
         let r = try! RowsRequest(params)
+        if let filter = r.filter?.lowercased(), !filter.isEmpty {
+            let ids = (0..<count).filter { String($0).contains(filter) || name($0).lowercased().contains(filter) }
+            let page = r.offset < ids.count ? Array(ids[r.offset..<min(ids.count, r.offset + r.limit)]) : []
+            let rows = page.map { Row(id: String($0), cells: [.int(Int64($0)), .string(name($0))]) }
+            return RowsResult(generation: r.generation, offset: r.offset, rows: rows, total: ids.count).json
+        }
         let end = min(count, r.offset + r.limit)
         let page: [Int]
         if let key = r.sort.first {
@@ -66,7 +74,8 @@ struct FakePlugin {
         switch method {
         case Method.initialize:
             return .response(id: id, result: InitializeResult(name: "fake", version: "1", capabilities:
-                PluginCapabilities(sort: sortable, multiSort: sortable, sections: sectioned, children: children, actions: true)).json)
+                PluginCapabilities(sort: sortable, multiSort: sortable, filter: filters, sections: sectioned, children: children,
+                                   actions: true)).json)
         case Method.open, Method.children:
             let d = TableDescription(table: method == Method.open ? "root" : "child",
                                      columns: [ColumnSpec(id: "id", type: .integer), ColumnSpec(id: "name")],

@@ -28,7 +28,7 @@ import TabdeckCore
         #expect(synchronous == 1)   // NORMAL
         #expect(foreignKeys == true)
         #expect(tables.isSuperset(of: ["section_order", "tab_layout", "hidden_tab", "workspace", "table_view", "selected_row"]))
-        #expect(migrations == ["v1", "v2"])
+        #expect(migrations == ["v1", "v2", "v3"])
     }
 
     @Test func aVersion1DatabaseIsMigratedAndKeepsItsViews() throws {
@@ -47,6 +47,7 @@ import TabdeckCore
         #expect(recovery == nil)
         #expect(try db.loadView(tab: "a", table: "")?.cursor == 7)
         #expect(try db.loadView(tab: "a", table: "sub")?.cursor == 3)
+        #expect(try db.loadView(tab: "a", table: "")?.filter == nil)  // v3: no filter
         #expect(try db.pruneViews(keepingChildViews: 0) == 1)
     }
 

@@ -28,6 +28,17 @@ import TabdeckProtocol
         #expect(try db.loadView(tab: "other", table: "") == nil)
     }
 
+    @Test func theFilterIsSavedAndCleared() throws {
+        let db = try AppDatabase.inMemory()
+        var view = Self.sample
+        view.filter = "ünï \"quoted\" %_"
+        try db.saveView(view, tab: "ps", table: "")
+        #expect(try db.loadView(tab: "ps", table: "")?.filter == view.filter)
+        view.filter = nil
+        try db.saveView(view, tab: "ps", table: "")
+        #expect(try db.loadView(tab: "ps", table: "") == view)
+    }
+
     @Test func saveIsAnUpsertAndTheSelectionFollows() throws {
         let db = try AppDatabase.inMemory()
         try db.saveView(Self.sample, tab: "ps", table: "")
