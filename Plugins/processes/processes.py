@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "sdk", "python"))
 
 from tabdeck_plugin import (ACTION_FAILED, INVALID_PARAMS, RpcError, Table,  # noqa: E402
-                            TablePlugin, action_spec, column, row, sort_rows)
+                            TablePlugin, action_spec, column, filter_rows, row, sort_rows)
 
 PROC = "/proc"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -216,7 +216,7 @@ class Processes(TablePlugin):
         self.thread: threading.Thread | None = None
 
     def capabilities(self) -> dict[str, bool]:
-        return {"sort": True, "multiSort": True, "children": True, "actions": True,
+        return {"sort": True, "multiSort": True, "filter": True, "children": True, "actions": True,
                 "live": True}
 
     def columns(self) -> list[dict[str, Any]]:
@@ -304,14 +304,16 @@ class Processes(TablePlugin):
 
     def rows(self, offset: int, limit: int, sort: list[dict[str, str]],
              filter: Any) -> tuple[list[dict[str, Any]], int]:
-        key = json.dumps(sort)
+        text = filter if isinstance(filter, str) and filter else None
+        key = json.dumps([sort, text])
         with self.lock:
             snapshot, version = self.snapshot, self.version_no
             if self.sorted_version != version:
                 self.sorted_cache, self.sorted_version = {}, version
             ordered = self.sorted_cache.get(key)
         if ordered is None:
-            ordered = sort_rows(snapshot, sort, self.columns()) if sort else snapshot
+            kept = filter_rows(snapshot, text) if text else snapshot
+            ordered = sort_rows(kept, sort, self.columns()) if sort else kept
             with self.lock:
                 if self.sorted_version == version:
                     self.sorted_cache[key] = ordered

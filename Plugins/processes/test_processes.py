@@ -78,7 +78,7 @@ class Snapshot(unittest.TestCase):
         self.assertEqual(self.init["protocolVersion"], 1)
         self.assertEqual(self.init["name"], "processes")
         caps = self.init["capabilities"]
-        for cap in ("sort", "multiSort", "actions", "live", "children"):
+        for cap in ("sort", "multiSort", "filter", "actions", "live", "children"):
             self.assertIs(caps[cap], True, cap)
 
     def test_description(self) -> None:
@@ -114,6 +114,16 @@ class Snapshot(unittest.TestCase):
         for r in rows.values():
             self.assertEqual(r["id"], str(r["cells"][0]))
             self.assertIn(r["cells"][3], STATES)
+
+    def test_filter_keeps_matching_rows_and_counts_them(self) -> None:
+        params = rows_params(0, 500, [{"column": "pid", "direction": "asc"}])
+        params["filter"] = "SLEEP 30"  # case-insensitive, in any cell (the command here)
+        page = self.p.call("rows", params)
+        pids = [r["cells"][0] for r in page["rows"]]
+        self.assertIn(self.child.pid, pids)
+        self.assertEqual(page["total"], len(pids))
+        self.assertTrue(all("sleep 30" in " ".join(str(c) for c in r["cells"]).lower() for r in page["rows"]))
+        self.assertEqual(pids, sorted(pids))
 
     def test_paging_start_middle_end(self) -> None:
         total = self.desc["total"]
