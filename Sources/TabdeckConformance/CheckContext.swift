@@ -197,9 +197,11 @@ final class CheckContext {
 
     /// Asks for one page and checks it against the request and the table; the checks' findings go to `f`.
     /// An error response or an invalid page aborts the check.
-    func page(offset: Int, limit: Int, sort: [SortKey] = [], into f: inout Findings) throws(CheckAbort) -> RowsResult {
+    func page(offset: Int, limit: Int, sort: [SortKey] = [], filter: String? = nil,
+              into f: inout Findings) throws(CheckAbort) -> RowsResult {
         guard let table else { throw CheckAbort(reason: "there is no table", skip: true) }
-        let request = RowsRequest(table: table.table, offset: offset, limit: limit, sort: sort, generation: nextGeneration())
+        let request = RowsRequest(table: table.table, offset: offset, limit: limit, sort: sort, filter: filter,
+                                  generation: nextGeneration())
         let answer = try call(Method.rows, request.json)
         let value: JSONValue
         switch answer {
@@ -220,7 +222,7 @@ final class CheckContext {
                              notes: local.lines())
         }
         f.merge(local)
-        if result.totalSent { total = result.total }
+        if result.totalSent && filter == nil { total = result.total }  // a filtered total counts fewer rows
         remember(result.rows, offset: offset, into: &f)
         return result
     }

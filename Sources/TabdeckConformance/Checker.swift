@@ -71,6 +71,7 @@ public struct PluginChecker: Sendable {
         OpenCheck.run(ctx)
         if ctx.capabilities.paging { PagingChecks.run(ctx) } else { StreamChecks.run(ctx) }
         SortChecks.run(ctx)
+        FilterCheck.run(ctx)
         CancelCheck.run(ctx)
         ErrorChecks.run(ctx)
         ShutdownCheck.run(ctx)

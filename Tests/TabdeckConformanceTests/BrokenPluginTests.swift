@@ -23,6 +23,17 @@ import TabdeckProtocol
         #expect(report.plugin?.protocolVersion == 99)
     }
 
+    @Test func aFilterThatKeepsEveryRowFailsTheFilterCheck() throws {
+        let report = try checkBroken("ignore-filter")
+        let filter = report.result("filter")
+        #expect(filter?.status == .failed, "\(report.text)")
+        #expect(filter?.notes.contains { $0.contains("a filter no row contains kept 10 rows") } == true, "\(report.text)")
+        #expect(report.plugin?.capabilities.contains("filter") == true)
+        #expect(!report.conforms)
+        // Without the capability the check is skipped.
+        #expect(try checkBroken("").result("filter")?.status == .skipped)
+    }
+
     @Test func crashOnRowsFailsTheFirstPage() throws {
         let report = try checkBroken("crash-on-rows")
         let first = report.result("paging: first page")
