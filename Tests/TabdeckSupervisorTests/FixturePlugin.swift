@@ -27,6 +27,9 @@ def progress(id, count, every, chunks=False):
             send({"jsonrpc": "2.0", "method": "progress", "params": {"done": i + 1, "total": count}})
     reply(id, "done")
 
+if os.environ.get("FIXTURE_READY") == "1":
+    send({"jsonrpc": "2.0", "method": "ready", "params": {}})
+
 held = []
 for raw in sys.stdin:
     msg = json.loads(raw)

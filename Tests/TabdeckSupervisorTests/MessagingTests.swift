@@ -49,7 +49,8 @@ import TabdeckProtocol
         try supervisor.send(request(7, "slow", .int(900)), to: "slow")
         #expect(await log.wait { $0.contains(.timedOut(tab: "slow", id: .int(7), method: "slow")) })
         let firedAfter = log.time { $0 == .timedOut(tab: "slow", id: .int(7), method: "slow") }.map { sent.duration(to: $0) }
-        #expect(firedAfter.map { $0 >= .milliseconds(290) && $0 < .milliseconds(850) } == true, "fired after \(String(describing: firedAfter))")
+        // Not before the timeout; the upper bound only tells it from "never" on a loaded machine.
+        #expect(firedAfter.map { $0 >= .milliseconds(290) && $0 < .milliseconds(2500) } == true, "fired after \(String(describing: firedAfter))")
 
         // The reply comes at ~900 ms and is dropped, not delivered.
         let deadline = ContinuousClock.now + .seconds(3)
@@ -100,7 +101,7 @@ import TabdeckProtocol
         try supervisor.send(request(1, "progress", json(#"{"count":8,"every":150}"#)), to: "hard")
         #expect(await log.wait { $0.contains(.timedOut(tab: "hard", id: .int(1), method: "progress")) })
         let firedAfter = log.time { if case .timedOut = $0 { return true } else { return false } }.map { sent.duration(to: $0) }
-        #expect(firedAfter.map { $0 >= .milliseconds(790) && $0 < .milliseconds(1300) } == true, "fired after \(String(describing: firedAfter))")
+        #expect(firedAfter.map { $0 >= .milliseconds(790) && $0 < .milliseconds(2500) } == true, "fired after \(String(describing: firedAfter))")
         #expect(await log.wait { $0.contains { if case .message(_, .notification("progress", _)) = $0 { return true } else { return false } } })
         await supervisor.stopAllOffThePool(grace: .milliseconds(500))
     }

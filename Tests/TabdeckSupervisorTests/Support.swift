@@ -96,11 +96,15 @@ extension PluginSupervisor {
 
 /// Starts the fixture plugin and waits until it answers, so that timings measured afterwards
 /// do not include the interpreter's start-up (slow when many tests start plugins at once).
+/// No request is sent (its timer, short in many tests, would run while the interpreter starts
+/// on a loaded machine): the fixture announces itself with a `ready` notification instead.
 func startReady(_ supervisor: PluginSupervisor, _ log: EventLog, _ spec: PluginSpec) async throws {
+    var spec = spec
+    spec.environment["FIXTURE_READY"] = "1"
     try supervisor.start(spec)
-    let id = RequestID.string("ready")
-    try supervisor.send(.request(id: id, method: "echo", params: .null), to: spec.tab)
-    let ready = await log.wait(timeout: .seconds(60)) { $0.contains { $0.replyID == id } }
+    let ready = await log.wait(timeout: .seconds(60)) { events in
+        events.contains { if case .message(spec.tab, .notification("ready", _)) = $0 { true } else { false } }
+    }
     try #require(ready, "the fixture plugin did not start")
 }
 
