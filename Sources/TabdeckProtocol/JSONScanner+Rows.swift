@@ -125,7 +125,8 @@ extension JSONScanner {
                         let numberStart = index
                         guard case .int = try parseNumber() else { throw Self.notRows }
                         let text = UnsafeBufferPointer(rebasing: bytes[numberStart..<index])
-                        id = text.count == 2 && text[0] == UInt8(ascii: "-") && text[1] == UInt8(ascii: "0") ? "0" : String(decoding: text, as: UTF8.self)
+                        id = text.count == 2 && text[0] == UInt8(ascii: "-") && text[1] == UInt8(ascii: "0")
+                            ? "0" : makeString(text.baseAddress!, count: text.count, readable: bytes.count - numberStart)
                         shape.idIsInteger = true
                     } else {
                         throw Self.notRows
@@ -152,14 +153,16 @@ extension JSONScanner {
                 }
                 guard shape.append(key) else { throw Self.notRows }  // a repeated key
             } while try more(UInt8(ascii: "}"))
-            guard let id, let cells else { throw Self.notRows }
+            // Taken out of the optionals and moved into the row: no retain and release per field.
+            guard let id = id.take(), let cells = cells.take() else { throw Self.notRows }
             if rows.isEmpty {
                 // Room for as many rows as the rest of the line holds if they are as long as this one.
                 let estimate = min(1 + (bytes.count - index) / max(index - rowStart, 1), 4096)
                 rows.reserveCapacity(estimate)
                 shapes.reserveCapacity(estimate)
             }
-            rows.append(Row(id: id, cells: cells, section: section, detail: detail, hasChildren: hasChildren))
+            rows.append(Row(id: consume id, cells: consume cells, section: section.take(), detail: detail.take(),
+                            hasChildren: hasChildren))
             shapes.append(shape)
             previous = shape
         } while try more(UInt8(ascii: "]"))

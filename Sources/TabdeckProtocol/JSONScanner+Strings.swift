@@ -10,7 +10,7 @@ extension JSONScanner {
         while index < bytes.count {
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
-                let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                let s = makeString(bytes.baseAddress! + start, count: index - start, readable: bytes.count - start)
                 index += 1
                 return s
             }
@@ -20,6 +20,16 @@ extension JSONScanner {
         }
         guard index < bytes.count else { throw error("unterminated string", at: open) }
         return try parseEscapedString(open: open, start: start)
+    }
+
+    /// The string of the `count` bytes at `start` (valid UTF-8 or repaired as `String(decoding:)`
+    /// does); at most 15 ASCII bytes are made without validation (`SmallStrings`). `readable`:
+    /// how many bytes from `start` may be read.
+    @inline(__always) func makeString(_ start: UnsafePointer<UInt8>, count: Int, readable: Int) -> String {
+        if count <= SmallStrings.maxCount, smallStrings, let small = SmallStrings.make(start, count, readable: readable) {
+            return small
+        }
+        return String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)
     }
 
     /// Moves `index` over bytes that are not '"', '\' or a control character, eight at a time,
@@ -61,7 +71,7 @@ extension JSONScanner {
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
                 index += 1
-                return String(decoding: UnsafeBufferPointer(start: out, count: count), as: UTF8.self)
+                return makeString(out, count: count, readable: count)
             }
             if b < 0x20 { throw error("control character \(describe(b)) in a string (must be escaped)") }
             if b != UInt8(ascii: "\\") {
