@@ -61,13 +61,39 @@ extension JSONScanner {
     }
 
     /// The rest of a string that has escapes; `index` is at the first backslash. The bytes
-    /// are unescaped into `unescaped`, grown before each write: unescaping never makes a
-    /// string longer, so `count` never passes `index - start`.
+    /// are unescaped into `unescaped`, grown when needed: unescaping never makes a string
+    /// longer, so `count` never passes `index - start`. Plain bytes are copied eight at a time
+    /// while they are looked at (a word is stored whole, then `count` moves past its plain
+    /// bytes only), so a run costs no separate copy.
     mutating func parseEscapedString(open: Int, start: Int) throws(JSONParseError) -> String {
         var count = index - start
         var out = unescapeBuffer(capacity: count + 64, keeping: 0)
+        var capacity = unescapedCapacity
         out.update(from: bytes.baseAddress! + start, count: count)
-        while index < bytes.count {
+        let base = bytes.baseAddress!
+        while true {
+            while index + 8 <= bytes.count {
+                if count + 8 > capacity {
+                    out = growUnescapeBuffer(capacity: count + 8, keeping: count)
+                    capacity = unescapedCapacity
+                }
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                UnsafeMutableRawPointer(out + count).storeBytes(of: word, as: UInt64.self)
+                let mask = Self.specialBytes(UInt64(littleEndian: word))
+                if mask != 0 {
+                    let plain = mask.trailingZeroBitCount >> 3
+                    index += plain
+                    count += plain
+                    break
+                }
+                index += 8
+                count += 8
+            }
+            guard index < bytes.count else { break }
+            if count + 4 > capacity {
+                out = growUnescapeBuffer(capacity: count + 4, keeping: count)
+                capacity = unescapedCapacity
+            }
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
                 index += 1
@@ -75,23 +101,14 @@ extension JSONScanner {
             }
             if b < 0x20 { throw error("control character \(describe(b)) in a string (must be escaped)") }
             if b != UInt8(ascii: "\\") {
-                // Copy the run up to the next special byte in one go.
-                let run = index
+                // A plain byte among the last seven of the line.
+                out[count] = b
+                count += 1
                 index += 1
-                skipPlainBytes()
-                while index < bytes.count {
-                    let c = bytes[index]
-                    if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
-                    index += 1
-                }
-                out = unescapeBuffer(capacity: count + index - run, keeping: count)
-                (out + count).update(from: bytes.baseAddress! + run, count: index - run)
-                count += index - run
                 continue
             }
             index += 1
             guard index < bytes.count else { break }
-            out = unescapeBuffer(capacity: count + 4, keeping: count)
             let e = bytes[index]
             index += 1
             switch e {
