@@ -90,6 +90,7 @@ extension JSONScanner {
         var rows: [Row] = []
         var shapes: [RowShape] = []
         var previous = RowShape()
+        var cellCount = 8  // the previous row's number of cells
         let rowDepth = depth + 1
         repeat {
             skipWhitespace()
@@ -133,7 +134,9 @@ extension JSONScanner {
                     }
                 case .cells:
                     guard b == UInt8(ascii: "[") else { throw Self.notRows }
-                    cells = try rowCells(depth: rowDepth + 1)
+                    let rowCells = try rowCells(depth: rowDepth + 1, expected: cellCount)
+                    cellCount = rowCells.count
+                    cells = rowCells
                 case .section, .detail:
                     let text: String?
                     if b == UInt8(ascii: "\"") {
@@ -170,22 +173,25 @@ extension JSONScanner {
     }
 
     /// The cells array at `index` (a `[`): strings and numbers read here, anything else
-    /// through `parseValue` (the same values and nesting limit as `parseArray`).
-    mutating func rowCells(depth: Int) throws(JSONParseError) -> [JSONValue] {
+    /// through `parseValue` (the same values and nesting limit as `parseArray`). Appended straight
+    /// to an array with room for `expected` cells (the row before's count), not collected on the
+    /// value stack first.
+    mutating func rowCells(depth: Int, expected: Int) throws(JSONParseError) -> [JSONValue] {
         if depth > JSONParser.maxDepth { throw Self.notRows }
         index += 1  // the `[`
         skipWhitespace()
         if at(UInt8(ascii: "]")) { index += 1; return [] }
-        let base = valueStack.count
+        var cells: [JSONValue] = []
+        cells.reserveCapacity(expected)
         repeat {
             skipWhitespace()
             guard index < bytes.count else { throw Self.notRows }
             switch bytes[index] {
-            case UInt8(ascii: "\""): valueStack.push(.string(try parseString()))
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): valueStack.push(try parseNumber())
-            default: valueStack.push(try parseValue(depth: depth))
+            case UInt8(ascii: "\""): cells.append(.string(try parseString()))
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): cells.append(try parseNumber())
+            default: cells.append(try parseValue(depth: depth))
             }
         } while try more(UInt8(ascii: "]"))
-        return valueStack.pop(from: base)
+        return cells
     }
 }
