@@ -90,6 +90,7 @@ extension JSONScanner {
         var rows: [Row] = []
         var shapes: [RowShape] = []
         var previous = RowShape()
+        var cellCount = 8  // the previous row's number of cells
         let rowDepth = depth + 1
         repeat {
             skipWhitespace()
@@ -125,14 +126,17 @@ extension JSONScanner {
                         let numberStart = index
                         guard case .int = try parseNumber() else { throw Self.notRows }
                         let text = UnsafeBufferPointer(rebasing: bytes[numberStart..<index])
-                        id = text.count == 2 && text[0] == UInt8(ascii: "-") && text[1] == UInt8(ascii: "0") ? "0" : String(decoding: text, as: UTF8.self)
+                        id = text.count == 2 && text[0] == UInt8(ascii: "-") && text[1] == UInt8(ascii: "0")
+                            ? "0" : makeString(text.baseAddress!, count: text.count, readable: bytes.count - numberStart)
                         shape.idIsInteger = true
                     } else {
                         throw Self.notRows
                     }
                 case .cells:
                     guard b == UInt8(ascii: "[") else { throw Self.notRows }
-                    cells = try rowCells(depth: rowDepth + 1)
+                    let rowCells = try rowCells(depth: rowDepth + 1, expected: cellCount)
+                    cellCount = rowCells.count
+                    cells = rowCells
                 case .section, .detail:
                     let text: String?
                     if b == UInt8(ascii: "\"") {
@@ -152,14 +156,16 @@ extension JSONScanner {
                 }
                 guard shape.append(key) else { throw Self.notRows }  // a repeated key
             } while try more(UInt8(ascii: "}"))
-            guard let id, let cells else { throw Self.notRows }
+            // Taken out of the optionals and moved into the row: no retain and release per field.
+            guard let id = id.take(), let cells = cells.take() else { throw Self.notRows }
             if rows.isEmpty {
                 // Room for as many rows as the rest of the line holds if they are as long as this one.
                 let estimate = min(1 + (bytes.count - index) / max(index - rowStart, 1), 4096)
                 rows.reserveCapacity(estimate)
                 shapes.reserveCapacity(estimate)
             }
-            rows.append(Row(id: id, cells: cells, section: section, detail: detail, hasChildren: hasChildren))
+            rows.append(Row(id: consume id, cells: consume cells, section: section.take(), detail: detail.take(),
+                            hasChildren: hasChildren))
             shapes.append(shape)
             previous = shape
         } while try more(UInt8(ascii: "]"))
@@ -167,22 +173,25 @@ extension JSONScanner {
     }
 
     /// The cells array at `index` (a `[`): strings and numbers read here, anything else
-    /// through `parseValue` (the same values and nesting limit as `parseArray`).
-    mutating func rowCells(depth: Int) throws(JSONParseError) -> [JSONValue] {
+    /// through `parseValue` (the same values and nesting limit as `parseArray`). Appended straight
+    /// to an array with room for `expected` cells (the row before's count), not collected on the
+    /// value stack first.
+    mutating func rowCells(depth: Int, expected: Int) throws(JSONParseError) -> [JSONValue] {
         if depth > JSONParser.maxDepth { throw Self.notRows }
         index += 1  // the `[`
         skipWhitespace()
         if at(UInt8(ascii: "]")) { index += 1; return [] }
-        let base = valueStack.count
+        var cells: [JSONValue] = []
+        cells.reserveCapacity(expected)
         repeat {
             skipWhitespace()
             guard index < bytes.count else { throw Self.notRows }
             switch bytes[index] {
-            case UInt8(ascii: "\""): valueStack.push(.string(try parseString()))
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): valueStack.push(try parseNumber())
-            default: valueStack.push(try parseValue(depth: depth))
+            case UInt8(ascii: "\""): cells.append(.string(try parseString()))
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): cells.append(try parseNumber())
+            default: cells.append(try parseValue(depth: depth))
             }
         } while try more(UInt8(ascii: "]"))
-        return valueStack.pop(from: base)
+        return cells
     }
 }

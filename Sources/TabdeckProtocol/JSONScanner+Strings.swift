@@ -10,7 +10,7 @@ extension JSONScanner {
         while index < bytes.count {
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
-                let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                let s = makeString(bytes.baseAddress! + start, count: index - start, readable: bytes.count - start)
                 index += 1
                 return s
             }
@@ -20,6 +20,16 @@ extension JSONScanner {
         }
         guard index < bytes.count else { throw error("unterminated string", at: open) }
         return try parseEscapedString(open: open, start: start)
+    }
+
+    /// The string of the `count` bytes at `start` (valid UTF-8 or repaired as `String(decoding:)`
+    /// does); at most 15 ASCII bytes are made without validation (`SmallStrings`). `readable`:
+    /// how many bytes from `start` may be read.
+    @inline(__always) func makeString(_ start: UnsafePointer<UInt8>, count: Int, readable: Int) -> String {
+        if count <= SmallStrings.maxCount, smallStrings, let small = SmallStrings.make(start, count, readable: readable) {
+            return small
+        }
+        return String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)
     }
 
     /// Moves `index` over bytes that are not '"', '\' or a control character, eight at a time,
@@ -51,37 +61,54 @@ extension JSONScanner {
     }
 
     /// The rest of a string that has escapes; `index` is at the first backslash. The bytes
-    /// are unescaped into `unescaped`, grown before each write: unescaping never makes a
-    /// string longer, so `count` never passes `index - start`.
+    /// are unescaped into `unescaped`, grown when needed: unescaping never makes a string
+    /// longer, so `count` never passes `index - start`. Plain bytes are copied eight at a time
+    /// while they are looked at (a word is stored whole, then `count` moves past its plain
+    /// bytes only), so a run costs no separate copy.
     mutating func parseEscapedString(open: Int, start: Int) throws(JSONParseError) -> String {
         var count = index - start
         var out = unescapeBuffer(capacity: count + 64, keeping: 0)
+        var capacity = unescapedCapacity
         out.update(from: bytes.baseAddress! + start, count: count)
-        while index < bytes.count {
+        let base = bytes.baseAddress!
+        while true {
+            while index + 8 <= bytes.count {
+                if count + 8 > capacity {
+                    out = growUnescapeBuffer(capacity: count + 8, keeping: count)
+                    capacity = unescapedCapacity
+                }
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                UnsafeMutableRawPointer(out + count).storeBytes(of: word, as: UInt64.self)
+                let mask = Self.specialBytes(UInt64(littleEndian: word))
+                if mask != 0 {
+                    let plain = mask.trailingZeroBitCount >> 3
+                    index += plain
+                    count += plain
+                    break
+                }
+                index += 8
+                count += 8
+            }
+            guard index < bytes.count else { break }
+            if count + 4 > capacity {
+                out = growUnescapeBuffer(capacity: count + 4, keeping: count)
+                capacity = unescapedCapacity
+            }
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
                 index += 1
-                return String(decoding: UnsafeBufferPointer(start: out, count: count), as: UTF8.self)
+                return makeString(out, count: count, readable: count)
             }
             if b < 0x20 { throw error("control character \(describe(b)) in a string (must be escaped)") }
             if b != UInt8(ascii: "\\") {
-                // Copy the run up to the next special byte in one go.
-                let run = index
+                // A plain byte among the last seven of the line.
+                out[count] = b
+                count += 1
                 index += 1
-                skipPlainBytes()
-                while index < bytes.count {
-                    let c = bytes[index]
-                    if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
-                    index += 1
-                }
-                out = unescapeBuffer(capacity: count + index - run, keeping: count)
-                (out + count).update(from: bytes.baseAddress! + run, count: index - run)
-                count += index - run
                 continue
             }
             index += 1
             guard index < bytes.count else { break }
-            out = unescapeBuffer(capacity: count + 4, keeping: count)
             let e = bytes[index]
             index += 1
             switch e {

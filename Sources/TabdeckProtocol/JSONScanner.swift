@@ -31,6 +31,8 @@ struct JSONScanner {
     /// Whether the top-level `result` member is first tried as a `rows` result
     /// (`JSONScanner+Rows.swift`).
     var rowsFastPath = false
+    /// Whether short ASCII strings are made from their bytes (`SmallStrings`).
+    let smallStrings = SmallStrings.enabled
 
     static let keyCacheSize = 8
 

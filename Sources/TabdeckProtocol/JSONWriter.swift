@@ -27,6 +27,7 @@ public enum JSONWriter {
         case .double(let d):
             if d.isFinite {
                 if d.rounded() == d && abs(d) < 1e15 {
+                    if d == 0 && d.sign == .minus { out.append(UInt8(ascii: "-")) }  // -0.0 stays -0.0
                     writeInteger(Int64(d), into: &out); out.append(UInt8(ascii: ".")); out.append(UInt8(ascii: "0"))
                 } else {
                     var text = d.description

@@ -179,10 +179,23 @@ import TabdeckProtocol
             }
             let back = try RowsResult(value)
             #expect(back == result)
-            // Doubles come back bit for bit, except -0.0: the writer has always written it as 0.0.
-            func unsigned(_ v: JSONValue) -> Exact { v == .double(0) ? Exact(.double(0)) : Exact(v) }
-            for (a, b) in zip(back.rows, result.rows) { #expect(a.cells.map(Exact.init) == b.cells.map(unsigned)) }
+            // Doubles come back bit for bit, -0.0 included.
+            for (a, b) in zip(back.rows, result.rows) { #expect(a.cells.map(Exact.init) == b.cells.map(Exact.init)) }
         }
+    }
+}
+
+@Suite struct NegativeZeroTests {
+    @Test func negativeZeroIsWrittenWithItsSign() throws {
+        #expect(JSONWriter.string(.double(-0.0)) == "-0.0")
+        #expect(JSONWriter.string(.double(0.0)) == "0.0")
+        #expect(JSONWriter.string(.array([.double(-0.0), .double(-1.0), .double(-0.5)])) == "[-0.0,-1.0,-0.5]")
+        let row = Row(id: "z", cells: [.double(-0.0), .double(0.0)])
+        let line = MessageCodec.encodeRowsResponse(id: .int(1), RowsResult(generation: 1, offset: 0, rows: [row], total: 1))
+        #expect(String(decoding: line, as: UTF8.self).contains(#""cells":[-0.0,0.0]"#))
+        guard case .response(_, let value) = try MessageCodec.decode(line) else { Issue.record("not a response"); return }
+        let cells = try RowsResult(value).rows[0].cells
+        #expect(cells.map(Exact.init) == [Exact(.double(-0.0)), Exact(.double(0.0))])
     }
 }
 
