@@ -23,6 +23,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "TabdeckProtocol"),
+        .target(name: "SeededRandom"),
         .target(name: "TabdeckCore", dependencies: ["TabdeckProtocol"]),
         .target(name: "TabdeckStore", dependencies: [
             "TabdeckCore",
@@ -53,19 +54,19 @@ let package = Package(
         ], path: "Plugins/sqlite/SQLiteBrowser"),
         .executableTarget(name: "tabdeck-sqlite", dependencies: ["SQLiteBrowser", "TabdeckPluginKit"], path: "Plugins/sqlite/Main"),
         .executableTarget(name: "TabdeckBench", dependencies: [
-            "TabdeckProtocol", "TabdeckSupervisor", "TabdeckPluginKit",
+            "TabdeckProtocol", "TabdeckSupervisor", "TabdeckPluginKit", "SeededRandom",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        .testTarget(name: "TabdeckProtocolTests", dependencies: ["TabdeckProtocol"]),
-        .testTarget(name: "TabdeckCoreTests", dependencies: ["TabdeckCore"]),
+        .testTarget(name: "TabdeckProtocolTests", dependencies: ["TabdeckProtocol", "SeededRandom"]),
+        .testTarget(name: "TabdeckCoreTests", dependencies: ["TabdeckCore", "SeededRandom"]),
         .testTarget(name: "TabdeckStoreTests", dependencies: ["TabdeckStore"]),
         .testTarget(name: "TabdeckSupervisorTests", dependencies: ["TabdeckSupervisor"]),
         .testTarget(name: "TabdeckTerminalTests", dependencies: ["TabdeckTerminal"]),
         .testTarget(name: "TabdeckAppTests", dependencies: ["TabdeckApp"]),
         .testTarget(name: "TabdeckPluginKitTests", dependencies: ["TabdeckPluginKit"]),
-        .testTarget(name: "CSVTableTests", dependencies: ["CSVTable"]),
-        .testTarget(name: "SQLiteBrowserTests", dependencies: ["SQLiteBrowser"]),
+        .testTarget(name: "CSVTableTests", dependencies: ["CSVTable", "SeededRandom"]),
+        .testTarget(name: "SQLiteBrowserTests", dependencies: ["SQLiteBrowser", "SeededRandom"]),
         .testTarget(name: "TabdeckSpoolTests", dependencies: ["TabdeckSpool"]),
         .testTarget(name: "TabdeckConformanceTests", dependencies: ["TabdeckConformance"]),
         .testTarget(name: "EndToEndTests", dependencies: []),

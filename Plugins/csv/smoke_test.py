@@ -41,17 +41,7 @@ class Plugin:
                 return m
             self.notes.append(m)
 
-    def wait_note(self, method):
-        for m in self.notes:
-            if m.get("method") == method:
-                return m
-        while True:
-            m = json.loads(self.p.stdout.readline())
-            self.notes.append(m)
-            if m.get("method") == method:
-                return m
-
-    def wait_note_after(self, method, seen):
+    def wait_note(self, method, seen=0):
         """The first `method` notification after the first `seen` notes."""
         for m in self.notes[seen:]:
             if m.get("method") == method:
@@ -125,7 +115,7 @@ def main():
             check("invalidate carries the total", inv["params"] == {"table": "root", "rows": [], "total": 300000}, inv)
             # The count comes first, then the progress that ends the indexing.
             seen = len(p.notes)
-            last = p.wait_note_after("progress", seen)
+            last = p.wait_note("progress", seen)
             check("progress ends with done == total", last["params"]["done"] == last["params"]["total"], last)
         sorted_page = p.call("rows", {"table": "root", "offset": 0, "limit": 3,
                                       "sort": [{"column": "id", "direction": "desc"}], "generation": 2})["result"]

@@ -1,3 +1,4 @@
+import SeededRandom
 import TabdeckProtocol
 
 /// Generated `rows` replies for `tabdeck-bench codec`: 6 cells per row like the CSV
@@ -5,7 +6,7 @@ import TabdeckProtocol
 /// ISO date, category, free text with commas, quotes and backslashes). Deterministic for a seed.
 enum CodecData {
     static func pages(rows: Int, rowsPerLine: Int, seed: UInt64) -> [RowsResult] {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix(seed: seed)
         var pages: [RowsResult] = []
         var offset = 0
         while offset < rows {
@@ -27,7 +28,7 @@ enum CodecData {
     static let words = ["lorem", "ipsum", "dolor", "sit", "amet,", "\"quoted\"", "C:\\temp", "naïve", "café,", "x",
                         "consectetur", "adipiscing", "elit", "tab\there", "50%", "a,b,c"]
 
-    static func row(_ id: Int, _ random: inout SeededGenerator) -> Row {
+    static func row(_ id: Int, _ random: inout SplitMix) -> Row {
         let name = "\(firstNames[random.below(firstNames.count)]) \(lastNames[random.below(lastNames.count)])"
         let amount = Double(Int(random.below(10_000_000)) - 1_000_000) / 100
         let date = "20\(10 + random.below(15))-\(pad(1 + random.below(12)))-\(pad(1 + random.below(28)))"

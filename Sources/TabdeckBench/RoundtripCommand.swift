@@ -1,3 +1,4 @@
+import SeededRandom
 import ArgumentParser
 import Foundation
 import TabdeckProtocol
@@ -65,7 +66,7 @@ struct RoundtripCommand: ParsableCommand {
         }
         Self.emit("sorted_first_page", ["rows": .int(Int64(total)), "s": .double(Self.milliseconds(sortTime) / 1000)])
 
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix(seed: seed)
         var samples: [Double] = []
         samples.reserveCapacity(pages)
         for _ in 0..<pages {

@@ -184,13 +184,8 @@ extension Workspace {
     mutating func setFilter(_ t: inout TableState, _ filter: String?, _ tab: String, _ effects: inout [Effect]) {
         guard filter != t.view.filter else { return }
         t.view.filter = filter
-        t.endWanted = nil
-        t.view.cursor = 0
-        t.view.scrollOffset = 0
-        t.generation += 1
+        startGeneration(&t, &effects)
         t.total = nil
-        for id in t.cache.inflight.values { cancel(id, &effects) }
-        t.cache.removeAll()
     }
 
     func requireFilter(_ tab: String) throws(CommandError) {
@@ -203,6 +198,12 @@ extension Workspace {
     mutating func setSort(_ t: inout TableState, _ order: [SortKey], _ tab: String, _ effects: inout [Effect]) {
         guard order != t.view.sort else { return }
         t.view.sort = order
+        startGeneration(&t, &effects)
+    }
+
+    /// A new sort or filter: the next generation, from the first row, with no page kept or
+    /// awaited and no pending jump to the end.
+    mutating func startGeneration(_ t: inout TableState, _ effects: inout [Effect]) {
         t.endWanted = nil
         t.view.cursor = 0
         t.view.scrollOffset = 0

@@ -1,3 +1,4 @@
+import SeededRandom
 import Foundation
 @testable import CSVTable
 
@@ -30,18 +31,6 @@ extension CSVTable {
     func allStrings() -> [[String?]] { (0..<(rowCount ?? 0)).map { strings(row: $0) } }
 }
 
-/// A small deterministic random generator (SplitMix64).
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Quotes a field for CSV when needed.
 func csvField(_ s: String) -> String {

@@ -1,3 +1,4 @@
+import SeededRandom
 import Foundation
 import GRDB
 import TabdeckProtocol
@@ -28,18 +29,6 @@ final class TempDatabase {
     deinit { try? FileManager.default.removeItem(atPath: folder) }
 }
 
-/// A small deterministic random generator (SplitMix64).
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// SQLite's order of stored values with the BINARY collation: NULL, then numbers (integers and
 /// reals together, numerically), then text (by UTF-8 bytes), then blobs.

@@ -1,3 +1,4 @@
+import SeededRandom
 import Testing
 import TabdeckProtocol
 
@@ -47,7 +48,7 @@ import TabdeckProtocol
     }
 
     @Test func randomMutationsOfRowsLinesParseAlike() {
-        var random = TestRandom(seed: 0xC0DEC)
+        var random = SplitMix(seed: 0xC0DEC)
         let line = MessageCodec.encodeRowsResponse(id: .int(3), TestRows.result(rows: 12, &random))
         let alphabet = Array(#"{}[]:,"\/u0123456789.eE+-tfnalsr x"#.utf8) + [0x00, 0x0A, 0x1F, 0x7F, 0x80, 0xC3, 0xFF]
         for _ in 0..<4000 {
@@ -86,7 +87,7 @@ import TabdeckProtocol
     }
 
     @Test func randomNumbersParseToTheSameBits() {
-        var random = TestRandom(seed: 42)
+        var random = SplitMix(seed: 42)
         for _ in 0..<20000 {
             var text = random.below(2) == 0 ? "-" : ""
             let integerDigits = 1 + random.below(20)
@@ -160,7 +161,7 @@ import TabdeckProtocol
 
 @Suite struct RowsWriterTests {
     @Test func writesTheSameBytesAsTheGenericEncoder() {
-        var random = TestRandom(seed: 7)
+        var random = SplitMix(seed: 7)
         for n in 0..<300 {
             let result = TestRows.result(rows: random.below(30), &random)
             let id: RequestID = n % 3 == 0 ? .string("r\(n)\"") : .int(Int64(n) - 100)
@@ -169,7 +170,7 @@ import TabdeckProtocol
     }
 
     @Test func randomRowsRoundTrip() throws {
-        var random = TestRandom(seed: 2026)
+        var random = SplitMix(seed: 2026)
         for n in 0..<300 {
             let result = TestRows.result(rows: random.below(40), &random)
             let line = MessageCodec.encodeRowsResponse(id: .int(Int64(n)), result)
@@ -220,7 +221,7 @@ enum TestRows {
     static let texts = ["", "plain", "Zoë Müller", "\"quoted\"", "back\\slash", "tab\tnl\ncr\r", "\u{1}\u{1F}\u{7F}", "😀 emoji",
                         "中文", "a,b,c", "long text " + String(repeating: "xyzé", count: 20), "/slash/", "\u{2028}"]
 
-    static func cell(_ random: inout TestRandom) -> JSONValue {
+    static func cell(_ random: inout SplitMix) -> JSONValue {
         switch random.below(9) {
         case 0: return .null
         case 1: return .bool(random.below(2) == 0)
@@ -232,7 +233,7 @@ enum TestRows {
         }
     }
 
-    static func result(rows count: Int, _ random: inout TestRandom) -> RowsResult {
+    static func result(rows count: Int, _ random: inout SplitMix) -> RowsResult {
         var rows: [Row] = []
         for i in 0..<count {
             rows.append(Row(id: random.below(4) == 0 ? texts[random.below(texts.count)] : String(i),
@@ -247,18 +248,3 @@ enum TestRows {
     }
 }
 
-/// A seeded generator (SplitMix64), so failures reproduce.
-struct TestRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(next() % UInt64(n)) }
-}

@@ -1,3 +1,4 @@
+import SeededRandom
 import Testing
 @testable import TabdeckProtocol
 
@@ -33,7 +34,7 @@ import Testing
     func line(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     @Test func writtenRowsRepliesTakeTheFastPath() {
-        var random = TestRandom(seed: 0xFA57)
+        var random = SplitMix(seed: 0xFA57)
         for n in 0..<300 {
             let result = TestRows.result(rows: random.below(30), &random)
             let bytes = MessageCodec.encodeRowsResponse(id: .int(Int64(n)), result)
@@ -92,7 +93,7 @@ import Testing
     }
 
     @Test func randomMutationsDecodeAlike() {
-        var random = TestRandom(seed: 0xBAD5)
+        var random = SplitMix(seed: 0xBAD5)
         let alphabet = Array(#"{}[]:,"\/u0123456789.eE+-tfnalsr xid"#.utf8) + [0x00, 0x0A, 0x1F, 0x7F, 0x80, 0xC3, 0xFF]
         for n in 0..<3000 {
             let result = TestRows.result(rows: 1 + random.below(6), &random)
