@@ -43,17 +43,18 @@ import TabdeckProtocol
     }
 
     @Test func hangingRequestTimesOutAndItsLateReplyIsDropped() async throws {
-        let (supervisor, log) = makeSupervisor(requestTimeout: .milliseconds(300))
+        // Times with room for a loaded machine: the timer fires at 0.5 s, the reply comes at 2 s.
+        let (supervisor, log) = makeSupervisor(requestTimeout: .milliseconds(500))
         try await startReady(supervisor, log, pluginSpec("slow"))
         let sent = ContinuousClock.now
-        try supervisor.send(request(7, "slow", .int(900)), to: "slow")
+        try supervisor.send(request(7, "slow", .int(2000)), to: "slow")
         #expect(await log.wait { $0.contains(.timedOut(tab: "slow", id: .int(7), method: "slow")) })
         let firedAfter = log.time { $0 == .timedOut(tab: "slow", id: .int(7), method: "slow") }.map { sent.duration(to: $0) }
         // Not before the timeout; the upper bound only tells it from "never" on a loaded machine.
-        #expect(firedAfter.map { $0 >= .milliseconds(290) && $0 < .milliseconds(2500) } == true, "fired after \(String(describing: firedAfter))")
+        #expect(firedAfter.map { $0 >= .milliseconds(490) && $0 < .milliseconds(1900) } == true, "fired after \(String(describing: firedAfter))")
 
-        // The reply comes at ~900 ms and is dropped, not delivered.
-        let deadline = ContinuousClock.now + .seconds(3)
+        // The reply comes at ~2 s and is dropped, not delivered.
+        let deadline = ContinuousClock.now + .seconds(5)
         while supervisor.droppedReplies("slow") < 1 && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -71,10 +72,10 @@ import TabdeckProtocol
     }
 
     @Test func progressResetsTheTimer() async throws {
-        let (supervisor, log) = makeSupervisor(requestTimeout: .milliseconds(500))
+        let (supervisor, log) = makeSupervisor(requestTimeout: .milliseconds(1500))
         try await startReady(supervisor, log, pluginSpec("progress"))
-        // Six progress notifications 150 ms apart: 0.9 s in all, almost twice the timeout.
-        try supervisor.send(request(1, "progress", json(#"{"count":6,"every":150}"#)), to: "progress")
+        // Six progress notifications 400 ms apart: 2.4 s in all, well past the timeout.
+        try supervisor.send(request(1, "progress", json(#"{"count":6,"every":400}"#)), to: "progress")
         #expect(await log.wait { $0.contains { $0.replyID == .int(1) } })
         #expect(!log.events.contains { if case .timedOut = $0 { return true } else { return false } })
         let progressCount = log.events.filter {
@@ -85,36 +86,38 @@ import TabdeckProtocol
     }
 
     @Test func streamedChunksResetTheTimerLikeProgress() async throws {
-        let (supervisor, log) = makeSupervisor(requestTimeout: .milliseconds(500))
+        let (supervisor, log) = makeSupervisor(requestTimeout: .milliseconds(1500))
         try await startReady(supervisor, log, pluginSpec("chunks"))
-        // Six rows/chunk notifications 150 ms apart: 0.9 s in all, almost twice the timeout.
-        try supervisor.send(request(1, "chunks", json(#"{"count":6,"every":150}"#)), to: "chunks")
+        // Six rows/chunk notifications 400 ms apart: 2.4 s in all, well past the timeout.
+        try supervisor.send(request(1, "chunks", json(#"{"count":6,"every":400}"#)), to: "chunks")
         #expect(await log.wait { $0.contains { $0.replyID == .int(1) } })
         #expect(!log.events.contains { if case .timedOut = $0 { return true } else { return false } })
         await supervisor.stopAllOffThePool(grace: .milliseconds(500))
     }
 
     @Test func progressCannotExtendPastTheHardTimeout() async throws {
-        let (supervisor, log) = makeSupervisor(requestTimeout: .milliseconds(500), hardTimeout: .milliseconds(800))
+        // Progress every 300 ms keeps the 1.2 s request timer from firing; the 2 s hard limit
+        // ends the request anyway, long before the 4.8 s of progress.
+        let (supervisor, log) = makeSupervisor(requestTimeout: .milliseconds(1200), hardTimeout: .seconds(2))
         try await startReady(supervisor, log, pluginSpec("hard"))
         let sent = ContinuousClock.now
-        try supervisor.send(request(1, "progress", json(#"{"count":8,"every":150}"#)), to: "hard")
+        try supervisor.send(request(1, "progress", json(#"{"count":16,"every":300}"#)), to: "hard")
         #expect(await log.wait { $0.contains(.timedOut(tab: "hard", id: .int(1), method: "progress")) })
         let firedAfter = log.time { if case .timedOut = $0 { return true } else { return false } }.map { sent.duration(to: $0) }
-        #expect(firedAfter.map { $0 >= .milliseconds(790) && $0 < .milliseconds(2500) } == true, "fired after \(String(describing: firedAfter))")
+        #expect(firedAfter.map { $0 >= .milliseconds(1990) && $0 < .milliseconds(4000) } == true, "fired after \(String(describing: firedAfter))")
         #expect(await log.wait { $0.contains { if case .message(_, .notification("progress", _)) = $0 { return true } else { return false } } })
         await supervisor.stopAllOffThePool(grace: .milliseconds(500))
     }
 
     @Test func cancelStopsTheTimerAndTheReplyIsDropped() async throws {
-        let (supervisor, log) = makeSupervisor(requestTimeout: .milliseconds(300))
+        let (supervisor, log) = makeSupervisor(requestTimeout: .milliseconds(1000))
         try await startReady(supervisor, log, pluginSpec("cancel"))
         try supervisor.send(request(1, "later"), to: "cancel")
         try supervisor.send(.notification(method: "$/cancel", params: json(#"{"id":1}"#)), to: "cancel")
         #expect(supervisor.pendingRequests("cancel").isEmpty)
         try supervisor.send(request(2, "flush"), to: "cancel")  // answers 1 (dropped), then 2
         #expect(await log.wait { $0.contains { $0.replyID == .int(2) } })
-        try await Task.sleep(for: .milliseconds(400))
+        try await Task.sleep(for: .milliseconds(1200))  // past request 1's timer, had it not stopped
         #expect(!log.events.contains { if case .timedOut = $0 { return true } else { return false } })
         #expect(!log.events.contains { $0.replyID == .int(1) })
         #expect(supervisor.droppedReplies("cancel") == 1)
