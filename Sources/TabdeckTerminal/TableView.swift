@@ -80,14 +80,16 @@ enum TableView {
         }
     }
 
-    static func draw(_ t: TableState, ui: UIState, into buf: inout ScreenBuffer, _ rect: Rect) {
+    /// Draws the table into `rect`; `layout` is its column layout when the caller has it (nil:
+    /// computed here).
+    static func draw(_ t: TableState, ui: UIState, layout known: ColumnLayout? = nil, into buf: inout ScreenBuffer, _ rect: Rect) {
         guard !rect.isEmpty else { return }
         let columns = t.visibleColumns
         guard !columns.isEmpty else {
             buf.set(x: rect.x + gutter, y: rect.y, "no visible columns (column show COL)", style: Palette.dim, maxWidth: rect.width - gutter)
             return
         }
-        let layout = layout(t, width: rect.width, ui: ui)
+        let layout = known ?? layout(t, width: rect.width, ui: ui)
         let x0 = rect.x + gutter
         let cursorColumn = min(max(0, ui.columnCursor), columns.count - 1)
         drawHeader(t, columns, layout, cursorColumn: cursorColumn, into: &buf, x0: x0, rect: rect)
