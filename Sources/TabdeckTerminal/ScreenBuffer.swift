@@ -37,9 +37,17 @@ public struct ScreenBuffer: Hashable, Sendable {
     /// outside the buffer. Returns the number of cells written.
     @discardableResult
     public mutating func set(x: Int, y: Int, _ text: String, style: Style = .plain, maxWidth: Int? = nil) -> Int {
+        set(x: x, y: y, text, kind: nil, style: style, maxWidth: maxWidth)
+    }
+
+    /// ``set(x:y:_:style:maxWidth:)`` for text whose kind the caller knows already (from
+    /// ``TextFit/placedText(_:_:alignment:)``): the checks are not made again.
+    @discardableResult
+    mutating func set(x: Int, y: Int, _ text: String, kind known: TextKind?, style: Style, maxWidth: Int?) -> Int {
         guard y >= 0, y < height, x >= 0, x < width else { return 0 }
         let limit = min(width, x + max(0, maxWidth ?? width))
-        if ASCII.isPrintable(text) {
+        let kind = known ?? TextKind.of(text)
+        if kind == .ascii {
             let n = min(text.utf8.count, limit - x)
             guard n > 0 else { return 0 }
             let start = y * width + x
@@ -52,7 +60,7 @@ public struct ScreenBuffer: Hashable, Sendable {
             }
             return n
         }
-        if Self.isSingleScalarText(text) {
+        if kind == .singleScalar {
             // One scalar, one cell: no grapheme clusters to find, nothing to sanitize.
             var n = 0
             for _ in text.unicodeScalars where n < limit - x { n += 1 }
@@ -128,6 +136,16 @@ public struct ScreenBuffer: Hashable, Sendable {
             return ch.unicodeScalars.dropFirst().map { DisplayWidth.of($0) }.max() ?? 0
         }
         return w
+    }
+
+    /// How text can be stored: byte per cell, scalar per cell, or the general way (grapheme
+    /// clusters, wide characters, sanitizing).
+    enum TextKind {
+        case ascii, singleScalar, general
+
+        static func of(_ text: String) -> TextKind {
+            ASCII.isPrintable(text) ? .ascii : isSingleScalarText(text) ? .singleScalar : .general
+        }
     }
 
     /// Before `count` one-cell-wide cells are stored from index `start` (column `x`): repairs

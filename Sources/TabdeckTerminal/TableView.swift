@@ -173,8 +173,8 @@ enum TableView {
             let value = text(p.column)
             let found = find.map { value.lowercased().contains($0) } ?? false
             // The buffer is blank already: only the text is drawn, at its aligned place (no padding).
-            let fitted = TextFit.placed(value, p.width, alignment: alignment(columns[p.column].alignment))
-            buf.set(x: x0 + p.x + fitted.offset, y: y, fitted.text, style: found ? Palette.found : .plain,
+            let fitted = TextFit.placedText(value, p.width, alignment: alignment(columns[p.column].alignment))
+            buf.set(x: x0 + p.x + fitted.offset, y: y, fitted.text, kind: fitted.kind, style: found ? Palette.found : .plain,
                     maxWidth: p.width - fitted.offset)
         }
     }
