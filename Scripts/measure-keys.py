@@ -21,6 +21,8 @@ frame, with a JSON line {"bench":"draw_instructions_200x60","instructions_per_fr
 Needs `swift build -c release --product tabdeck --product tabdeck-csv` (or the two products
 one by one) and tmux (and valgrind for --callgrind). --bin DIR takes both binaries from DIR
 instead of .build/release (to compare a saved build with the current one).
+MEASURE_KEYS_DEBUG=1 also prints the slowest keys with their kind (to stderr) and, with
+--callgrind, keeps each profile as /tmp/measure-keys-callgrind-WxH for callgrind_annotate.
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
