@@ -9,7 +9,8 @@ terminal size, tabdeck runs in a private tmux server with TABDECK_FRAME_STATS=FI
 waits for the first page, then scrolls: j and k one row at a time inside the cached pages,
 PgDn and PgUp, G (the last page) and g (the first), one key at a time with a pause so every key
 gets its own frame. tabdeck writes one `key <seconds>` line per key frame: from the moment its
-input thread read the key's bytes to the moment the frame was written (FullScreen.swift). It
+main thread read the key's bytes (an input thread did before 33f68d5) to the moment the frame
+was written (FullScreen.swift, EventQueue.swift). It
 prints median, p99 and worst per size, and per size a final JSON line:
 {"bench":"key_to_frame_200x60","median_ms":…,"p99_ms":…,"max_ms":…,"keys":…}
 
