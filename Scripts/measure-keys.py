@@ -2,14 +2,15 @@
 """Measures key press to frame latency of the full-screen workspace, through the real release
 binary under tmux.
 
-usage: Scripts/measure-keys.py [--rows N] [--sizes 120x40,200x60] [--keys N] [--callgrind]
+usage: Scripts/measure-keys.py [--rows N] [--sizes 120x40,200x60] [--keys N] [--callgrind] [--bin DIR]
 
 A CSV of --rows rows (default 1,000,000) is generated into a temporary folder. For each
 terminal size, tabdeck runs in a private tmux server with TABDECK_FRAME_STATS=FILE; the script
 waits for the first page, then scrolls: j and k one row at a time inside the cached pages,
 PgDn and PgUp, G (the last page) and g (the first), one key at a time with a pause so every key
 gets its own frame. tabdeck writes one `key <seconds>` line per key frame: from the moment its
-input thread read the key's bytes to the moment the frame was written (FullScreen.swift). It
+main thread read the key's bytes (an input thread did before 33f68d5) to the moment the frame
+was written (FullScreen.swift, EventQueue.swift). It
 prints median, p99 and worst per size, and per size a final JSON line:
 {"bench":"key_to_frame_200x60","median_ms":…,"p99_ms":…,"max_ms":…,"keys":…}
 
@@ -19,7 +20,10 @@ FullScreen.draw() (render, diff, encode, write), and the script prints the instr
 frame, with a JSON line {"bench":"draw_instructions_200x60","instructions_per_frame":…}.
 
 Needs `swift build -c release --product tabdeck --product tabdeck-csv` (or the two products
-one by one) and tmux (and valgrind for --callgrind).
+one by one) and tmux (and valgrind for --callgrind). --bin DIR takes both binaries from DIR
+instead of .build/release (to compare a saved build with the current one).
+MEASURE_KEYS_DEBUG=1 also prints the slowest keys with their kind (to stderr) and, with
+--callgrind, keeps each profile as /tmp/measure-keys-callgrind-WxH for callgrind_annotate.
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -112,6 +116,9 @@ def session(tmp, config, width, height, rows, per_kind, callgrind=None):
             elif kind == "first-page":
                 first_page = float(value)
     # The last key (q) ends the program without a frame, so frames ≤ keys sent.
+    if os.environ.get("MEASURE_KEYS_DEBUG"):
+        worst = sorted(range(len(keys)), key=lambda i: -keys[i])[:8]
+        print("worst:", [(i, plan[i] if i < len(plan) else "?", round(keys[i] * 1000, 2)) for i in worst], file=sys.stderr)
     return keys, len(plan), first_frame, first_page
 
 
@@ -122,20 +129,23 @@ def callgrind_figures(path):
         for line in f:
             if line.startswith("summary:"):
                 instructions = int(line.split()[1])
-    # Each frame is one call of draw(): count the calls of the renderer it makes (callgrind
+    # Each frame is one call of draw(): count the calls it makes to the renderer (callgrind
     # names a function once, as "(id) name", and by "(id)" alone afterwards).
     names = {}
     with open(path) as f:
         lines = f.read().splitlines()
+    caller = ""
     for i, line in enumerate(lines):
         if not line.startswith(("fn=(", "cfn=(")):
             continue
         ref, _, name = line.split("=", 1)[1].partition(" ")
         if name:
             names[ref] = name
-        if line.startswith("cfn=") and names.get(ref, "").endswith("17WorkspaceRendererO6render9workspace4size2uiAA12ScreenBufferV0A4Core0C0V_Si5width_Si6heighttAA7UIStateVtFZ"):
-            if i + 1 < len(lines) and lines[i + 1].startswith("calls="):
-                frames += int(lines[i + 1].split("=")[1].split()[0])
+        if line.startswith("fn="):
+            caller = names.get(ref, "")
+        elif ("10FullScreenC4drawyyF" in caller and "17WorkspaceRendererO6render" in names.get(ref, "")
+              and i + 1 < len(lines) and lines[i + 1].startswith("calls=")):
+            frames += int(lines[i + 1].split("=")[1].split()[0])
     return instructions, max(1, frames)
 
 
@@ -145,7 +155,11 @@ def main():
     ap.add_argument("--sizes", default="120x40,200x60")
     ap.add_argument("--keys", type=int, default=200, help="j presses (as many k; a quarter as many PgDn and PgUp)")
     ap.add_argument("--callgrind", action="store_true", help="instructions per frame under callgrind instead of times")
+    ap.add_argument("--bin", help="folder holding tabdeck and tabdeck-csv (default: .build/release)")
     args = ap.parse_args()
+    global BIN, PLUGIN
+    if args.bin:
+        BIN, PLUGIN = os.path.join(args.bin, "tabdeck"), os.path.join(args.bin, "tabdeck-csv")
     if args.callgrind and not shutil.which("valgrind"):
         raise SystemExit("valgrind is missing")
     for path in (BIN, PLUGIN):
@@ -167,6 +181,8 @@ def main():
                 out = os.path.join(tmp, f"callgrind-{size}")
                 keys, sent, _, _ = session(tmp, config, width, height, args.rows, args.keys, callgrind=out)
                 instructions, frames = callgrind_figures(out)
+                if os.environ.get("MEASURE_KEYS_DEBUG"):
+                    shutil.copy(out, f"/tmp/measure-keys-callgrind-{size}")
                 figure = {"bench": f"draw_instructions_{width}x{height}", "instructions_per_frame": instructions // frames,
                           "frames": frames}
                 print(f"{size}: {frames} frames drawn ({sent} keys sent): {instructions // frames:,} instructions per frame")

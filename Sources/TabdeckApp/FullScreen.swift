@@ -13,6 +13,8 @@ public final class FullScreen {
     var ui = UIState()
     var decoder = KeyDecoder()
     var previous: ScreenBuffer?
+    /// The frame before `previous`, kept to draw the next frame into (no buffer allocated per frame).
+    var spare: ScreenBuffer?
     let writer: ANSIWriter
     var size = RawTerminal.Size(width: 80, height: 24)
     var running = true
@@ -25,7 +27,6 @@ public final class FullScreen {
     /// The find last announced (text, start, direction, phase), so each outcome is announced
     /// once; its rows are not compared.
     var shownFind: [String]?
-    let input: InputReader
     /// Seconds without input after which views moved by keys are saved, and the longest they
     /// stay unsaved while events keep coming.
     static let saveAfter = 0.3
@@ -43,7 +44,6 @@ public final class FullScreen {
         self.writer = ANSIWriter(environment: ProcessInfo.processInfo.environment)
         self.stats = ProcessInfo.processInfo.environment["TABDECK_FRAME_STATS"].map(FrameStats.init(path:))
         let queue = runtime.queue
-        self.input = InputReader(fd: terminal.input) { queue.put($0) }
         signal(SIGWINCH, SIG_IGN)
         self.resizeSource = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
         resizeSource.setEventHandler { queue.put(.resize) }
@@ -55,7 +55,8 @@ public final class FullScreen {
         runtime.writeError = { [weak self] text in self?.show(text, isError: true) }
         terminal.enter()
         resizeSource.resume()
-        input.start()
+        // The main thread reads the keys itself while it waits for events (EventQueue).
+        runtime.queue.attachInput(terminal.input)
         runtime.launch()
         relayout()
         runtime.dispatch(.refresh)
@@ -90,7 +91,7 @@ public final class FullScreen {
             announceFind()
             draw()
         }
-        input.stop()
+        runtime.queue.detachInput()
         runtime.dispatch(.saveViews)
         terminal.leave()
         runtime.shutdown()
@@ -113,33 +114,26 @@ public final class FullScreen {
         case .inputClosed:
             running = false
             return false
-        case .input(let bytes):
-            let readAt = input.takeStamp()
+        case .input(let bytes, let readAt):
             if keyReadAt == nil { keyReadAt = readAt }
-            var keys = decoder.feedKeepingBytes(bytes)[...]
-            while running, let (key, _) = keys.popFirst() {
-                if case .table = ui.mode, ui.keyMap.action(for: key) == .command {
-                    // The rest of the input is typed into the prompt (it may hold the whole command).
-                    prompt(typedAhead: keys.flatMap(\.bytes) + decoder.takePending() + takeQueuedInput())
-                    keys = []  // given to the prompt; what it left comes back as a new input event
-                } else {
-                    press(key)
-                }
-            }
+            typeKeys(bytes)
             return true
         }
     }
 
-    /// Takes the input events still queued (keys typed after `:`), leaving the other events
-    /// queued in their order.
-    func takeQueuedInput() -> [UInt8] {
-        var bytes: [UInt8] = []
-        var others: [HostEvent] = []
-        while let event = runtime.next(until: Date()) {
-            if case .input(let more) = event { bytes += more; _ = input.takeStamp() } else { others.append(event) }
+    /// Handles typed bytes as keys. At `:` in the table, the rest of the bytes go to the prompt
+    /// (they may hold the whole command); bytes still unread stay in the terminal for readline,
+    /// and what readline read but did not use (keys after Enter) are keys again.
+    func typeKeys(_ bytes: [UInt8]) {
+        var keys = decoder.feedKeepingBytes(bytes)[...]
+        while running, let (key, _) = keys.popFirst() {
+            if case .table = ui.mode, ui.keyMap.action(for: key) == .command {
+                let leftover = prompt(typedAhead: keys.flatMap(\.bytes) + decoder.takePending())
+                keys = decoder.feedKeepingBytes(leftover)[...]
+            } else {
+                press(key)
+            }
         }
-        for event in others { runtime.queue.put(event) }
-        return bytes
     }
 
     func relayout() {
@@ -238,7 +232,7 @@ public final class FullScreen {
         case .sectionIndex:
             guard let t, !t.sections.isEmpty else { ui.message = .init("this table has no sections", isError: true); return }
             ui.mode = .sectionIndex("")
-        case .command: prompt(typedAhead: [])
+        case .command: typeKeys(prompt(typedAhead: []))
         case .quit: running = false
         }
     }
@@ -291,23 +285,20 @@ public final class FullScreen {
     }
 
     /// `:` opens a GNU readline prompt on the bottom line, in cooked mode; the screen is redrawn
-    /// after. `typedAhead` is input already read that belongs to the prompt; what readline does
-    /// not use (keys after Enter) is handled as keys afterwards.
-    func prompt(typedAhead: [UInt8]) {
-        input.pause()
+    /// after. `typedAhead` is input already read that belongs to the prompt (the main thread is
+    /// the only reader of the terminal, so readline reads the rest itself). Returns what
+    /// readline read but did not use (keys after Enter), to be handled as keys.
+    func prompt(typedAhead: [UInt8]) -> [UInt8] {
         terminal.suspend()
         terminal.write(Array("\u{1b}[\(size.height);1H\u{1b}[2K".utf8))
         let line = editor.readLine(prompt: ":", typedAhead: typedAhead)
+        let leftover = editor.leftover
         terminal.resume()
-        if !editor.leftover.isEmpty {
-            // Before resume(): the input thread is paused, so stamps and queued chunks stay in step.
-            input.stamp(.now)
-            runtime.queue.put(.input(editor.leftover))
-        }
-        input.resume()
         previous = nil
-        keyReadAt = nil  // time at the prompt is not key-to-frame latency
+        // Time at the prompt is not key-to-frame latency; keys after Enter start now.
+        keyReadAt = leftover.isEmpty ? nil : .now
         if let line, !line.trimmingCharacters(in: .whitespaces).isEmpty { submit(line, fromPrompt: true) }
+        return leftover
     }
 
     func quoted(_ word: String) -> String {
@@ -319,77 +310,32 @@ public final class FullScreen {
     /// Renders, diffs against the previous frame and writes the changes in one write. With
     /// frame statistics on, records the time since the oldest key shown was read.
     func draw() {
-        if let layout = WorkspaceRenderer.columnLayout(workspace: runtime.workspace, size: (size.width, size.height), ui: ui) {
-            ui.columnScroll = layout.scroll
+        // The column layout keeps the column scroll in step; the frame is drawn with the same one.
+        let layout = WorkspaceRenderer.columnLayout(workspace: runtime.workspace, size: (size.width, size.height), ui: ui)
+        if let layout { ui.columnScroll = layout.scroll }
+        var frame = spare ?? ScreenBuffer(width: size.width, height: size.height)
+        spare = nil  // `frame` is now the only reference: cleared and drawn in place
+        if frame.width == size.width && frame.height == size.height { frame.clear() } else {
+            frame = ScreenBuffer(width: size.width, height: size.height)
         }
-        let frame = WorkspaceRenderer.render(workspace: runtime.workspace, size: (size.width, size.height), ui: ui)
+        WorkspaceRenderer.render(workspace: runtime.workspace, ui: ui, layout: layout, into: &frame)
         let diff = Diff.between(previous, frame)
         if !diff.runs.isEmpty || diff.isFull { terminal.write(writer.bytes(for: diff)) }
+        spare = previous
         previous = frame
         if let stats {
             if let readAt = keyReadAt { stats.key(ContinuousClock.now - readAt) }
-            stats.frame(pageLoaded: WorkspaceRenderer.visibleRowsLoaded(workspace: runtime.workspace,
-                                                                       size: (size.width, size.height), ui: ui))
+            stats.frame(pageLoaded: { WorkspaceRenderer.visibleRowsLoaded(workspace: runtime.workspace,
+                                                                        size: (size.width, size.height), ui: ui) })
         }
         keyReadAt = nil
-    }
-}
-
-/// Reads terminal input on its own thread; can be paused while readline owns the terminal.
-final class InputReader: @unchecked Sendable {
-    let fd: Int32
-    let deliver: @Sendable (HostEvent) -> Void
-    private let lock = NSLock()
-    private var paused = false
-    private var stopped = false
-    /// When each chunk delivered and not yet handled was read, oldest first.
-    private var stamps: [ContinuousClock.Instant] = []
-
-    init(fd: Int32, deliver: @escaping @Sendable (HostEvent) -> Void) {
-        self.fd = fd; self.deliver = deliver
-    }
-
-    func start() {
-        let thread = Thread { [self] in loop() }
-        thread.name = "tabdeck-input"
-        thread.start()
-    }
-
-    /// After `pause()` returns, no read is in flight and none starts until `resume()`.
-    func pause() { lock.lock(); paused = true; lock.unlock() }
-    func resume() { lock.lock(); paused = false; lock.unlock() }
-    func stop() { lock.lock(); stopped = true; lock.unlock() }
-
-    /// When the oldest chunk not yet handled was read (now, if none is known).
-    func takeStamp() -> ContinuousClock.Instant {
-        lock.lock(); defer { lock.unlock() }
-        return stamps.isEmpty ? .now : stamps.removeFirst()
-    }
-
-    /// Records a chunk put on the queue by someone else (input readline did not use).
-    func stamp(_ at: ContinuousClock.Instant) { lock.lock(); stamps.append(at); lock.unlock() }
-
-    private func loop() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&p, 1, 50)
-            lock.lock()
-            if stopped { lock.unlock(); return }
-            if ready <= 0 || paused { lock.unlock(); continue }
-            let n = read(fd, &buffer, buffer.count)
-            if n > 0 { stamps.append(.now) }  // the time the bytes were read: key-to-frame starts here
-            lock.unlock()
-            if n > 0 { deliver(.input(Array(buffer[0..<n]))) }
-            else if n == 0 || (errno != EINTR && errno != EAGAIN) { deliver(.inputClosed); return }
-        }
     }
 }
 
 /// Frame statistics (`TABDECK_FRAME_STATS=FILE`), as lines:
 /// `first-frame <unix epoch seconds>` when the first frame is written, `first-page <unix epoch
 /// seconds>` for the first frame whose visible rows are all loaded (both written at once), and
-/// `key <seconds>` per frame drawn for key presses, from when the input thread read the bytes
+/// `key <seconds>` per frame drawn for key presses, from when the main thread read the bytes
 /// to when the frame was written (appended at exit). `Scripts/bench` and
 /// `Scripts/measure-keys.py` read this format.
 final class FrameStats {
@@ -407,10 +353,11 @@ final class FrameStats {
         keys.append(Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
     }
 
-    /// After each frame written.
-    func frame(pageLoaded: Bool) {
+    /// After each frame written; `pageLoaded` (asked only until the first page is seen) says
+    /// whether every visible row is loaded.
+    func frame(pageLoaded: () -> Bool) {
         if !sawFirstFrame { sawFirstFrame = true; append("first-frame " + epoch()) }
-        if pageLoaded && !sawFirstPage { sawFirstPage = true; append("first-page " + epoch()) }
+        if !sawFirstPage && pageLoaded() { sawFirstPage = true; append("first-page " + epoch()) }
     }
 
     /// Appends the key-to-frame times.

@@ -27,6 +27,8 @@ public struct ANSIWriter: Sendable {
         if diff.isFull { out += Array("\u{1b}[0m\u{1b}[H\u{1b}[2J".utf8) }
         var cursor: (x: Int, y: Int)? = nil
         var current: Style? = diff.isFull ? .plain : nil
+        // The SGR bytes of each style met in this frame (a frame uses a handful of styles).
+        var sgrs: [(style: Style, bytes: [UInt8])] = []
         for run in diff.runs {
             if cursor == nil || cursor! != (run.x, run.y) {
                 out.append(0x1B); out.append(UInt8(ascii: "["))
@@ -40,7 +42,13 @@ public struct ANSIWriter: Sendable {
                 if cell.isContinuation { x += 1; continue }
                 let style = effective(cell.style)
                 if style != current {
-                    out += sgr(style)
+                    if let known = sgrs.first(where: { $0.style == style }) {
+                        out += known.bytes
+                    } else {
+                        let bytes = sgr(style)
+                        sgrs.append((style, bytes))
+                        out += bytes
+                    }
                     current = style
                 }
                 cell.appendUTF8(to: &out)

@@ -20,6 +20,12 @@ public struct ScreenBuffer: Hashable, Sendable {
         cells = Array(repeating: .blank, count: self.width * self.height)
     }
 
+    /// Makes every cell blank again, keeping the storage when it is not shared (a buffer
+    /// reused frame after frame).
+    public mutating func clear() {
+        cells.withUnsafeMutableBufferPointer { $0.update(repeating: .blank) }
+    }
+
     /// The cell at a position (which must be inside the buffer).
     public subscript(x: Int, y: Int) -> Cell {
         cells[y * width + x]
@@ -31,26 +37,45 @@ public struct ScreenBuffer: Hashable, Sendable {
     /// outside the buffer. Returns the number of cells written.
     @discardableResult
     public mutating func set(x: Int, y: Int, _ text: String, style: Style = .plain, maxWidth: Int? = nil) -> Int {
+        set(x: x, y: y, text, kind: nil, style: style, maxWidth: maxWidth)
+    }
+
+    /// ``set(x:y:_:style:maxWidth:)`` for text whose kind the caller knows already (from
+    /// ``TextFit/placedText(_:_:alignment:)``): the checks are not made again.
+    @discardableResult
+    mutating func set(x: Int, y: Int, _ text: String, kind known: TextKind?, style: Style, maxWidth: Int?) -> Int {
         guard y >= 0, y < height, x >= 0, x < width else { return 0 }
         let limit = min(width, x + max(0, maxWidth ?? width))
-        if ASCII.isPrintable(text) {
-            var cx = x
-            for b in text.utf8 {
-                if cx >= limit { break }
-                put(cx, y, Cell(ascii: b, style: style), wide: false)
-                cx += 1
+        let kind = known ?? TextKind.of(text)
+        if kind == .ascii {
+            let n = min(text.utf8.count, limit - x)
+            guard n > 0 else { return 0 }
+            let start = y * width + x
+            repairAround(start, count: n, x: x)
+            var bytes = text
+            bytes.withUTF8 { utf8 in
+                cells.withUnsafeMutableBufferPointer { p in
+                    for k in 0..<n { p[start + k] = Cell(ascii: utf8[k], style: style) }
+                }
             }
-            return cx - x
+            return n
         }
-        if Self.isSingleScalarText(text) {
+        if kind == .singleScalar {
             // One scalar, one cell: no grapheme clusters to find, nothing to sanitize.
-            var cx = x
-            for scalar in text.unicodeScalars {
-                if cx >= limit { break }
-                put(cx, y, Cell(scalar: scalar, style: style), wide: false)
-                cx += 1
+            var n = 0
+            for _ in text.unicodeScalars where n < limit - x { n += 1 }
+            guard n > 0 else { return 0 }
+            let start = y * width + x
+            repairAround(start, count: n, x: x)
+            cells.withUnsafeMutableBufferPointer { p in
+                var i = start
+                for scalar in text.unicodeScalars {
+                    if i == start + n { break }
+                    p[i] = Cell(scalar: scalar, style: style)
+                    i += 1
+                }
             }
-            return cx - x
+            return n
         }
         var cx = x
         var last: Int?  // index of the last cell written, for joining zero-width characters
@@ -111,6 +136,29 @@ public struct ScreenBuffer: Hashable, Sendable {
             return ch.unicodeScalars.dropFirst().map { DisplayWidth.of($0) }.max() ?? 0
         }
         return w
+    }
+
+    /// How text can be stored: byte per cell, scalar per cell, or the general way (grapheme
+    /// clusters, wide characters, sanitizing).
+    enum TextKind {
+        case ascii, singleScalar, general
+
+        static func of(_ text: String) -> TextKind {
+            ASCII.isPrintable(text) ? .ascii : isSingleScalarText(text) ? .singleScalar : .general
+        }
+    }
+
+    /// Before `count` one-cell-wide cells are stored from index `start` (column `x`): repairs
+    /// the wide characters the run cuts at its edges, as ``put(_:_:_:wide:)`` cell by cell
+    /// would (a wide character wholly inside the run is overwritten whole).
+    @inline(__always) private mutating func repairAround(_ start: Int, count: Int, x: Int) {
+        if cells[start].isContinuation && x > 0 {
+            cells[start - 1] = Cell(ascii: 0x20, style: cells[start - 1].style)  // cut the left half of a wide character
+        }
+        let end = start + count
+        if x + count < width && cells[end].isContinuation && !cells[end - 1].isContinuation {
+            cells[end] = Cell(ascii: 0x20, style: cells[end].style)  // a wide character's first half was the last cell
+        }
     }
 
     /// Stores one cell, repairing wide characters it overlaps.

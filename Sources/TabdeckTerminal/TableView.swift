@@ -80,14 +80,16 @@ enum TableView {
         }
     }
 
-    static func draw(_ t: TableState, ui: UIState, into buf: inout ScreenBuffer, _ rect: Rect) {
+    /// Draws the table into `rect`; `layout` is its column layout when the caller has it (nil:
+    /// computed here).
+    static func draw(_ t: TableState, ui: UIState, layout known: ColumnLayout? = nil, into buf: inout ScreenBuffer, _ rect: Rect) {
         guard !rect.isEmpty else { return }
         let columns = t.visibleColumns
         guard !columns.isEmpty else {
             buf.set(x: rect.x + gutter, y: rect.y, "no visible columns (column show COL)", style: Palette.dim, maxWidth: rect.width - gutter)
             return
         }
-        let layout = layout(t, width: rect.width, ui: ui)
+        let layout = known ?? layout(t, width: rect.width, ui: ui)
         let x0 = rect.x + gutter
         let cursorColumn = min(max(0, ui.columnCursor), columns.count - 1)
         drawHeader(t, columns, layout, cursorColumn: cursorColumn, into: &buf, x0: x0, rect: rect)
@@ -171,8 +173,8 @@ enum TableView {
             let value = text(p.column)
             let found = find.map { value.lowercased().contains($0) } ?? false
             // The buffer is blank already: only the text is drawn, at its aligned place (no padding).
-            let fitted = TextFit.placed(value, p.width, alignment: alignment(columns[p.column].alignment))
-            buf.set(x: x0 + p.x + fitted.offset, y: y, fitted.text, style: found ? Palette.found : .plain,
+            let fitted = TextFit.placedText(value, p.width, alignment: alignment(columns[p.column].alignment))
+            buf.set(x: x0 + p.x + fitted.offset, y: y, fitted.text, kind: fitted.kind, style: found ? Palette.found : .plain,
                     maxWidth: p.width - fitted.offset)
         }
     }

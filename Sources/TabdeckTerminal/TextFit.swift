@@ -41,13 +41,24 @@ enum TextFit {
     /// `text` cut to `width` cells like ``fit(_:_:alignment:)``, without the padding: the text
     /// and how many cells from the left it starts.
     static func placed(_ text: String, _ width: Int, alignment: Alignment) -> (text: String, offset: Int) {
-        guard width > 0 else { return ("", 0) }
+        let p = placedText(text, width, alignment: alignment)
+        return (p.text, p.offset)
+    }
+
+    /// ``placed(_:_:alignment:)`` with the kind of the text returned (for
+    /// ``ScreenBuffer/set(x:y:_:kind:style:maxWidth:)``).
+    static func placedText(_ text: String, _ width: Int, alignment: Alignment)
+        -> (text: String, offset: Int, kind: ScreenBuffer.TextKind) {
+        guard width > 0 else { return ("", 0, .ascii) }
         let s: String
         let w: Int
+        let kind: ScreenBuffer.TextKind
         if ASCII.isPrintable(text) {
             let n = text.utf8.count
             (s, w) = n > width ? (String(decoding: text.utf8.prefix(width - 1), as: UTF8.self) + "…", width) : (text, n)
+            kind = n > width ? .singleScalar : .ascii
         } else if ScreenBuffer.isSingleScalarText(text) {
+            kind = .singleScalar
             // Nothing to sanitize, one cell per scalar.
             let n = text.unicodeScalars.count
             if n <= width {
@@ -58,6 +69,7 @@ enum TextFit {
                 (s, w) = (String(cut) + "…", width)
             }
         } else {
+            kind = .general
             let clean = Sanitizer.clean(text)
             let total = self.width(clean)
             if total <= width {
@@ -74,9 +86,9 @@ enum TextFit {
             }
         }
         switch alignment {
-        case .left: return (s, 0)
-        case .right: return (s, max(0, width - w))
-        case .center: return (s, max(0, width - w) / 2)
+        case .left: return (s, 0, kind)
+        case .right: return (s, max(0, width - w), kind)
+        case .center: return (s, max(0, width - w) / 2, kind)
         }
     }
 

@@ -17,20 +17,28 @@ public enum WorkspaceRenderer {
     /// The frame for `workspace` at `size`.
     public static func render(workspace ws: Workspace, size: (width: Int, height: Int), ui: UIState) -> ScreenBuffer {
         var buf = ScreenBuffer(width: size.width, height: size.height)
-        guard buf.width > 0, buf.height > 0 else { return buf }
+        render(workspace: ws, ui: ui, layout: nil, into: &buf)
+        return buf
+    }
+
+    /// Draws the frame for `workspace` into `buf` (blank, of the terminal's size), so a caller
+    /// drawing frame after frame reuses one buffer instead of allocating one per frame.
+    /// `layout` is the selected table's ``columnLayout(workspace:size:ui:)`` when the caller has
+    /// it already (nil: computed here); it must be the one for this `ui` and size.
+    public static func render(workspace ws: Workspace, ui: UIState, layout: ColumnLayout?, into buf: inout ScreenBuffer) {
+        guard buf.width > 0, buf.height > 0 else { return }
         let regions = Regions(ws, width: buf.width, height: buf.height)
         StatusLine.draw(ws, ui: ui, into: &buf, y: regions.status, width: buf.width)
         if case .help(let scroll) = ui.mode {
             HelpView.draw(ui.keyMap, scroll: scroll, into: &buf, Rect(x: 0, y: 0, width: buf.width, height: regions.status))
-            return buf
+            return
         }
         if regions.sidebar { Sidebar.draw(ws, into: &buf, regions.tabs) } else { TabBar.draw(ws, into: &buf, regions.tabs) }
         if case .output(let text, let scroll) = ui.mode {
             OutputPanel.draw(text, scroll: scroll, into: &buf, regions.content)
         } else {
-            drawContent(ws, ui: ui, regions, into: &buf)
+            drawContent(ws, ui: ui, layout: layout, regions, into: &buf)
         }
-        return buf
     }
 
     /// Table rows on screen for `size` (send it to the core as ``Event/viewport(rows:)``).
@@ -60,7 +68,7 @@ public enum WorkspaceRenderer {
         return TableView.layout(t, width: Regions(ws, width: size.width, height: size.height).table.width, ui: ui)
     }
 
-    static func drawContent(_ ws: Workspace, ui: UIState, _ r: Regions, into buf: inout ScreenBuffer) {
+    static func drawContent(_ ws: Workspace, ui: UIState, layout: ColumnLayout?, _ r: Regions, into buf: inout ScreenBuffer) {
         guard let id = ws.selectedTab, let tab = ws.tabs[id], !r.content.isEmpty else { return }
         let x = r.content.x + 1
         let width = r.content.width - 1
@@ -84,7 +92,7 @@ public enum WorkspaceRenderer {
         }
         switch ui.mode {
         case .detail(let scroll): DetailView.draw(t, scroll: scroll, into: &buf, r.table)
-        default: TableView.draw(t, ui: ui, into: &buf, r.table)
+        default: TableView.draw(t, ui: ui, layout: layout, into: &buf, r.table)
         }
     }
 }

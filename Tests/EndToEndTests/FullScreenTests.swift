@@ -248,9 +248,28 @@ private final class Screen {
         let processes = (try? tool("/bin/ps", ["-eLo", "pid,tid,stat,wchan:24,comm,args"]).out) ?? ""
         let ours = processes.split(separator: "\n").filter { $0.contains(FullScreenTests.binary) }
         let threads = ours.prefix(60).joined(separator: "\n")
-        let message = "timed out; the screen was:\n\(screen)\nthreads:\n\(threads)\nstacks of this screen's tabdeck:\n\(stacks())"
+        let message = "timed out; the screen was:\n\(screen)\nterminal: \(terminalState())\nthreads:\n\(threads)\n"
+            + "stacks of this screen's tabdeck:\n\(stacks())"
         Issue.record(Comment(rawValue: message))
         throw CancellationError()
+    }
+
+    /// The pane's terminal: its mode and the bytes typed that nobody has read yet, to tell keys
+    /// that never reached the terminal from keys waiting unread (raw mode) or held for a line
+    /// (canonical mode: the count is then of whole lines only).
+    func terminalState() -> String {
+        guard let out = try? tmux(["display-message", "-p", "#{pane_tty}"]) else { return "(unknown)" }
+        let tty = out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let fd = open(tty, O_RDONLY | O_NOCTTY | O_NONBLOCK)
+        guard fd >= 0 else { return "\(tty): cannot open it (errno \(errno))" }
+        defer { Glibc.close(fd) }
+        var unread: Int32 = -1
+        _ = ioctl(fd, UInt(FIONREAD), &unread)
+        var mode = termios()
+        guard tcgetattr(fd, &mode) == 0 else { return "\(tty): \(unread) bytes unread, mode unknown" }
+        let canonical = mode.c_lflag & tcflag_t(ICANON) != 0
+        let echo = mode.c_lflag & tcflag_t(ECHO) != 0
+        return "\(tty): \(unread) bytes unread; \(canonical ? "canonical" : "raw") mode, echo \(echo ? "on" : "off")"
     }
 
     /// The threads' stacks of the tabdeck this screen runs (gdb, when installed), to tell a main
