@@ -127,8 +127,8 @@ public final class FullScreen {
     func typeKeys(_ bytes: [UInt8]) {
         var keys = decoder.feedKeepingBytes(bytes)[...]
         while running, let (key, _) = keys.popFirst() {
-            if case .table = ui.mode, ui.keyMap.action(for: key) == .command {
-                let leftover = prompt(typedAhead: keys.flatMap(\.bytes) + decoder.takePending())
+            if case .table = ui.mode, let typed = ui.keyMap.action(for: key)?.promptText {
+                let leftover = prompt(typedAhead: Array(typed.utf8) + keys.flatMap(\.bytes) + decoder.takePending())
                 keys = decoder.feedKeepingBytes(leftover)[...]
             } else {
                 press(key)
@@ -232,7 +232,7 @@ public final class FullScreen {
         case .sectionIndex:
             guard let t, !t.sections.isEmpty else { ui.message = .init("this table has no sections", isError: true); return }
             ui.mode = .sectionIndex("")
-        case .command: typeKeys(prompt(typedAhead: []))
+        case .command, .filter: typeKeys(prompt(typedAhead: Array((action.promptText ?? "").utf8)))
         case .quit: running = false
         }
     }

@@ -21,10 +21,23 @@ public enum Action: Hashable, Sendable {
     case sectionIndex
     /// Open the `:` command line.
     case command
+    /// Open the command line with `filter ` typed: keep only the rows with a text.
+    case filter
     case help
     /// Close help, the detail view or the find.
     case dismiss
     case quit
+}
+
+extension Action {
+    /// What the command line shows typed when this action opens it (nil: it does not).
+    public var promptText: String? {
+        switch self {
+        case .command: ""
+        case .filter: "filter "
+        default: nil
+        }
+    }
 }
 
 /// Keys bound to one action, with the description help shows.
@@ -75,6 +88,7 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.char("n")], .findNext, "find the next row"),
         KeyBinding([.char("N")], .findPrevious, "find the previous row"),
         KeyBinding([.char("i")], .sectionIndex, "section index: type a section's first letters to jump there"),
+        KeyBinding([.char("f")], .filter, "filter: keep only rows with a text (:filter clear shows all)"),
         KeyBinding([.char(":")], .command, "command line"),
         KeyBinding([.char("?")], .help, "this help"),
         KeyBinding([.escape], .dismiss, "close help, detail or find"),

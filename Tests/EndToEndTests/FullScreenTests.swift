@@ -148,6 +148,22 @@ import Testing
         try await screen.waitFor("row 21 of 200")
     }
 
+    @Test(.enabled(if: available)) func fFiltersThroughThePluginAndFilterClearShowsAll() async throws {
+        let screen = try Screen(config: Self.root + "/config.json")
+        defer { screen.close() }
+        try await screen.waitFor("row 1 of 200")
+        await screen.keys("f")
+        try await screen.waitFor(":filter")  // capture-pane drops the trailing space
+        await screen.type("zürich")
+        await screen.keys("Enter")
+        try await screen.waitFor("row 1 of 19")  // the csv plugin's count of rows with "zürich"
+        try await screen.waitFor("filter: zürich")
+        #expect(screen.lines().dropFirst().dropLast().filter { $0.contains("Zürich") }.count == 19)
+        await screen.type(":filter clear\r")
+        try await screen.waitFor("row 1 of 200")
+        #expect(!screen.lines().last!.contains("filter:"))
+    }
+
     @Test(.enabled(if: available)) func theWorkspaceComesBackAfterARestart() async throws {
         let dir = try temporaryDirectory()
         do {
