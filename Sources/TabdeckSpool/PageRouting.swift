@@ -30,14 +30,17 @@ public enum PageRoute: Hashable, Sendable {
     /// - while rows arrive, a natural-order page whose rows have all arrived is answered at once
     ///   (rows are usable before the stream ends), and one reaching past them waits;
     /// - a sorted page waits until every row has arrived: an order over part of the table would
-    ///   show rows that are not the real top, and `export` or `select all` of it would be wrong.
+    ///   show rows that are not the real top, and `export` or `select all` of it would be wrong;
+    /// - so does a filtered page (the spool filters: which rows pass, and how many, is only
+    ///   known over the whole table).
     public static func decide(_ request: RowsRequest, pluginPages: Bool, fill: SpoolFill, arrived: Int) -> PageRoute {
-        if pluginPages && request.sort.isEmpty { return .forward }
+        let natural = request.sort.isEmpty && request.filter == nil
+        if pluginPages && natural { return .forward }
         switch fill {
         case .complete: return .answer
         case .failed(let message): return .fail(message)
         case .idle, .filling:
-            if request.sort.isEmpty && request.offset + request.limit <= arrived { return .answer }
+            if natural && request.offset + request.limit <= arrived { return .answer }
             return .wait
         }
     }

@@ -173,9 +173,15 @@ public final class SpoolFile: @unchecked Sendable {
     /// (`sort` empty) the page is found by `seq`, without scanning.
     /// With `orderTable` (from ``materialize(_:_:name:)``) the page is read through it.
     public func page(_ schema: SpoolSchema, sort: [SortKey], offset: Int, limit: Int,
-                     orderTable: String? = nil) throws(SpoolError) -> [JSONValue] {
+                     orderTable: String? = nil, filter: String? = nil) throws(SpoolError) -> [JSONValue] {
         let sql: String
-        if let orderTable { sql = schema.orderedPageSQL(orderTable: orderTable) } else { sql = try schema.pageSQL(sort) }
+        if let orderTable {
+            sql = schema.orderedPageSQL(orderTable: orderTable)
+        } else if filter != nil {
+            sql = try schema.filteredPageSQL(sort)
+        } else {
+            sql = try schema.pageSQL(sort)
+        }
         let bools = schema.columns.map { $0.type == .bool }
         return try run(sql) { db in
             let statement = try db.cachedStatement(sql: sql)
@@ -183,6 +189,7 @@ public final class SpoolFile: @unchecked Sendable {
             defer { sqlite3_reset(h); sqlite3_clear_bindings(h) }
             sqlite3_bind_int64(h, 1, Int64(limit))
             sqlite3_bind_int64(h, 2, Int64(offset))
+            if let filter { Self.bindText(h, 3, filter) }
             var rows: [JSONValue] = []
             rows.reserveCapacity(min(limit, 10_000))
             while true {
@@ -213,6 +220,21 @@ public final class SpoolFile: @unchecked Sendable {
                 rows.append(.object(o))
             }
             return rows
+        }
+    }
+
+    /// How many rows of the table pass `filter` (see ``SpoolSchema/filterCondition``).
+    public func count(_ schema: SpoolSchema, filter: String) throws(SpoolError) -> Int {
+        let sql = schema.filteredCountSQL
+        return try run(sql) { db in
+            let statement = try db.cachedStatement(sql: sql)
+            let h = statement.sqliteStatement
+            defer { sqlite3_reset(h); sqlite3_clear_bindings(h) }
+            Self.bindText(h, 3, filter)
+            guard sqlite3_step(h) == SQLITE_ROW else {
+                throw SpoolError.sqlite(file: self.path, message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
+            }
+            return Int(sqlite3_column_int64(h, 0))
         }
     }
 

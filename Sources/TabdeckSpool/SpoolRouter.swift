@@ -236,6 +236,7 @@ public final class SpoolRouter: @unchecked Sendable {
         caps["sort"] = true
         caps["multiSort"] = true
         caps["paging"] = true
+        caps["filter"] = true  // the spool filters its rows (whether or not the plugin can)
         o["capabilities"] = .object(caps)
         deliver(tab, .response(id: id, result: .object(o)))
         return true
@@ -424,6 +425,10 @@ public final class SpoolRouter: @unchecked Sendable {
             deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: "the spool of \(tab) is gone")))
             return
         }
+        if let filter = request.filter {
+            answerFiltered(id: id, request: request, filter: filter, table: table, file: file, tab: tab)
+            return
+        }
         do {
             var orderTable = state.order
             if orderTable == nil, state.fill == .complete, !request.sort.isEmpty,
@@ -461,6 +466,29 @@ public final class SpoolRouter: @unchecked Sendable {
         }
     }
 
+    /// A filtered page, from the complete spool (``PageRoute`` waits for every row): the rows
+    /// whose cells contain the text, in the order asked for, and how many there are. Deep
+    /// filtered pages go through `OFFSET` (no materialized order: a filter usually keeps few rows).
+    private func answerFiltered(id: RequestID, request: RowsRequest, filter: String, table: SpooledTable,
+                                file: SpoolFile, tab: String) {
+        do {
+            let rows = try file.page(table.schema, sort: request.sort, offset: request.offset, limit: request.limit,
+                                     filter: filter)
+            var total = lock.withLock { table.filteredCounts[filter] }
+            if total == nil {
+                let counted = try file.count(table.schema, filter: filter)
+                lock.withLock { table.filteredCounts[filter] = counted }
+                total = counted
+            }
+            let result: JSONObject = ["generation": .int(Int64(request.generation)), "offset": .int(Int64(request.offset)),
+                                      "rows": .array(rows), "total": .int(Int64(total!))]
+            deliver(tab, .response(id: id, result: .object(result)))
+        } catch {
+            let code = if case .unknownColumn = error { RPCError.invalidParams } else { RPCError.internalError }
+            deliver(tab, .failure(id: id, error: RPCError(code: code, message: error.description)))
+        }
+    }
+
     private func invalidate(_ params: JSONValue, route: TabRoute, tab: String) {
         guard case .object(let o) = params else { return }
         let handle: String? = if case .string(let s)? = o["table"] { s } else { nil }
@@ -472,6 +500,7 @@ public final class SpoolRouter: @unchecked Sendable {
             for name in table.orders.values { route.file?.dropTable(named: name) }
             table.orders = [:]
             table.head = nil
+            table.filteredCounts = [:]
             table.fill = .idle
             table.arrived = 0
             if !table.waiting.isEmpty { startFilling(table, route: route, tab: tab) }

@@ -69,6 +69,23 @@ public struct SpoolSchema: Hashable, Sendable {
         return terms
     }
 
+    /// The condition of a filter (`?3` = the text): some cell's text contains it, ignoring ASCII
+    /// case (SQLite's `lower`), as the csv and sqlite plugins filter.
+    public var filterCondition: String {
+        "(" + columns.indices.map { "instr(lower(c\($0)), lower(?3)) > 0" }.joined(separator: " OR ") + ")"
+    }
+
+    /// The query of one page of the rows that pass a filter, in a sort order (`?1` = limit,
+    /// `?2` = offset, `?3` = the filter's text).
+    public func filteredPageSQL(_ sort: [SortKey]) throws(SpoolError) -> String {
+        let cells = columns.indices.map { "c\($0)" }.joined(separator: ", ")
+        let order = try orderTerms(sort).joined(separator: ", ")
+        return "SELECT id, section, detail, children, \(cells) FROM \(tableName) WHERE \(filterCondition) ORDER BY \(order) LIMIT ?1 OFFSET ?2"
+    }
+
+    /// How many rows pass a filter (`?3` = the filter's text).
+    public var filteredCountSQL: String { "SELECT count(*) FROM \(tableName) WHERE \(filterCondition)" }
+
     /// The query of one page in a sort order (`?1` = limit, `?2` = offset).
     public func pageSQL(_ sort: [SortKey]) throws(SpoolError) -> String {
         let cells = columns.indices.map { "c\($0)" }.joined(separator: ", ")

@@ -20,6 +20,8 @@ final class SpooledTable {
     var pullEnded = false
     /// Materialized sort orders: order → table name.
     var orders: [[SortKey]: String] = [:]
+    /// Rows passing each filter asked for (text → count), for `total`.
+    var filteredCounts: [String: Int] = [:]
     /// The first rows of the last sorted order asked for (``SpoolRouter/headRows``).
     var head: (sort: [SortKey], rows: [JSONValue])?
     /// `arrived` when progress was last reported.

@@ -84,6 +84,18 @@ import TabdeckCore
         await h.shutdown()
     }
 
+    @Test func aPluginThatCannotFilterIsFilteredByTheSpool() async throws {
+        let h = try host(["--rows", "2000"])
+        let filtered = await h.run("filter CARL", timeout: 60)  // the names "Carl …": rows 2, 10, 18, …
+        #expect(filtered.ok, "\(filtered)")
+        #expect(filtered.out.contains("\"total\":250"), "\(filtered.out)")
+        #expect((await h.run("sort n desc")).ok)
+        #expect((await h.run("show 2")).rows.map(\.id) == ["r1994", "r1986"])
+        #expect((await h.run("filter clear")).ok)
+        #expect((await h.run("show 1")).rows.map(\.id) == ["r1999"])
+        await h.shutdown()
+    }
+
     @Test func theSpoolsAnswersAreTraced() async throws {
         var tab = TabSpec(id: "stream", command: ["python3", Self.plugin, "--rows", "2000"])
         tab.trace = true

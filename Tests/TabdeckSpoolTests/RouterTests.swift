@@ -60,15 +60,48 @@ func feed(_ r: SpoolRouter, _ message: Message) -> Bool {
         .array(range.map { i in row("r\(i)", [.int(Int64(i % 3)), .string("w\(i)")]) })
     }
 
-    func rowsRequest(_ id: Int64, offset: Int, limit: Int, sort: [SortKey] = []) -> Message {
-        .request(id: .int(id), method: "rows", params: RowsRequest(table: "root", offset: offset, limit: limit, sort: sort, generation: 4).json)
+    func rowsRequest(_ id: Int64, offset: Int, limit: Int, sort: [SortKey] = [], filter: String? = nil) -> Message {
+        .request(id: .int(id), method: "rows", params: RowsRequest(table: "root", offset: offset, limit: limit, sort: sort,
+                                                                   filter: filter, generation: 4).json)
     }
 
     @Test func theCoreSeesAPluginThatSortsAndPages() throws {
         _ = opened(paging: false)
         guard case .response(.int(1), let result)? = wire.delivered.first else { Issue.record("no handshake"); return }
         let caps = try InitializeResult(result).capabilities
-        #expect(caps.sort && caps.multiSort && caps.paging && caps.children)
+        #expect(caps.sort && caps.multiSort && caps.paging && caps.children && caps.filter)
+    }
+
+    @Test func theSpoolFiltersOnceEveryRowHasArrived() throws {
+        let r = opened(paging: true)  // a plugin that pages but cannot sort nor filter
+        wire.clear()
+        // A filtered page is the spool's even in the natural order: it pulls the whole table.
+        #expect(r.outgoing(rowsRequest(3, offset: 0, limit: 10, filter: "W1"), tab: "s"))
+        guard case .request(let pull, "rows", let params)? = wire.sent.first else { Issue.record("no pull"); return }
+        #expect(params["filter"] == .null)  // the plugin is asked for every row
+        #expect(wire.answer(3) == nil)
+        let all: JSONValue = .array((0..<12).map { i in row("r\(i)", [.int(Int64(i % 3)), .string("w\(i)")]) })
+        #expect(feed(r, .response(id: pull, result: ["generation": 1, "offset": 0, "rows": all, "total": 12])))
+        // Pulled to the end (a short page), then answered.
+        for m in wire.sent.dropFirst() {
+            if case .request(let id, "rows", _) = m {
+                #expect(feed(r, .response(id: id, result: ["generation": 1, "offset": 12, "rows": [], "total": 12])))
+            }
+        }
+        r.drain()
+        #expect(wire.rowIDs(3) == ["r1", "r10", "r11"])  // "w1", "w10", "w11": ASCII case ignored
+        if case .object(let o)? = wire.answer(3) { #expect(o["total"] == 3) }
+        // Sorted and filtered, and a number cell matches as text.
+        #expect(r.outgoing(rowsRequest(4, offset: 1, limit: 10, sort: [SortKey("name", .descending)], filter: "1"), tab: "s"))
+        r.drain()
+        // n = 1 (r1 r4 r7 r10) or "1" in the name (r1 r10 r11): names descending by bytes are
+        // w7 w4 w11 w10 w1, and the page starts at the second.
+        #expect(wire.rowIDs(4) == ["r4", "r11", "r10", "r1"])
+        if case .object(let o)? = wire.answer(4) { #expect(o["total"] == 5) }
+        #expect(r.outgoing(rowsRequest(5, offset: 0, limit: 10, filter: "no such text"), tab: "s"))
+        r.drain()
+        #expect(wire.rowIDs(5) == [])
+        if case .object(let o)? = wire.answer(5) { #expect(o["total"] == 0) }
     }
 
     @Test func aPluginThatSortsAndPagesIsLeftAlone() {
