@@ -280,8 +280,10 @@ import TabdeckCore
     }
 
     @Test func aPageForAnOldSortOrderIsNeverShown() async throws {
+        // Each page takes 2 s, so the prefetched page is still in flight when the next sort comes
+        // even if the commands are far apart on a loaded machine (0.4 s was not always enough).
         var spec = TabSpec.broken(modes: ["slow-rows"], countFile: countFile, tag: tag)
-        spec.env["BROKEN_DELAY"] = "0.4"
+        spec.env["BROKEN_DELAY"] = "2"
         let h = try Host(dir, tabs: [spec])
         let first = await h.run("show 2")
         #expect(first.ok && first.out.contains("alpha"), "\(first)")
@@ -296,7 +298,7 @@ import TabdeckCore
         // The stale page was cancelled: the plugin's answer to it (-32800) was dropped. That
         // answer may come after the rows shown (the plugin sleeps per request), so wait for it.
         var dropped = 0
-        for _ in 0..<100 {
+        for _ in 0..<200 {
             dropped = await h.on { $0.supervisor.droppedReplies("broken") } ?? 0
             if dropped >= 1 { break }
             try await Task.sleep(for: .milliseconds(50))
