@@ -249,8 +249,9 @@ enum Procs {
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Double = 5, _ condition: () async -> Bool) async -> Bool {
+/// Polls `condition` until it holds or `timeout` passes (generous: waiting costs only when the
+/// condition never holds, and a loaded machine can take seconds to start a python plugin).
+func eventually(timeout: Double = 20, _ condition: () async -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if await condition() { return true }
