@@ -183,7 +183,7 @@ public enum OrderCheck {
             return order(values.firstIndex(of: a.stringValue!)!, values.firstIndex(of: b.stringValue!)!)
         case .date:
             let (x, y) = (a.stringValue!, b.stringValue!)
-            if let tx = ISODate.seconds(x), let ty = ISODate.seconds(y) {
+            if let tx = ISODateTime(x)?.millis, let ty = ISODateTime(y)?.millis {
                 let c = order(tx, ty)
                 guard c == .equal else { return c }
                 let exact = unicodeOrder(x, y)

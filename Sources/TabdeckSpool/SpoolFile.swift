@@ -135,7 +135,7 @@ public final class SpoolFile: @unchecked Sendable {
                         if case .string(let s) = cell {
                             if let ranks = enumRanks[i] {
                                 if let rank = ranks[s] { sqlite3_bind_int64(h, p, rank) } else { Self.bindText(h, p, s) }
-                            } else if let ms = DateKey.millis(s) {
+                            } else if let ms = ISODateTime(s)?.millis {
                                 sqlite3_bind_int64(h, p, ms)
                             } else {
                                 Self.bindText(h, p, s)

@@ -137,13 +137,17 @@ import TabdeckProtocol
     }
 
     @Test func isoDates() {
-        #expect(ISODate.isValid("2024-05-01"))
-        #expect(ISODate.isValid("2024-05-01T09:30:00Z"))
-        #expect(ISODate.isValid("2024-05-01T09:30:00.250+02:00"))
-        #expect(!ISODate.isValid("2024-05-01T09:30:00"), "a timestamp needs a zone")
-        #expect(!ISODate.isValid("01/05/2024"))
-        #expect(!ISODate.isValid("2024-13-01"))
-        #expect(ISODate.seconds("1970-01-02") == 86400)
-        #expect(ISODate.seconds("2024-05-01T10:00:00+02:00") == ISODate.seconds("2024-05-01T08:00:00Z"))
+        #expect((ISODateTime("2024-05-01")?.isStrict == true))
+        #expect((ISODateTime("2024-05-01T09:30:00Z")?.isStrict == true))
+        #expect((ISODateTime("2024-05-01T09:30:00.250+02:00")?.isStrict == true))
+        #expect(!(ISODateTime("2024-05-01T09:30:00")?.isStrict == true), "a timestamp needs a zone")
+        #expect(!(ISODateTime("01/05/2024")?.isStrict == true))
+        #expect(!(ISODateTime("2024-13-01")?.isStrict == true))
+        // Lenient forms parse (for sorting) but are not what plugins should send.
+        #expect(ISODateTime("2024-05-01 09:30:00Z")?.isStrict == false)
+        #expect(ISODateTime("2024-05-01T09:30Z")?.isStrict == false)
+        #expect(ISODateTime("2024-02-30") == nil)
+        #expect(ISODateTime("1970-01-02")?.millis == 86_400_000)
+        #expect(ISODateTime("2024-05-01T10:00:00+02:00")?.millis == ISODateTime("2024-05-01T08:00:00Z")?.millis)
     }
 }

@@ -43,11 +43,11 @@ let testColumns: [ColumnSpec] = [
     }
 
     @Test func dateKeysAreChronologicalAcrossZones() {
-        #expect(DateKey.millis("1970-01-02") == 86_400_000)
-        #expect(DateKey.millis("2024-05-01T09:30:00Z") == DateKey.millis("2024-05-01T11:30:00+02:00"))
-        #expect(DateKey.millis("2024-05-01T09:30:00.250Z")! - DateKey.millis("2024-05-01T09:30:00Z")! == 250)
-        #expect(DateKey.millis("2024-02-30") == nil)
-        #expect(DateKey.millis("soon") == nil)
+        #expect(ISODateTime("1970-01-02")?.millis == 86_400_000)
+        #expect(ISODateTime("2024-05-01T09:30:00Z")?.millis == ISODateTime("2024-05-01T11:30:00+02:00")?.millis)
+        #expect(ISODateTime("2024-05-01T09:30:00.250Z")!.millis - ISODateTime("2024-05-01T09:30:00Z")!.millis == 250)
+        #expect(ISODateTime("2024-02-30")?.millis == nil)
+        #expect(ISODateTime("soon")?.millis == nil)
     }
 
     @Test func pageRoutingRules() {
