@@ -46,12 +46,17 @@ def note(rng):
     return " ".join(words).replace(" ,", ",")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def parse_args(description):
+    """`ROWS OUTPUT [--seed N]`, the arguments of this generator and the bench's."""
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("rows", type=int)
     ap.add_argument("output")
     ap.add_argument("--seed", type=int, default=42)
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def main():
+    args = parse_args(__doc__)
     rng = random.Random(args.seed)
     start = datetime.date(2000, 1, 1).toordinal()
     with open(args.output, "w", encoding="utf-8", newline="") as f:

@@ -10,7 +10,6 @@ amount is never empty and never repeats: its cents are `r * ROWS + (id - 1)` wit
 shifted so some amounts are negative. Sorting by amount is therefore sorting by `r`, and two rows
 can never tie on (name, amount), so no tool's tie-breaking can change the first rows.
 """
-import argparse
 import datetime
 import os
 import random
@@ -34,11 +33,7 @@ def amount(rng, row_index, rows):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("rows", type=int)
-    ap.add_argument("output")
-    ap.add_argument("--seed", type=int, default=42)
-    args = ap.parse_args()
+    args = gen_csv.parse_args(__doc__)
     rng = random.Random(args.seed)
     start = datetime.date(2000, 1, 1).toordinal()
     tmp = "%s.%d.partial" % (args.output, os.getpid())  # concurrent runs never share one

@@ -94,21 +94,17 @@ extension Workspace {
             return .done(positionOutput(tab, &effects))
         case .jump(let prefix):
             let section = try sectionMatching(t, prefix)
-            if a.applied {
-                // Looking through the rows for the section's first one (no counts, not loaded).
-                switch try findOutcome() {
-                case nil: return .waiting
-                case .some: return .done(jumpOutput(section, tab, &effects))
+            if !a.applied {
+                if let row = t.sectionStart(section.id) {
+                    move(&t, cursor: row, scroll: row)
+                    saveTable(t, tab, &effects, ())
+                    return .done(jumpOutput(section, tab, &effects))
                 }
-            }
-            guard let row = t.sectionStart(section.id) else {
+                // No counts and its first row not loaded: look through the rows for it.
                 a.applied = true
                 startSectionFind(section, &effects)
-                return try findOutcome() == nil ? .waiting : .done(jumpOutput(section, tab, &effects))
             }
-            move(&t, cursor: row, scroll: row)
-            saveTable(t, tab, &effects, ())
-            return .done(jumpOutput(section, tab, &effects))
+            return try findOutcome() == nil ? .waiting : .done(jumpOutput(section, tab, &effects))
         case .find(let text, let backward):
             if !a.applied {
                 a.applied = true

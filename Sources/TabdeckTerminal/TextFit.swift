@@ -15,19 +15,7 @@ enum TextFit {
     static func fit(_ text: String, _ width: Int, alignment: Alignment = .left) -> String {
         guard width > 0 else { return "" }
         if ASCII.isPrintable(text) { return ASCII.fit(text, width, alignment: alignment) }
-        let clean = Sanitizer.clean(text)
-        var s = clean
-        var w = self.width(clean)
-        if w > width {
-            var out = ""
-            var used = 0
-            for ch in clean {
-                let cw = ScreenBuffer.width(of: ch)
-                if used + cw > width - 1 { break }
-                out.append(ch); used += cw
-            }
-            s = out + "…"; w = used + 1
-        }
+        let (s, w) = cut(Sanitizer.clean(text), width)
         let pad = max(0, width - w)
         switch alignment {
         case .left: return s + String(repeating: " ", count: pad)
@@ -37,6 +25,21 @@ enum TextFit {
     }
 
     enum Alignment { case left, right, center }
+
+    /// Sanitized `clean` text within `width` cells (at least 1): as is when it fits, else cut
+    /// on a character boundary with `…`; and the cells it takes.
+    static func cut(_ clean: String, _ width: Int) -> (text: String, width: Int) {
+        let total = self.width(clean)
+        guard total > width else { return (clean, total) }
+        var out = ""
+        var used = 0
+        for ch in clean {
+            let cw = ScreenBuffer.width(of: ch)
+            if used + cw > width - 1 { break }
+            out.append(ch); used += cw
+        }
+        return (out + "…", used + 1)
+    }
 
     /// `text` cut to `width` cells like ``fit(_:_:alignment:)``, without the padding: the text
     /// and how many cells from the left it starts.
@@ -70,20 +73,7 @@ enum TextFit {
             }
         } else {
             kind = .general
-            let clean = Sanitizer.clean(text)
-            let total = self.width(clean)
-            if total <= width {
-                (s, w) = (clean, total)
-            } else {
-                var out = ""
-                var used = 0
-                for ch in clean {
-                    let cw = ScreenBuffer.width(of: ch)
-                    if used + cw > width - 1 { break }
-                    out.append(ch); used += cw
-                }
-                (s, w) = (out + "…", used + 1)
-            }
+            (s, w) = cut(Sanitizer.clean(text), width)
         }
         switch alignment {
         case .left: return (s, 0, kind)

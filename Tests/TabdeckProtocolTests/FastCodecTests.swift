@@ -53,14 +53,7 @@ import TabdeckProtocol
         let alphabet = Array(#"{}[]:,"\/u0123456789.eE+-tfnalsr x"#.utf8) + [0x00, 0x0A, 0x1F, 0x7F, 0x80, 0xC3, 0xFF]
         for _ in 0..<4000 {
             var bytes = line
-            for _ in 0..<(1 + random.below(3)) {
-                let at = random.below(bytes.count)
-                switch random.below(3) {
-                case 0: bytes[at] = alphabet[random.below(alphabet.count)]
-                case 1: bytes.remove(at: at)
-                default: bytes.insert(alphabet[random.below(alphabet.count)], at: at)
-                }
-            }
+            mutate(&bytes, alphabet: alphabet, &random)
             expectSameParse(bytes, String(decoding: bytes, as: UTF8.self))
         }
     }
@@ -248,3 +241,15 @@ enum TestRows {
     }
 }
 
+/// One to three random edits of `bytes` (replace, delete or insert a byte of `alphabet`), for
+/// the tests that check the fast scanner against the reference parser on broken input.
+func mutate(_ bytes: inout [UInt8], alphabet: [UInt8], _ random: inout SplitMix) {
+    for _ in 0..<(1 + random.below(3)) {
+        let at = random.below(bytes.count)
+        switch random.below(3) {
+        case 0: bytes[at] = alphabet[random.below(alphabet.count)]
+        case 1: bytes.remove(at: at)
+        default: bytes.insert(alphabet[random.below(alphabet.count)], at: at)
+        }
+    }
+}

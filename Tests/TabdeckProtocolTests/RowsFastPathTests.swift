@@ -98,14 +98,7 @@ import Testing
         for n in 0..<3000 {
             let result = TestRows.result(rows: 1 + random.below(6), &random)
             var bytes = MessageCodec.encodeRowsResponse(id: .int(Int64(n)), result)
-            for _ in 0..<(1 + random.below(3)) {
-                let at = random.below(bytes.count)
-                switch random.below(3) {
-                case 0: bytes[at] = alphabet[random.below(alphabet.count)]
-                case 1: bytes.remove(at: at)
-                default: bytes.insert(alphabet[random.below(alphabet.count)], at: at)
-                }
-            }
+            mutate(&bytes, alphabet: alphabet, &random)
             expectSameDecode(bytes, String(decoding: bytes, as: UTF8.self))
         }
     }
