@@ -23,13 +23,14 @@ let package = Package(
     ],
     targets: [
         .target(name: "TabdeckProtocol"),
+        .target(name: "TabdeckTime"),
         .target(name: "SeededRandom"),
         .target(name: "TabdeckCore", dependencies: ["TabdeckProtocol"]),
         .target(name: "TabdeckStore", dependencies: [
             "TabdeckCore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .target(name: "TabdeckSupervisor", dependencies: ["TabdeckProtocol"]),
+        .target(name: "TabdeckSupervisor", dependencies: ["TabdeckProtocol", "TabdeckTime"]),
         .systemLibrary(name: "CReadline", path: "Sources/CReadline"),
         .target(name: "TabdeckTerminal", dependencies: ["CReadline", "TabdeckCore"]),
         .target(name: "TabdeckSpool", dependencies: [
@@ -40,7 +41,7 @@ let package = Package(
         .target(name: "TabdeckConformance", dependencies: ["TabdeckProtocol", "TabdeckSupervisor"]),
         .target(name: "TabdeckApp", dependencies: [
             "TabdeckProtocol", "TabdeckCore", "TabdeckStore", "TabdeckSupervisor", "TabdeckTerminal", "TabdeckConformance",
-            "TabdeckSpool",
+            "TabdeckSpool", "TabdeckTime",
         ]),
         .executableTarget(name: "tabdeck", dependencies: [
             "TabdeckApp",
@@ -58,12 +59,13 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        .testTarget(name: "TabdeckTimeTests", dependencies: ["TabdeckTime"]),
         .testTarget(name: "TabdeckProtocolTests", dependencies: ["TabdeckProtocol", "SeededRandom"]),
         .testTarget(name: "TabdeckCoreTests", dependencies: ["TabdeckCore", "SeededRandom"]),
         .testTarget(name: "TabdeckStoreTests", dependencies: ["TabdeckStore"]),
-        .testTarget(name: "TabdeckSupervisorTests", dependencies: ["TabdeckSupervisor"]),
+        .testTarget(name: "TabdeckSupervisorTests", dependencies: ["TabdeckSupervisor", "TabdeckTime"]),
         .testTarget(name: "TabdeckTerminalTests", dependencies: ["TabdeckTerminal"]),
-        .testTarget(name: "TabdeckAppTests", dependencies: ["TabdeckApp"]),
+        .testTarget(name: "TabdeckAppTests", dependencies: ["TabdeckApp", "TabdeckTime"]),
         .testTarget(name: "TabdeckPluginKitTests", dependencies: ["TabdeckPluginKit"]),
         .testTarget(name: "CSVTableTests", dependencies: ["CSVTable", "SeededRandom"]),
         .testTarget(name: "SQLiteBrowserTests", dependencies: ["SQLiteBrowser", "SeededRandom"]),
