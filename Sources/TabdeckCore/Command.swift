@@ -47,6 +47,10 @@ public enum Command: Hashable, Sendable {
     case action(String, confirmed: Bool)
     case export(path: String, format: ExportFormat?)
     case plugin(PluginVerb, tab: String?)
+    /// Start the tab's plugin again now (replaying the tab's session), or retry what failed.
+    case restart(tab: String?)
+    /// Stop the running command and the find (the plugin is told with `$/cancel`).
+    case cancel
     case help(String?)
     case quit
 }
@@ -101,6 +105,8 @@ public enum CommandParser {
         .init(name: "action", usage: "action NAME [--yes]", summary: "run a plugin action on the selected rows (--yes confirms)"),
         .init(name: "export", usage: "export FILE [--format csv|json]", summary: "write every row of the current table in the current order"),
         .init(name: "plugin", usage: "plugin status|restart|log [TAB]", summary: "plugin state, restart a plugin, or show its log"),
+        .init(name: "restart", usage: "restart [TAB]", summary: "restart a plugin now, back where you were"),
+        .init(name: "cancel", usage: "cancel", summary: "stop the running command (Esc in full screen, Ctrl-C in line mode)"),
         .init(name: "help", usage: "help [COMMAND]", summary: "list commands, or explain one"),
         .init(name: "quit", usage: "quit", summary: "leave Tabdeck"),
     ]
@@ -206,6 +212,10 @@ public enum CommandParser {
                 throw CommandError("unknown plugin command \"\(v)\"", suggestion: suggest(v, among: Command.PluginVerb.allCases.map(\.rawValue)))
             }
             return .plugin(verb, tab: rest.count == 2 ? rest[1] : nil)
+        case "restart":
+            guard rest.count <= 1 else { throw usage("restart") }
+            return .restart(tab: rest.first)
+        case "cancel": try noArgs(rest, verb); return .cancel
         case "help":
             return .help(rest.isEmpty ? nil : rest.joined(separator: " "))
         case "quit", "exit": try noArgs(rest, verb); return .quit

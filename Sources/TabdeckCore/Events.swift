@@ -41,6 +41,8 @@ public enum Event: Hashable, Sendable {
     case find(text: String, backward: Bool)
     /// Stop the find (Esc).
     case cancelFind
+    /// Stop the running command and the find (Esc on long work, Ctrl-C in line mode, `cancel`).
+    case cancel
     /// Move the selected table by a page, like `page`, but leave saving the view to
     /// ``saveViews`` (keys PgDn PgUp g G; nothing is printed; errors are ignored).
     case page(Command.PageMove)

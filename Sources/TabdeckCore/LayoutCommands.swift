@@ -129,7 +129,8 @@ extension Workspace {
                 "position": visible.firstIndex(of: id).map { .int(Int64($0 + 1)) } ?? .null,
                 "hidden": .bool(layout.hidden.contains(id)), "selected": .bool(layout.selected == id),
                 "badge": tab.shownBadge.map { .string($0) } ?? .null, "state": .string(tab.phase.name),
-                "error": tab.error.map { .string($0) } ?? .null,
+                "error": tab.problem.map { .string($0) } ?? .null,
+                "notice": tab.notice.map { .string($0) } ?? .null,
             ])
         }
         return CommandOutput(text: lines.joined(separator: "\n"), json: .array(items))

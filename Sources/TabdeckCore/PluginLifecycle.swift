@@ -28,13 +28,19 @@ extension Workspace {
         }
     }
 
-    /// Starts the plugin and opens the tab's root table if needed.
+    /// Starts the plugin and opens the tab's root table if needed (after a restart: opens the
+    /// whole navigation stack again first).
     mutating func ensureTable(_ tab: String, _ effects: inout [Effect]) -> Readiness {
         switch ensureReady(tab, &effects) {
         case .ready: break
         case let other: return other
         }
+        if tabs[tab]!.reopenLevel != nil { return .waiting }
         if !tabs[tab]!.stack.isEmpty { return .ready }
+        if let failure = tabs[tab]!.openFailure, now < failure.retryAt {
+            effects.append(.wake(at: failure.retryAt))
+            return .unavailable("\(failure.message) (tried \(failure.count) times; `restart` tries now)")
+        }
         if !tabs[tab]!.navigating {
             tabs[tab]!.navigating = true
             _ = request(tab, Method.open, ["args": config.tab(tab)!.args], .open, &effects)
@@ -60,7 +66,9 @@ extension Workspace {
                 }
                 tabs[tab]!.phase = .ready(result)
                 tabs[tab]!.error = nil
-                if config.tab(tab)!.background && tabs[tab]!.stack.isEmpty {
+                if tabs[tab]!.reopenLevel != nil {
+                    reopen(tab, level: 0, &effects)
+                } else if config.tab(tab)!.background && tabs[tab]!.stack.isEmpty {
                     _ = ensureTable(tab, &effects)  // background tabs open at once so their badge is live
                 }
                 effects.append(.log(tab: tab, "tabdeck: handshake done: \(result.name) \(result.version), protocol \(result.protocolVersion)"))
@@ -77,6 +85,7 @@ extension Workspace {
         switch outcome {
         case .error(let message):
             tabs[tab]!.error = "open failed: \(message)"
+            tabs[tab]!.openFailure = .next(after: tabs[tab]!.openFailure, "open failed: \(message)", now: now, settings: settings)
             if active?.tab == tab { finish(.failed("tab \(tab): open failed: \(message)"), &effects) }
         case .result(let value):
             do {
@@ -84,16 +93,20 @@ extension Workspace {
                 let table = makeTable(tab: tab, key: "", description: description, label: config.tab(tab)!.title)
                 tabs[tab]!.stack = [table]
                 tabs[tab]!.error = nil
+                tabs[tab]!.openFailure = nil
             } catch {
                 tabs[tab]!.error = "open returned a bad table description: \(error)"
+                tabs[tab]!.openFailure = .next(after: tabs[tab]!.openFailure, tabs[tab]!.error!, now: now, settings: settings)
                 if active?.tab == tab { finish(.failed("tab \(tab): \(tabs[tab]!.error!)"), &effects) }
             }
         }
     }
 
     /// A table state for a description, with the stored view reconciled against its columns.
-    func makeTable(tab: String, key: String, description: TableDescription, label: String) -> TableState {
-        var view = savedViews[TableViewKey(tab: tab, table: key)] ?? TableViewState()
+    /// `view` (default: the stored one) is the view to keep, as after a restart.
+    func makeTable(tab: String, key: String, description: TableDescription, label: String,
+                   view kept: TableViewState? = nil) -> TableState {
+        var view = kept ?? savedViews[TableViewKey(tab: tab, table: key)] ?? TableViewState()
         let ids = description.columns.map(\.id)
         var columns = view.columns.filter { ids.contains($0.id) }
         for id in ids where !columns.contains(where: { $0.id == id }) { columns.append(ColumnCustomization(id: id)) }
@@ -120,14 +133,16 @@ extension Workspace {
         effects.append(kill ? .killPlugin(tab: t.id) : .stopPlugin(tab: t.id))
     }
 
-    /// The plugin process is gone: fail what waited on it and decide when it may restart.
+    /// The plugin process is gone: fail what waited on it, keep the tab's navigation stack and
+    /// views for the next process to replay, and decide when it restarts (backoff) or whether
+    /// it stays down (crash budget spent).
     mutating func pluginGone(_ tab: String, how: String, _ effects: inout [Effect]) {
         var state = tabs[tab]!
         let failed = pending.filter { $0.value.tab == tab }
         for id in failed.keys { pending[id] = nil }
         state.navigating = false
         state.terminating = false
-        for i in state.stack.indices { state.stack[i].cache.inflight = [:] }
+        forgetProcessState(&state)
         if state.stopping || quitting {
             if case .down = state.phase {} else { state.phase = .stopped }
             state.stopping = false
@@ -139,12 +154,19 @@ extension Workspace {
         if state.exitReason == nil, let last = state.recentStderr.last { reason += "; last stderr: \(last)" }
         state.crashes = state.crashes.filter { now - $0 < settings.crashWindow } + [now]
         if state.crashes.count >= settings.crashBudget {
-            state.phase = .down(reason: "\(reason); crashed \(state.crashes.count) times in \(Int(settings.crashWindow)) s, left down (run `plugin restart`)")
+            state.phase = .down(reason: "\(reason); crashed \(state.crashes.count) times in \(Int(settings.crashWindow)) s, left down (press r or run `restart`)")
+            state.notice = nil
         } else {
             let delay = min(settings.maxBackoff, settings.baseBackoff * Double(1 << (state.crashes.count - 1)))
             state.phase = .failed(reason: reason, retryAt: now + delay)
+            // A tab in use comes back by itself: its plugin restarts after the backoff and the
+            // session is replayed. Others restart when next used.
+            if state.reopenLevel != nil || config.tab(tab)!.background || (followsView && tab == layout.selected) {
+                effects.append(.wake(at: now + delay))
+            }
         }
         state.error = reason
+        state.restartReason = reason
         state.exitReason = nil
         tabs[tab] = state
         effects.append(.log(tab: tab, "tabdeck: \(reason)"))
@@ -158,6 +180,102 @@ extension Workspace {
             }
             if concerned { finish(.failed("tab \(tab): \(reason)"), &effects) }
         }
+    }
+
+    /// What died with a plugin process: its table handles and requests. The stack, the views
+    /// (sort, filter, columns, cursor, selection) and the cursor's row id stay, to be replayed by
+    /// the next process; the cached rows stay on screen until the reopened table replaces them.
+    func forgetProcessState(_ state: inout TabState) {
+        for i in state.stack.indices {
+            let t = state.stack[i]
+            if state.stack[i].cursorRowID == nil { state.stack[i].cursorRowID = t.cache.row(at: t.view.cursor)?.id }
+            state.stack[i].cache.inflight = [:]
+            state.stack[i].rowsFailure = nil
+        }
+        state.reopenLevel = state.stack.isEmpty ? nil : 0
+        state.openFailure = nil
+    }
+
+    /// Restarts the plugins whose backoff has passed and whose tab is in use (a stack to
+    /// replay, a background tab, or the tab on screen).
+    mutating func restartDue(_ effects: inout [Effect]) {
+        for id in layout.orderedTabs {
+            guard let t = tabs[id], case .failed(_, let retryAt) = t.phase, retryAt <= now, !t.terminating else { continue }
+            if t.reopenLevel != nil || config.tab(id)!.background || (followsView && id == layout.selected) {
+                _ = ensureReady(id, &effects)
+            }
+        }
+    }
+
+    /// Opens level `level` of the stack again in the new process: `open` for the root,
+    /// `children` of the parent's row for a drill-down.
+    mutating func reopen(_ tab: String, level: Int, _ effects: inout [Effect]) {
+        let stack = tabs[tab]!.stack
+        guard level < stack.count else { return reopened(tab, &effects) }
+        tabs[tab]!.reopenLevel = level
+        tabs[tab]!.navigating = true
+        if level == 0 {
+            _ = request(tab, Method.open, ["args": config.tab(tab)!.args], .reopen(level: 0), &effects)
+        } else {
+            let parent = stack[level - 1]
+            let row = String(stack[level].key.dropFirst(parent.key.count + 1))
+            _ = request(tab, Method.children, ["table": .string(parent.description.table), "row": .string(row)],
+                        .reopen(level: level), &effects)
+        }
+    }
+
+    /// A reply to a replayed `open` or `children`: the level gets the new process's table
+    /// (handle, columns, count) with the user's view kept, then the next level is opened.
+    mutating func reopenReply(_ tab: String, level: Int, _ outcome: ReplyOutcome, _ effects: inout [Effect]) {
+        guard tabs[tab]!.reopenLevel == level, level < tabs[tab]!.stack.count else { return }
+        let what = level == 0 ? "open" : "children"
+        let description: TableDescription
+        do {
+            switch outcome {
+            case .error(let message): throw CommandError(message)
+            case .result(let value): description = try TableDescription(value).checked()
+            }
+        } catch {
+            tabs[tab]!.navigating = false
+            tabs[tab]!.reopenLevel = nil
+            if level == 0 {
+                tabs[tab]!.stack = []
+                tabs[tab]!.error = "reopening after a restart: \(what) failed: \(error)"
+                tabs[tab]!.openFailure = .next(after: nil, tabs[tab]!.error!, now: now, settings: settings)
+            } else {
+                let lost = tabs[tab]!.stack[level].label
+                tabs[tab]!.stack.removeLast(tabs[tab]!.stack.count - level)
+                tabs[tab]!.notice = "plugin restarted; \(lost) could not be opened again: \(error)"
+            }
+            if active?.tab == tab { finish(.failed("tab \(tab): \(tabs[tab]!.error ?? tabs[tab]!.notice!)"), &effects) }
+            return
+        }
+        var t = tabs[tab]!.stack[level]
+        let fresh = makeTable(tab: tab, key: t.key, description: description, label: t.label, view: t.view)
+        t.description = fresh.description
+        t.view = fresh.view
+        t.total = fresh.total
+        t.generation += 1
+        t.cache.removeAll()
+        t.endWanted = nil
+        tabs[tab]!.stack[level] = t
+        reopen(tab, level: level + 1, &effects)
+    }
+
+    /// The whole stack is open again: say so in the tab.
+    mutating func reopened(_ tab: String, _ effects: inout [Effect]) {
+        var t = tabs[tab]!
+        t.reopenLevel = nil
+        t.navigating = false
+        t.error = nil
+        if let reason = t.restartReason, !t.crashes.isEmpty {
+            t.notice = "plugin restarted (\(t.crashes.count) of \(settings.crashBudget)): \(reason)"
+        } else {
+            t.notice = "plugin restarted"
+        }
+        t.restartReason = nil
+        tabs[tab] = t
+        effects.append(.log(tab: tab, "tabdeck: \(t.notice!); \(t.stack.count) level(s) opened again"))
     }
 
     mutating func runPluginCommand(_ verb: Command.PluginVerb, _ tab: String, _ a: inout ActiveCommand,
@@ -191,16 +309,22 @@ extension Workspace {
         case .restart:
             if !a.applied {
                 a.applied = true
+                // The stack and views stay: the new process replays them (as after a crash).
                 var t = tabs[tab]!
                 t.crashes = []
                 t.error = nil
-                t.stack = []
+                t.notice = nil
+                t.openFailure = nil
+                for i in t.stack.indices { t.stack[i].rowsFailure = nil }
                 t.navigating = false
                 switch t.phase {
                 case .starting, .ready:
                     Self.stop(&t, kill: false, &effects)
                 default:
-                    if !t.terminating { t.phase = .stopped }
+                    if !t.terminating {
+                        t.phase = .stopped
+                        forgetProcessState(&t)
+                    }
                 }
                 tabs[tab] = t
                 for (id, p) in pending where p.tab == tab { pending[id] = nil }

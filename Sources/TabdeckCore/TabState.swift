@@ -39,6 +39,12 @@ public struct TableState: Hashable, Sendable {
     public var cache: PageCache
     /// The breadcrumb label.
     public var label: String
+    /// `rows` requests for this table failed (error answer or bad result): the next one waits
+    /// for the backoff instead of hammering the plugin.
+    public var rowsFailure: RequestFailure?
+    /// After a restart: the id of the row the cursor was on, so the cursor follows that row
+    /// when the first page around it arrives (nil once settled).
+    public var cursorRowID: String?
 
     public init(key: String, description: TableDescription, view: TableViewState, label: String, cache: PageCache) {
         self.key = key; self.description = description; self.view = view; self.total = description.total
@@ -55,6 +61,25 @@ public struct TableState: Hashable, Sendable {
 
     /// The index of a column in the plugin's cell order.
     public func cellIndex(of column: String) -> Int? { description.columns.firstIndex { $0.id == column } }
+}
+
+/// Requests of one kind that failed, and when the next one may be sent: exponential backoff
+/// (0.25 s doubling up to 30 s by default), so a plugin that fails every request is asked
+/// again a few times a minute, not in a loop.
+public struct RequestFailure: Hashable, Sendable {
+    /// What failed and what the plugin said (`rows 1–100: disk on fire`).
+    public var message: String
+    /// Failures in a row.
+    public var count: Int
+    /// The earliest time (the core's clock) the request may be sent again.
+    public var retryAt: Double
+
+    /// The failure after `previous` (nil: the first), at `now`.
+    static func next(after previous: RequestFailure?, _ message: String, now: Double, settings: CoreSettings) -> RequestFailure {
+        let count = (previous?.count ?? 0) + 1
+        let delay = min(settings.maxRequestBackoff, settings.baseRequestBackoff * Double(1 << min(count - 1, 20)))
+        return RequestFailure(message: message, count: count, retryAt: now + delay)
+    }
 }
 
 /// Progress reported by a plugin.
@@ -87,6 +112,17 @@ public struct TabState: Hashable, Sendable {
     var stopping = false
     /// The process is going away (stopped, killed or violating); no new one starts until it has.
     var terminating = false
+    /// The navigation stack outlived its plugin process: the next process must open it again,
+    /// level by level (`open`, then `children` for each drill-down), before rows are asked for.
+    /// nil when nothing is to be replayed; otherwise the level being reopened.
+    public internal(set) var reopenLevel: Int?
+    /// What the recovery did or why it stopped, shown in the tab (`plugin restarted (2 of 5):
+    /// exited with status 3`). Replaced by the next such note, cleared by a new command on the tab.
+    public var notice: String?
+    /// Why the plugin last went away, for the notice once the restart has replayed the session.
+    var restartReason: String?
+    /// `open` failed: the next attempt waits for the backoff.
+    public var openFailure: RequestFailure?
 
     public init(id: String) { self.id = id }
 
@@ -96,8 +132,11 @@ public struct TabState: Hashable, Sendable {
         set { if let newValue, !stack.isEmpty { stack[stack.count - 1] = newValue } }
     }
 
-    /// The badge to show: `!` while the tab has an error.
-    public var shownBadge: String? { error != nil ? "!" : badge?.description }
+    /// The problem to show in the tab: the plugin's error, or else the table's failing requests.
+    public var problem: String? { error ?? table?.rowsFailure?.message }
+
+    /// The badge to show: `!` while the tab has a problem.
+    public var shownBadge: String? { problem != nil ? "!" : badge?.description }
 
     /// Capabilities once the handshake is done.
     public var capabilities: PluginCapabilities? {

@@ -292,8 +292,11 @@ extension Workspace {
     }
 
     /// Makes sure the rows in `range` are cached, requesting missing pages (plus read-ahead)
-    /// and cancelling in-flight pages that are no longer wanted.
+    /// and cancelling in-flight pages that are no longer wanted. Nothing is sent while the
+    /// plugin is not ready or its stack is being reopened; after failed `rows` requests, nothing
+    /// before the backoff has passed, and then only the first missing page, as a probe.
     mutating func fetch(_ tab: String, _ range: Range<Int>, _ effects: inout [Effect]) -> Readiness {
+        guard case .ready = tabs[tab]!.phase, tabs[tab]!.reopenLevel == nil, !tabs[tab]!.terminating else { return .waiting }
         var t = tabs[tab]!.table!
         var range = range
         if let total = t.total { range = min(range.lowerBound, total)..<min(range.upperBound, total) }
@@ -301,6 +304,17 @@ extension Workspace {
         let firstPage = t.cache.page(of: range.lowerBound)
         let lastPage = t.cache.page(of: range.upperBound - 1)
         let needed = Set(firstPage...lastPage)
+        if let failure = t.rowsFailure, needed.contains(where: { !t.cache.has(page: $0) }) {
+            if now < failure.retryAt {
+                effects.append(.wake(at: failure.retryAt))
+                return .unavailable("\(failure.message) (tried \(failure.count) times, next try in \(String(format2: failure.retryAt - now)) s; `restart` tries now)")
+            }
+            if !t.cache.inflight.isEmpty { return .waiting }  // the probe is on its way
+            let probe = needed.sorted().first { !t.cache.has(page: $0) }!
+            t.cache.inflight[probe] = sendRows(t, tab, page: probe, &effects)
+            tabs[tab]!.table = t
+            return .waiting
+        }
         var wanted = needed
         for p in max(0, firstPage - settings.readAhead)...(lastPage + settings.readAhead) {
             if let total = t.total, p * t.cache.pageSize >= total { continue }
@@ -311,15 +325,19 @@ extension Workspace {
             t.cache.inflight[page] = nil
         }
         for page in wanted.sorted() where !t.cache.has(page: page) && t.cache.inflight[page] == nil {
-            let params = RowsRequest(table: t.description.table, offset: page * t.cache.pageSize, limit: t.cache.pageSize,
-                                     sort: wireSort(t, tab), filter: wireFilter(t, tab), generation: t.generation)
-            t.cache.inflight[page] = request(tab, Method.rows, params.json,
-                                             .rows(table: t.key, generation: t.generation, page: page), &effects)
+            t.cache.inflight[page] = sendRows(t, tab, page: page, &effects)
         }
         for page in needed { t.cache.touch(page: page) }
         tabs[tab]!.table = t
         let missing = needed.filter { !t.cache.has(page: $0) }
         return missing.isEmpty ? .ready : .waiting
+    }
+
+    /// Sends the `rows` request for one page of `t` in its current order and generation.
+    mutating func sendRows(_ t: TableState, _ tab: String, page: Int, _ effects: inout [Effect]) -> RequestID {
+        let params = RowsRequest(table: t.description.table, offset: page * t.cache.pageSize, limit: t.cache.pageSize,
+                                 sort: wireSort(t, tab), filter: wireFilter(t, tab), generation: t.generation)
+        return request(tab, Method.rows, params.json, .rows(table: t.key, generation: t.generation, page: page), &effects)
     }
 
     mutating func pageReply(_ tab: String, table key: String, generation: Int, page: Int, _ outcome: ReplyOutcome,
@@ -328,10 +346,12 @@ extension Workspace {
         var t = tabs[tab]!.stack[i]
         guard generation == t.generation else { return }  // a page of an old sort order
         t.cache.inflight[page] = nil
+        let rows = "rows \(page * t.cache.pageSize + 1)–\((page + 1) * t.cache.pageSize)"
         switch outcome {
         case .error(let message):
+            pageFailed(&t, "\(rows): \(message)", &effects)
             tabs[tab]!.stack[i] = t
-            if active?.tab == tab { finish(.failed("rows \(page * t.cache.pageSize + 1)…: \(message)"), &effects) }
+            if active?.tab == tab { finish(.failed("tab \(tab): \(rows): \(message)"), &effects) }
         case .result(let value):
             do {
                 let result = try RowsResult(value).checked()
@@ -342,12 +362,34 @@ extension Workspace {
                 if result.rows.count < t.cache.pageSize && (t.total == nil || !result.totalSent) {
                     t.total = page * t.cache.pageSize + result.rows.count
                 }
+                t.rowsFailure = nil
+                followCursorRow(&t, page: page)
                 tabs[tab]!.stack[i] = t
             } catch {
+                pageFailed(&t, "\(rows): bad result: \(error)", &effects)
                 tabs[tab]!.stack[i] = t
-                tabs[tab]!.error = "bad rows result: \(error)"
-                if active?.tab == tab { finish(.failed("tab \(tab): bad rows result: \(error)"), &effects) }
+                if active?.tab == tab { finish(.failed("tab \(tab): \(rows): bad result: \(error)"), &effects) }
             }
         }
+    }
+
+    /// A `rows` request failed: the table's requests back off (the next one waits), pages in
+    /// flight are left to answer, and the failure is shown in the tab.
+    mutating func pageFailed(_ t: inout TableState, _ message: String, _ effects: inout [Effect]) {
+        t.rowsFailure = .next(after: t.rowsFailure, message, now: now, settings: settings)
+        effects.append(.wake(at: t.rowsFailure!.retryAt))
+    }
+
+    /// After a restart the cursor follows the row it was on: when the page holding the cursor's
+    /// position arrives, the row with the remembered id in that page becomes the cursor's
+    /// (the view scrolls by as much); if the page does not hold it, the position stays.
+    func followCursorRow(_ t: inout TableState, page: Int) {
+        guard let id = t.cursorRowID, t.cache.page(of: t.view.cursor) == page else { return }
+        t.cursorRowID = nil
+        let start = page * t.cache.pageSize
+        guard let found = (start..<(start + t.cache.pageSize)).first(where: { t.cache.row(at: $0)?.id == id }),
+              found != t.view.cursor else { return }
+        let shift = found - t.view.cursor
+        move(&t, cursor: found, scroll: max(0, t.view.scrollOffset + shift))
     }
 }

@@ -28,7 +28,9 @@ extension Workspace {
             }
             if followsView && tab == layout.selected { refreshSelected(&effects) }
         case .wake:
+            restartDue(&effects)
             advance(&effects)
+            if followsView { refreshSelected(&effects) }
         case .effectFailed(let message):
             if active != nil { finish(.failed(message), &effects) }
         case .viewport(let rows):
@@ -43,6 +45,8 @@ extension Workspace {
         case .cancelFind:
             stopFind("cancelled", &effects)
             advance(&effects)  // a `find` or `jump` command waiting for it fails
+        case .cancel:
+            _ = cancelWork(&effects)
         case .page(let how):
             guard let tab = layout.selected, var t = tabs[tab]?.table else { break }
             if how == .last && t.total == nil {
@@ -96,10 +100,6 @@ extension Workspace {
     // MARK: Commands
 
     mutating func startCommand(_ line: String, _ effects: inout [Effect]) {
-        if let active {
-            effects.append(.commandFailed("busy: still running \"\(active.command)\""))
-            return
-        }
         let command: Command
         do {
             guard let parsed = try CommandParser.parse(line) else {
@@ -111,8 +111,35 @@ extension Workspace {
             effects.append(.commandFailed(error.description))
             return
         }
-        active = ActiveCommand(command: command, tab: layout.selected ?? "")
+        if command == .cancel {
+            let what = cancelWork(&effects)
+            effects.append(.commandDone(CommandOutput(text: what.map { "cancelled \($0)" } ?? "nothing to cancel",
+                                                      json: ["cancelled": what.map { .string($0) } ?? .null])))
+            return
+        }
+        if let active {
+            effects.append(.commandFailed("busy: still running \"\(active.line)\" (`cancel` stops it)"))
+            return
+        }
+        if let tab = layout.selected { tabs[tab]?.notice = nil }
+        active = ActiveCommand(command: command, tab: layout.selected ?? "", line: line.trimmingWhitespace)
         advance(&effects)
+    }
+
+    /// Stops the running command (its requests get `$/cancel`; it fails with "cancelled") and the
+    /// find; returns what was stopped, nil if nothing ran.
+    mutating func cancelWork(_ effects: inout [Effect]) -> String? {
+        var stopped: [String] = []
+        if let f = find, f.isSearching {
+            stopFind("cancelled", &effects)
+            stopped.append("the find")
+        }
+        if let a = active {
+            if let id = a.awaiting { cancel(id, &effects) }
+            stopped.insert("\"\(a.line)\"", at: 0)
+            finish(.failed("cancelled \"\(a.line)\""), &effects)
+        }
+        return stopped.isEmpty ? nil : stopped.joined(separator: " and ")
     }
 
     /// Runs the active command as far as it can go.
@@ -154,6 +181,10 @@ extension Workspace {
                 return .done(CommandOutput(text: "", json: ["quit": true]))
             case .plugin(let verb, let tabWord):
                 return try runPluginCommand(verb, tabWord.map { (w) throws(CommandError) in try resolveTab(w) } ?? a.tab, &a, &effects)
+            case .restart(let tabWord):
+                return try runPluginCommand(.restart, tabWord.map { (w) throws(CommandError) in try resolveTab(w) } ?? a.tab, &a, &effects)
+            case .cancel:
+                return .done(CommandOutput(text: "nothing to cancel", json: ["cancelled": .null]))
             default:
                 return try runTableCommand(&a, &effects)
             }
@@ -248,8 +279,17 @@ extension Workspace {
             scanReply(id: id, offset: offset, outcome)
         case .find(_, _, let offset):
             findReply(id: id, offset: offset, outcome, &effects)
+        case .reopen(let level):
+            reopenReply(tab, level: level, outcome, &effects)
         case .children, .action:
             if active?.awaiting == id { active?.reply = outcome; active?.awaiting = nil }
         }
+    }
+}
+
+extension String {
+    /// The string without leading and trailing whitespace.
+    var trimmingWhitespace: String {
+        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 }

@@ -23,6 +23,10 @@ public struct CoreSettings: Hashable, Sendable {
     /// First restart delay; doubles per recent crash up to `maxBackoff`.
     public var baseBackoff = 0.5
     public var maxBackoff = 30.0
+    /// First delay before a failed request (`rows`, `open`) is sent again; doubles per failure
+    /// in a row up to `maxRequestBackoff`.
+    public var baseRequestBackoff = 0.25
+    public var maxRequestBackoff = 30.0
     /// The most rows `show N` prints (use `export` for more).
     public var maxShow = 1000
     /// The host's version, sent in `initialize`.
@@ -39,6 +43,9 @@ enum RequestPurpose: Hashable, Sendable {
     case find(table: String, generation: Int, offset: Int)
     case children(table: String, row: String)
     case action(String)
+    /// Opening level `level` of a tab's stack again in a restarted plugin (0: `open`, deeper:
+    /// `children`).
+    case reopen(level: Int)
 }
 
 struct PendingRequest: Hashable, Sendable {
@@ -51,6 +58,8 @@ struct ActiveCommand: Hashable, Sendable {
     var command: Command
     /// The tab the command concerns.
     var tab: String
+    /// The line as typed (for messages about the command).
+    var line = ""
     /// Export / select-all progress.
     var scan: ScanProgress?
     /// A request whose reply the command waits for, and the reply once it came.

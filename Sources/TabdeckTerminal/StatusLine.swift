@@ -9,7 +9,8 @@ enum StatusLine {
     static func segments(_ ws: Workspace, ui: UIState) -> [(text: String, style: Style)] {
         var segs: [(String, Style)] = []
         let tab = ws.selectedTab.flatMap { ws.tabs[$0] }
-        if let error = tab?.error { segs.append(("! " + firstLine(error), Palette.error)) }
+        if let error = tab?.problem { segs.append(("! " + firstLine(error), Palette.error)) }
+        if let notice = tab?.notice { segs.append((firstLine(notice), Palette.progress)) }
         if let m = ui.message, !m.text.isEmpty { segs.append((firstLine(m.text), m.isError ? Palette.error : .plain)) }
         if let t = tab?.table {
             segs.append((position(t), .plain))

@@ -15,7 +15,7 @@ struct TabLabel: Hashable {
             guard let config = ws.config.tab(id) else { return nil }
             let state = ws.tabs[id]
             return TabLabel(id: id, title: config.title, glyph: config.glyph, badge: state?.shownBadge,
-                            failed: state?.error != nil, selected: ws.selectedTab == id)
+                            failed: state?.problem != nil, selected: ws.selectedTab == id)
         }
     }
 

@@ -78,7 +78,7 @@ public enum WorkspaceRenderer {
         }
         guard let t = tab.table else {
             // No table yet: the error in full, or a note that it is on its way.
-            if let error = tab.error {
+            if let error = tab.problem {
                 for (i, line) in TextFit.wrap("! " + error, width).prefix(r.content.height).enumerated() {
                     buf.set(x: x, y: r.content.y + i, line, style: Palette.error, maxWidth: width)
                 }
@@ -87,7 +87,7 @@ public enum WorkspaceRenderer {
             }
             return
         }
-        if r.errorLine, let error = tab.error {
+        if r.errorLine, let error = tab.problem {
             buf.set(x: x, y: r.table.y - 1, TextFit.fit("! " + StatusLine.firstLine(error), width), style: Palette.error, maxWidth: width)
         }
         switch ui.mode {
@@ -123,7 +123,7 @@ struct Regions {
         }
         let tab = ws.selectedTab.flatMap { ws.tabs[$0] }
         breadcrumb = (tab?.stack.count ?? 0) > 1
-        errorLine = tab?.error != nil && tab?.table != nil
+        errorLine = tab?.problem != nil && tab?.table != nil
         let top = content.y + (breadcrumb ? 1 : 0) + (errorLine ? 1 : 0)
         table = Rect(x: content.x, y: top, width: content.width, height: max(0, content.maxY - top))
     }

@@ -34,6 +34,16 @@ struct FakePlugin {
     var totalUnknown = false
     /// Whether the plugin declares `filter` (a case-insensitive substring of the id or name).
     var filters = false
+    /// Answer every `rows` request with an error.
+    var failRows = false
+    /// Table handles belong to one process (`root@N` after the N-th `initialize`), as in a real
+    /// plugin: a restarted plugin knows none of the old ones and refuses their `rows`.
+    var handlesPerProcess = false
+    var processes = 0
+    /// Added to each row's id (unsorted tables): rows inserted at the top move the ids down.
+    var idOffset = 0
+    /// `children` requests answered with an error.
+    var failChildren = false
 
     var sections: [SectionSpec] {
         guard sectioned else { return [] }
@@ -49,7 +59,7 @@ struct FakePlugin {
         if let filter = r.filter?.lowercased(), !filter.isEmpty {
             let ids = (0..<count).filter { String($0).contains(filter) || name($0).lowercased().contains(filter) }
             let page = r.offset < ids.count ? Array(ids[r.offset..<min(ids.count, r.offset + r.limit)]) : []
-            let rows = page.map { Row(id: String($0), cells: [.int(Int64($0)), .string(name($0))]) }
+            let rows = page.map { Row(id: String($0), cells: [.int(Int64($0)), .string(name($0))], hasChildren: children) }
             return RowsResult(generation: r.generation, offset: r.offset, rows: rows, total: ids.count).json
         }
         let end = min(count, r.offset + r.limit)
@@ -64,7 +74,7 @@ struct FakePlugin {
         } else {
             page = r.offset < end ? Array(r.offset..<end) : []
         }
-        let rows = page.map { Row(id: String($0), cells: [.int(Int64($0)), .string(name($0))],
+        let rows = page.map { Row(id: String($0 + idOffset), cells: [.int(Int64($0)), .string(name($0))],
                                   section: sectioned ? ($0 < count / 2 ? "low" : "high") : nil, hasChildren: children) }
         return RowsResult(generation: r.generation, offset: r.offset, rows: rows, total: totalUnknown ? nil : count).json
     }
@@ -73,17 +83,29 @@ struct FakePlugin {
         seen.append(method)
         switch method {
         case Method.initialize:
+            processes += 1
             return .response(id: id, result: InitializeResult(name: "fake", version: "1", capabilities:
                 PluginCapabilities(sort: sortable, multiSort: sortable, filter: filters, sections: sectioned, children: children,
                                    actions: true)).json)
         case Method.open, Method.children:
-            let d = TableDescription(table: method == Method.open ? "root" : "child",
+            if method == Method.children && failChildren {
+                return .failure(id: id, error: RPCError(code: -32002, message: "no such row"))
+            }
+            if handlesPerProcess && method == Method.children && params["table"]?.stringValue != "root@\(processes)" {
+                return .failure(id: id, error: RPCError(code: -32001, message: "unknown table"))
+            }
+            let name = method == Method.open ? "root" : "child"
+            let d = TableDescription(table: handlesPerProcess ? "\(name)@\(processes)" : name,
                                      columns: [ColumnSpec(id: "id", type: .integer), ColumnSpec(id: "name")],
                                      total: totalUnknown ? nil : count, sections: sections,
                                      actions: [ActionSpec(id: "delete", confirm: true), ActionSpec(id: "touch")])
             return .response(id: id, result: d.json)
         case Method.rows:
             if holdRows { held.append((id, params)); return nil }
+            if failRows { return .failure(id: id, error: RPCError(code: -32603, message: "disk on fire")) }
+            if handlesPerProcess, let table = params["table"]?.stringValue, !table.hasSuffix("@\(processes)") {
+                return .failure(id: id, error: RPCError(code: -32001, message: "unknown table \(table)"))
+            }
             return .response(id: id, result: rows(params))
         case Method.action:
             return .response(id: id, result: ["message": .string("did \(params["action"]!.stringValue!) on \(params["rows"]!.arrayValue!.count)"), "invalidate": true])
