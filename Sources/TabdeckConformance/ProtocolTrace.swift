@@ -100,7 +100,10 @@ public final class ProtocolTracer: @unchecked Sendable {
         switch event {
         case .message(let tab, let message): received(message, tab: tab)
         case .protocolViolation(let tab, let reason): note("protocol violation: \(reason)", tab: tab)
-        case .timedOut(let tab, let id, let method): note("no answer to \(method) (id \(id)) in time", tab: tab)
+        case .timedOut(let tab, let id, let method, let after):
+            note("no answer to \(method) (id \(id)) within \(after) s", tab: tab)
+        case .cancelIgnored(let tab, let id, let method, let after):
+            note("\(method) (id \(id)) still unanswered \(after) s after its $/cancel; stopping the plugin", tab: tab)
         case .stderrLine: break
         case .exited(let tab, let exit, let pending):
             var text: String

@@ -23,7 +23,7 @@ func traceLines(_ path: String) -> [(tab: String, mark: String, text: String)] {
         tracer.record(.message(tab: "people", .response(id: .int(1), result: ["protocolVersion": 1])))
         tracer.record(.stderrLine(tab: "people", line: "not protocol"))
         tracer.record(.protocolViolation(tab: "other", reason: "malformed line\r\nwith a newline"))
-        tracer.record(.timedOut(tab: "other", id: .int(9), method: "rows"))
+        tracer.record(.timedOut(tab: "other", id: .int(9), method: "rows", after: 10))
         tracer.record(.exited(tab: "other", .exited(3), pending: [.int(9)]))
         let all = traceLines(folder + "/all.trace")
         #expect(all.count == 5, "every line is well-formed and stderr is left out: \(all)")
