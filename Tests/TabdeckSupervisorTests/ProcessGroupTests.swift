@@ -81,6 +81,29 @@ import TabdeckTime
             #expect(liveGroupMembers(group, except: group).isEmpty, "stopAll returned with group \(group) alive")
         }
     }
+
+    /// The documented limit: a process that calls setsid leaves the group and is out of reach.
+    /// If it holds the pipes, the reaper stops waiting for them after idle time on the clock.
+    @Test func aProcessThatLeftTheGroupIsOutOfReachAndItsPipesAreGivenUpOnTheClock() async throws {
+        let (supervisor, log, clock) = makeManualSupervisor()
+        try supervisor.start(PluginSpec(tab: "escape", command: ["/bin/sh", "-c", "setsid sleep 60 & echo $! >&2; exit 0"]))
+        #expect(await log.wait { $0.contains { if case .stderrLine("escape", _) = $0 { true } else { false } } })
+        let escaped = try #require(log.events.compactMap { event -> pid_t? in
+            if case .stderrLine("escape", let line) = event { return pid_t(line) }
+            return nil
+        }.first)
+        defer { kill(escaped, SIGKILL) }
+        #expect(supervisor.isRunning("escape"), "the pipes are still open: the reaper waits for them on the clock")
+        // Idle pipes for 0.5 s of clock time: given up. (Advanced in steps: a read that ends
+        // meanwhile restarts the idle time.)
+        let ended = await eventually {
+            clock.advance(by: 0.5)
+            return log.events.contains { $0.isExited("escape") }
+        }
+        #expect(ended)
+        #expect(await log.exited("escape")?.exit == .exited(0))
+        #expect(kill(escaped, 0) == 0, "setsid took it out of the group: the supervisor cannot see it")
+    }
 }
 
 /// A line that grows past the 4 MiB limit is cut off the moment it crosses it.
