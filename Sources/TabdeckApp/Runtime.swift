@@ -5,6 +5,7 @@ import TabdeckProtocol
 import TabdeckSpool
 import TabdeckStore
 import TabdeckSupervisor
+import TabdeckTime
 
 /// How the runtime prints command results.
 public enum OutputFormat: String, Sendable {
@@ -25,8 +26,9 @@ public final class Runtime {
     let queue = EventQueue()
     let stateDirectory: String
     let output: OutputFormat
-    let clock = ContinuousClock()
-    let started: ContinuousClock.Instant
+    /// The host's one clock (supervisor deadlines, the core's `now`); a `ManualClock` in tests.
+    let clock: MonotonicClock
+    let started: Double
     var wakeAt: Double?
     var export: ExportWriter?
     var finished = false
@@ -43,11 +45,12 @@ public final class Runtime {
     /// Loads the config, opens the store and prepares the workspace. Nothing is spawned yet.
     /// `requestTimeout` and `handshakeTimeout` are the supervisor's per-request and `initialize`
     /// timeouts (tests shorten them). `tracer` (from `--trace FILE`) gets every tab's traffic;
-    /// tabs with `"trace": true` are also traced to `<state>/logs/<tab>.trace`.
+    /// tabs with `"trace": true` are also traced to `<state>/logs/<tab>.trace`. `clock` is the
+    /// one monotonic clock of the host, handed to the supervisor too.
     public init(configPath: String, stateDirectory: String, output: OutputFormat = .text,
                 settings: CoreSettings = CoreSettings(),
                 requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5),
-                tracer: ProtocolTracer? = nil) throws(AppError) {
+                tracer: ProtocolTracer? = nil, clock: MonotonicClock = SystemClock()) throws(AppError) {
         signal(SIGPIPE, SIG_IGN)
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: configPath)) } catch {
@@ -73,7 +76,8 @@ public final class Runtime {
         self.database = database
         self.stateDirectory = stateDirectory
         self.output = output
-        self.started = clock.now
+        self.clock = clock
+        self.started = clock.now()
         self.workspace = Workspace(config: config, storedLayout: layout, storedViews: views, settings: settings)
         let traced = config.tabs.filter(\.trace)
         let tracer = tracer ?? (traced.isEmpty ? nil : try? ProtocolTracer())
@@ -92,12 +96,12 @@ public final class Runtime {
         })
         self.spool = spool
         let supervisor = PluginSupervisor(requestTimeout: requestTimeout, handshakeTimeout: handshakeTimeout,
-                                          onEvent: { event in
+                                          clock: clock, onEvent: { event in
             tracer?.record(event)
             switch event {
             case .message(let tab, let message):
                 if spool.incoming(message, tab: tab) { return }
-            case .timedOut(let tab, let id, _):
+            case .timedOut(let tab, let id, _, _):
                 if spool.timedOut(id, tab: tab) { return }
             case .exited(let tab, _, _):
                 spool.pluginEnded(tab: tab)
@@ -128,10 +132,7 @@ public final class Runtime {
     public func logFile(tab: String) -> String { stateDirectory + "/logs/\(tab).log" }
 
     /// Seconds since the runtime started: the core's clock.
-    func now() -> Double {
-        let d = clock.now - started
-        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
+    func now() -> Double { clock.now() - started }
 
     /// Starts background plugins.
     public func launch() { execute(workspace.launch(now: now())) }
@@ -316,7 +317,10 @@ public final class Runtime {
         switch event {
         case .message(let tab, let message): .plugin(tab: tab, .message(message))
         case .protocolViolation(let tab, let reason): .plugin(tab: tab, .violation(reason))
-        case .timedOut(let tab, let id, let method): .plugin(tab: tab, .timedOut(id, method: method))
+        case .timedOut(let tab, let id, let method, _): .plugin(tab: tab, .timedOut(id, method: method))
+        // The core no longer waits for a cancelled request; the supervisor is stopping the
+        // plugin, and the reason (naming the request and the grace) becomes the tab's error.
+        case .cancelIgnored(let tab, _, _, _): .plugin(tab: tab, .violation(event.reason ?? "ignored a cancel"))
         case .stderrLine(let tab, let line): .plugin(tab: tab, .stderr(line))
         case .exited(let tab, let exit, _):
             switch exit {

@@ -28,7 +28,7 @@ final class BlockingPlugin: @unchecked Sendable {
         self.mailbox = mailbox
         self.command = command
         supervisor = PluginSupervisor(
-            requestTimeout: .seconds(600), hardTimeout: .seconds(1200), handshakeTimeout: .seconds(30),
+            requestTimeout: .seconds(600), handshakeTimeout: .seconds(30),
             onEvent: { event in mailbox.post(event) })
         try supervisor.start(PluginSpec(tab: Self.tab, command: command, workingDirectory: workingDirectory))
     }
@@ -72,8 +72,10 @@ private final class Mailbox: @unchecked Sendable {
             replies[id] = .result(result)
         case .message(_, .failure(let id?, let error)):
             replies[id] = .failure("error reply: \(error)")
-        case .timedOut(_, let id, let method):
+        case .timedOut(_, let id, let method, _):
             replies[id] = .failure("\(method) timed out")
+        case .cancelIgnored(_, _, _, _):
+            return  // the benchmark never cancels
         case .protocolViolation(_, let reason):
             ended = "protocol violation: \(reason)"
         case .exited(_, let exit, _):

@@ -94,13 +94,21 @@ public final class ProtocolTracer: @unchecked Sendable {
         write(tab: tab, ProtocolTracer.line(tab: tab, mark: "!", text: ProtocolTracer.oneLine(Array(text.utf8))))
     }
 
+    /// `10 s`, `0.5 s`.
+    private func seconds(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? "\(Int64(value)) s" : "\(value) s"
+    }
+
     /// Traces a supervisor event: messages as `←`, violations, timeouts and exits as `!`.
     /// stderr lines are not protocol traffic (they go to the tab's log) and are left out.
     public func record(_ event: SupervisorEvent) {
         switch event {
         case .message(let tab, let message): received(message, tab: tab)
         case .protocolViolation(let tab, let reason): note("protocol violation: \(reason)", tab: tab)
-        case .timedOut(let tab, let id, let method): note("no answer to \(method) (id \(id)) in time", tab: tab)
+        case .timedOut(let tab, let id, let method, let after):
+            note("no answer to \(method) (id \(id)) within \(seconds(after))", tab: tab)
+        case .cancelIgnored(let tab, let id, let method, let after):
+            note("\(method) (id \(id)) still unanswered \(seconds(after)) after its $/cancel; stopping the plugin", tab: tab)
         case .stderrLine: break
         case .exited(let tab, let exit, let pending):
             var text: String

@@ -43,8 +43,7 @@ final class PluginSession: @unchecked Sendable {
         self.tracer = tracer
         let box = WeakBox()
         supervisor = PluginSupervisor(
-            requestTimeout: timeout, hardTimeout: max(.seconds(120), timeout),
-            handshakeTimeout: handshakeTimeout,
+            requestTimeout: timeout, handshakeTimeout: handshakeTimeout,
             onEvent: { event in box.session?.handle(event) })
         box.session = self
     }
@@ -76,8 +75,10 @@ final class PluginSession: @unchecked Sendable {
             }
         case .protocolViolation(_, let reason):
             violation = reason
-        case .timedOut(_, let id, _):
+        case .timedOut(_, let id, _, _):
             timedOut.insert(id)
+        case .cancelIgnored(_, _, _, _):
+            break  // the checker's cancelled requests are answered or settled; `.exited` follows if not
         case .stderrLine(_, let line):
             stderrTail.append(line)
             if stderrTail.count > 5 { stderrTail.removeFirst() }

@@ -26,6 +26,14 @@ public struct LineSplitter: Sendable {
         self.maxLineLength = maxLineLength
     }
 
+    /// Whether the line being read has already grown past the maximum (its bytes are being
+    /// counted and dropped until its `\n`). A reader that must not wait for the end of such a
+    /// line checks this after each `push`.
+    public var isDiscarding: Bool { discarding > 0 }
+
+    /// The bytes of the unfinished line seen so far (kept or, past the maximum, counted).
+    public var unfinishedByteCount: Int { discarding > 0 ? discarding : buffer.count }
+
     /// Feeds a chunk; returns the lines it completed.
     public mutating func push(_ chunk: UnsafeRawBufferPointer) -> [Piece] {
         var pieces: [Piece] = []

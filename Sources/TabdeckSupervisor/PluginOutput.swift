@@ -5,7 +5,8 @@ import TabdeckProtocol
 extension PluginProcess {
     /// A stdout line: decoded here (on the reader thread), matched against the pending
     /// requests, and delivered; a malformed or over-long line is a protocol violation that
-    /// kills the process.
+    /// kills the process group. An over-long line arrives here as soon as it crosses the limit
+    /// (the reader stops reading there), so its byte count is what was read of it.
     func handleStdout(_ piece: LineSplitter.Piece) {
         state.lock()
         let ignore = violated || finished
@@ -15,7 +16,7 @@ extension PluginProcess {
         let decoded: Result<Message, ViolationReason>
         switch piece {
         case .overlong(let byteCount):
-            decoded = .failure(ViolationReason("line of \(byteCount) bytes is longer than the limit of \(settings.maxLineLength) bytes"))
+            decoded = .failure(ViolationReason("line longer than the limit of \(settings.maxLineLength) bytes (cut off after \(byteCount) bytes)"))
         case .line(let bytes):
             if bytes.allSatisfy(isJSONWhitespace) { return }  // a stray blank line is harmless
             do {
@@ -54,12 +55,15 @@ extension PluginProcess {
     private func admitLocked(_ message: Message) -> Admission {
         switch message {
         case .response(let id, _), .failure(let id?, _):
-            if deadlines.remove(id) != nil { return .deliver }
+            if let entry = deadlines.answer(id) {
+                // A late answer to a cancelled request settles it but is not delivered.
+                return entry.cancel == nil ? .deliver : .dropped
+            }
             if shutdownSent && id == Self.shutdownID { return .swallowed }
             return .dropped
         case .notification("progress", _), .notification("rows/chunk", _):
             // A chunk of a streamed `rows` answer is progress too (PROTOCOL.md section 5).
-            deadlines.progress(now: ContinuousClock.now)
+            deadlines.progress(now: settings.clock.now())
             return .deliver
         default:
             return .deliver
@@ -87,10 +91,13 @@ extension PluginProcess {
         }
     }
 
-    func readerIsReading(_ reading: Bool) {
+    func readerIsReading(_ reading: Bool, stdoutBytes: Int) {
+        let now = settings.clock.now()
         state.lock()
         readersInRead += reading ? 1 : -1
-        lastReadTransition = ContinuousClock.now
+        lastReadTransition = now
+        stdoutBytesRead += stdoutBytes
+        if leaderExited { state.broadcast() }  // the reaper watches for idle pipes
         state.unlock()
     }
 

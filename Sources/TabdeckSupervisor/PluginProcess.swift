@@ -1,5 +1,6 @@
 import Foundation
 import TabdeckProtocol
+import TabdeckTime
 
 /// One running plugin process: its pipes, its threads (stdout reader, stderr reader, stdin
 /// writer, reaper), its pending requests, and the quit sequence.
@@ -7,8 +8,10 @@ import TabdeckProtocol
 /// Locks: `emitLock` orders the events of this process (held while calling `emit`, so an
 /// `.exited` can never overtake a `.message` or a `.timedOut`); `state` guards the fields
 /// below and is never held while calling out. Order: `emitLock`, then `state`, then the writer's.
+///
+/// Every wait (grace periods, idle pipes) is on `settings.clock`: a waiter registered on the
+/// clock wakes threads waiting on `state` when a manual clock is advanced.
 final class PluginProcess: @unchecked Sendable {
-    typealias Instant = ContinuousClock.Instant
 
     let spec: PluginSpec
     let pid: pid_t
@@ -30,13 +33,25 @@ final class PluginProcess: @unchecked Sendable {
     var violated = false
     var readersRunning = 2
     var readersInRead = 0
-    var lastReadTransition = ContinuousClock.now
+    var lastReadTransition: Double
+    /// Bytes read from stdout so far.
+    var stdoutBytesRead = 0
+    /// The group is being ended on the host's initiative (a cancel ignored): no quit sequence.
+    var terminating = false
+    /// The clock time the current step of the quit sequence (or of `terminate`) waits for;
+    /// tests read it to know when to advance a manual clock.
+    var stopDeadline: Double? = nil
+    /// The clock time the reaper sends SIGKILL to what is left of the group after SIGTERM.
+    var groupDeadline: Double? = nil
     var leaderExited = false
     var reaped = false
     /// `.exited` is decided: nothing else is emitted for this process.
     var finished = false
     /// `.exited` has been delivered.
     var done = false
+
+    /// The token of the clock waiter that wakes `state`.
+    private var clockWaiter = 0
 
     /// The internal `shutdown` request's id; its reply is swallowed.
     static let shutdownID = RequestID.string("shutdown")
@@ -75,18 +90,30 @@ final class PluginProcess: @unchecked Sendable {
         self.onFinished = onFinished
         self.onDroppedReply = onDroppedReply
         self.writer = PipeWriter(fd: child.stdin, name: "tabdeck.\(spec.tab).stdin")
+        self.lastReadTransition = settings.clock.now()
+        let state = self.state
+        clockWaiter = settings.clock.addWaiter {
+            state.lock()
+            state.broadcast()
+            state.unlock()
+        }
+    }
+
+    /// Unregisters the clock waiter (the process is done).
+    func releaseClock() {
+        settings.clock.removeWaiter(clockWaiter)
     }
 
     private func startThreads(child: SpawnedChild, log: UncheckedBox<StderrLog?>) {
         let tab = spec.tab
         startReaderThread(
-            name: "tabdeck.\(tab).stdout", fd: child.stdout, maxLineLength: settings.maxLineLength,
-            onReading: { [self] reading in readerIsReading(reading) },
+            name: "tabdeck.\(tab).stdout", fd: child.stdout, maxLineLength: settings.maxLineLength, cutOverlongLines: true,
+            onReading: { [self] reading, bytes in readerIsReading(reading, stdoutBytes: bytes) },
             onPiece: { [self] piece in handleStdout(piece) },
             onEnd: { [self] in readerEnded() })
         startReaderThread(
-            name: "tabdeck.\(tab).stderr", fd: child.stderr, maxLineLength: settings.maxStderrLineLength,
-            onReading: { [self] reading in readerIsReading(reading) },
+            name: "tabdeck.\(tab).stderr", fd: child.stderr, maxLineLength: settings.maxStderrLineLength, cutOverlongLines: false,
+            onReading: { [self] reading, _ in readerIsReading(reading, stdoutBytes: 0) },
             onPiece: { [self] piece in handleStderr(piece, log: log.value) },
             onEnd: { [self] in
                 log.value?.closeFile()
@@ -101,8 +128,8 @@ final class PluginProcess: @unchecked Sendable {
     // MARK: Host → plugin
 
     /// Queues a message for the plugin's stdin; a request starts its timer, a `$/cancel`
-    /// stops the timer of the request it names.
-    func send(_ message: Message, now: Instant) throws(SupervisorError) {
+    /// replaces the timer of the request it names by the cancel grace.
+    func send(_ message: Message, now: Double) throws(SupervisorError) {
         var line = MessageCodec.encode(message)
         guard line.count <= settings.maxLineLength else {
             throw .messageTooLong(tab: spec.tab, byteCount: line.count, limit: settings.maxLineLength)
@@ -114,13 +141,13 @@ final class PluginProcess: @unchecked Sendable {
         var registered: RequestID? = nil
         switch message {
         case .request(let id, let method, _):
-            guard deadlines.insert(id, method: method, timeout: settings.timeout(forMethod: method), hardTimeout: settings.hardTimeout, now: now) else {
+            guard deadlines.insert(id, method: method, timeout: settings.timeout(forMethod: method), now: now) else {
                 throw .duplicateRequestID(tab: spec.tab, id: id)
             }
             registered = id
         case .notification("$/cancel", let params):
             if let id = cancelledRequestID(params) {
-                deadlines.remove(id)
+                deadlines.cancel(id, grace: settings.cancelGrace, now: now)
             }
         default:
             break
@@ -134,21 +161,31 @@ final class PluginProcess: @unchecked Sendable {
 
     // MARK: Deadlines
 
-    /// Emits `.timedOut` for the requests whose deadline passed; returns the next deadline.
-    func expireRequests(now: Instant) -> Instant? {
+    /// Emits `.timedOut` for the requests whose deadline passed, and `.cancelIgnored` for the
+    /// cancelled ones whose grace ran out (then ends the process group); returns the next deadline.
+    func expireRequests(now: Double) -> Double? {
         emitLock.lock()
-        defer { emitLock.unlock() }
         state.lock()
         if finished {
             state.unlock()
+            emitLock.unlock()
             return nil
         }
         let expired = deadlines.expire(now: now)
         let next = deadlines.earliest
         state.unlock()
+        var ignoredCancel = false
         for request in expired {
-            emit(.timedOut(tab: spec.tab, id: request.id, method: request.method))
+            switch request.expiry {
+            case .timedOut(let seconds):
+                emit(.timedOut(tab: spec.tab, id: request.id, method: request.method, after: seconds))
+            case .cancelIgnored(let seconds):
+                emit(.cancelIgnored(tab: spec.tab, id: request.id, method: request.method, after: seconds))
+                ignoredCancel = true
+            }
         }
+        emitLock.unlock()
+        if ignoredCancel { terminate() }
         return next
     }
 
@@ -157,6 +194,27 @@ final class PluginProcess: @unchecked Sendable {
         state.lock()
         defer { state.unlock() }
         return deadlines.pendingIDs
+    }
+
+    /// The grace deadlines being waited out (see `stopDeadline`, `groupDeadline`).
+    var graceDeadlines: (stop: Double?, group: Double?) {
+        state.lock()
+        defer { state.unlock() }
+        return (stopDeadline, groupDeadline)
+    }
+
+    /// Waits on `state` (held by the caller) until it is signalled, `deadline` comes on the
+    /// clock, or `poll` real seconds pass, whichever is first. Returns at once if `deadline`
+    /// has passed.
+    func waitLocked(until deadline: Double?, poll: Double? = nil) {
+        var real = deadline.flatMap { settings.clock.realWait(until: $0) }
+        if let left = real, left <= 0 { return }
+        if let poll { real = min(real ?? poll, poll) }
+        if let real {
+            _ = state.wait(until: Date(timeIntervalSinceNow: real))
+        } else {
+            state.wait()
+        }
     }
 }
 

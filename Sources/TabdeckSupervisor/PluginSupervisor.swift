@@ -1,9 +1,13 @@
 import Foundation
 import TabdeckProtocol
+import TabdeckTime
 
 /// Runs plugin processes and carries their JSON-lines traffic: the edge between the host and
 /// its plugins. It reports what happens (`SupervisorEvent`) and keeps each process healthy
 /// (timeouts, protocol violations, reaping); policy such as restarting is the caller's.
+///
+/// Every deadline and grace period is read on the injected `MonotonicClock`, so tests run the
+/// supervisor on virtual time (`ManualClock`).
 ///
 /// Every method returns quickly (`stopAll` excepted) and may be called from any thread.
 /// Events arrive through `onEvent` on the supervisor's threads; hand them to your own queue,
@@ -15,24 +19,33 @@ public final class PluginSupervisor: @unchecked Sendable {
     // Guarded by `lock`:
     private var processes: [String: PluginProcess] = [:]
     private var dropped: [String: Int] = [:]
+    private var stdoutBytes: [String: Int] = [:]
     private var timer: DeadlineTimer? = nil
 
     /// Creates a supervisor.
     /// - Parameters:
-    ///   - requestTimeout: how long a request may go unanswered; a `progress` notification
-    ///     from the plugin gives its pending requests this long again.
-    ///   - hardTimeout: the limit progress cannot extend, counted from when a request was sent.
-    ///   - handshakeTimeout: the timeout of `initialize` requests.
+    ///   - requestTimeout: how long a request may go without an answer or progress: every
+    ///     `progress` (or `rows/chunk`) notification from the plugin gives its running requests
+    ///     this long again, without limit, so long work that reports progress is never cut off.
+    ///   - handshakeTimeout: the same for `initialize` requests.
+    ///   - cancelGrace: how long a request the host cancelled (`$/cancel`) may stay unanswered
+    ///     before the plugin is stopped (`.cancelIgnored`); progress does not extend it.
+    ///   - killGrace: between SIGTERM and SIGKILL when a process group is ended (after the
+    ///     plugin exited, or when a cancel was ignored).
+    ///   - clock: where every deadline and grace period is read; `ManualClock` in tests.
     ///   - onEvent: receives every event, on the supervisor's threads.
     public init(
-        requestTimeout: Duration = .seconds(10), hardTimeout: Duration = .seconds(120),
-        handshakeTimeout: Duration = .seconds(5),
+        requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5),
+        cancelGrace: Duration = .seconds(5), killGrace: Duration = .seconds(2),
+        clock: MonotonicClock = SystemClock(),
         onEvent: @escaping @Sendable (SupervisorEvent) -> Void
     ) {
         ignoreSIGPIPE()
-        settings = ProcessSettings(requestTimeout: requestTimeout, hardTimeout: hardTimeout, handshakeTimeout: handshakeTimeout)
+        settings = ProcessSettings(
+            requestTimeout: requestTimeout.seconds, handshakeTimeout: handshakeTimeout.seconds,
+            cancelGrace: cancelGrace.seconds, killGrace: killGrace.seconds, clock: clock)
         self.onEvent = onEvent
-        let timer = DeadlineTimer(name: "tabdeck.supervisor.timer") { [weak self] now in
+        let timer = DeadlineTimer(name: "tabdeck.supervisor.timer", clock: clock) { [weak self] now in
             self?.expireRequests(now: now)
         }
         lock.withLock { self.timer = timer }
@@ -59,16 +72,17 @@ public final class PluginSupervisor: @unchecked Sendable {
 
     /// Sends one message (encoded as one line) to the plugin's stdin without waiting for the
     /// plugin to read it. A request starts its timer (`initialize`: the handshake timeout);
-    /// a `$/cancel` notification stops the timer of the request it names, whose reply will
-    /// then be dropped.
+    /// a `$/cancel` notification replaces the timer of the request it names by the cancel
+    /// grace (its reply, if any, will be dropped).
     /// - Throws: `SupervisorError` when the tab is not running, its stdin is closed (it is
     ///   stopping, or a write failed with EPIPE), the id is already pending, or the line is
     ///   longer than the protocol allows.
     public func send(_ message: Message, to tab: String) throws(SupervisorError) {
         guard let process = process(tab) else { throw .notRunning(tab: tab) }
-        try process.send(message, now: ContinuousClock.now)
-        if case .request = message {
-            lock.withLock { timer }?.poke()
+        try process.send(message, now: settings.clock.now())
+        switch message {
+        case .request, .notification("$/cancel", _): lock.withLock { timer }?.poke()
+        default: break
         }
     }
 
@@ -79,17 +93,19 @@ public final class PluginSupervisor: @unchecked Sendable {
 
     /// Asks the plugin to quit and makes sure it does, without blocking: a `shutdown`
     /// request (id `"shutdown"`, its reply is not delivered), stdin closed, up to `grace`
-    /// to exit, SIGTERM, up to `grace` more, SIGKILL. Ends with `.exited`.
+    /// to exit, SIGTERM to the group, up to `grace` more, SIGKILL. Once the plugin is gone, the
+    /// rest of its group is ended (SIGTERM, the kill grace, SIGKILL). Ends with `.exited`.
     /// A tab that is not running (or already stopping) is left alone.
     public func stop(_ tab: String, grace: Duration = .seconds(2)) {
-        process(tab)?.stop(grace: grace)
+        process(tab)?.stop(grace: grace.seconds)
     }
 
-    /// Stops every plugin in parallel (see `stop`) and blocks until each one is reaped and
-    /// its `.exited` delivered: at most about 2 × `grace`.
+    /// Stops every plugin in parallel (see `stop`) and blocks until each one is reaped, every
+    /// process of its group is gone, and its `.exited` is delivered: at most about
+    /// 2 × `grace` + the kill grace on the clock.
     public func stopAll(grace: Duration = .seconds(2)) {
         let running = lock.withLock { Array(processes.values) }
-        for process in running { process.stop(grace: grace) }
+        for process in running { process.stop(grace: grace.seconds) }
         for process in running { process.waitUntilDone() }
     }
 
@@ -114,6 +130,26 @@ public final class PluginSupervisor: @unchecked Sendable {
         process(tab)?.pendingRequests ?? []
     }
 
+    /// Bytes read from the stdout of this tab's plugins, over the supervisor's lifetime
+    /// (counted when each process ends, and for the running one).
+    func stdoutBytesRead(_ tab: String) -> Int {
+        let running = process(tab).map { process in process.state.withLock { process.stdoutBytesRead } } ?? 0
+        return lock.withLock { stdoutBytes[tab, default: 0] } + running
+    }
+
+    /// The grace deadlines the tab's process is waiting out, on the clock: the current step of
+    /// the quit sequence (or of a termination), and the reaper's SIGKILL of what is left of
+    /// the group. For tests on a manual clock.
+    func graceDeadlines(_ tab: String) -> (stop: Double?, group: Double?) {
+        process(tab)?.graceDeadlines ?? (nil, nil)
+    }
+
+    /// Fires the deadlines that have passed now, as the timer thread does; for tests that
+    /// check on a manual clock that nothing is due yet.
+    func fireDueDeadlines() {
+        _ = expireRequests(now: settings.clock.now())
+    }
+
     // MARK: Internals
 
     private func process(_ tab: String) -> PluginProcess? {
@@ -121,7 +157,9 @@ public final class PluginSupervisor: @unchecked Sendable {
     }
 
     private func forget(_ process: PluginProcess) {
+        let read = process.state.withLock { process.stdoutBytesRead }
         lock.withLock {
+            stdoutBytes[process.spec.tab, default: 0] += read
             if processes[process.spec.tab] === process {
                 processes[process.spec.tab] = nil
             }
@@ -133,7 +171,7 @@ public final class PluginSupervisor: @unchecked Sendable {
     }
 
     /// Timer tick: fires the deadlines that passed, returns the next one.
-    private func expireRequests(now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+    private func expireRequests(now: Double) -> Double? {
         let running = lock.withLock { Array(processes.values) }
         return running.compactMap { $0.expireRequests(now: now) }.min()
     }

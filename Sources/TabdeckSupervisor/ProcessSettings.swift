@@ -1,21 +1,30 @@
 import TabdeckProtocol
+import TabdeckTime
 
-/// Limits and timeouts shared by every plugin process of one supervisor.
+/// Limits and timeouts shared by every plugin process of one supervisor. Times are seconds
+/// on `clock`.
 struct ProcessSettings: Sendable {
-    var requestTimeout: Duration
-    var hardTimeout: Duration
-    var handshakeTimeout: Duration
+    /// How long a request may go without an answer or progress.
+    var requestTimeout: Double
+    /// The same for `initialize`.
+    var handshakeTimeout: Double
+    /// How long a cancelled request may stay unanswered before the plugin is stopped.
+    var cancelGrace: Double
+    /// Between SIGTERM and SIGKILL when a process group is ended.
+    var killGrace: Double
+    /// The clock every deadline and grace period is read on.
+    var clock: MonotonicClock
     /// Longest protocol line, in either direction (excluding `\n`).
     var maxLineLength = LineSplitter.defaultMaxLineLength
     /// Longer stderr lines are logged as a note saying how long they were.
     var maxStderrLineLength = 1024 * 1024
-    /// After the process exits, how long its pipes may stay open and idle (held by a child it
-    /// left behind) before the supervisor SIGKILLs its process group; after that, how long it
-    /// still waits for them before giving up. Readers busy delivering events are not idle.
-    var pipeDrainIdle: Duration = .milliseconds(500)
+    /// After the process group is gone, how long its pipes may stay open and idle (held by a
+    /// process that left the group with setsid) before the supervisor stops waiting for them.
+    /// Readers busy delivering events are not idle.
+    var pipeDrainIdle = 0.5
 
     /// The timeout of a request: the handshake has its own.
-    func timeout(forMethod method: String) -> Duration {
+    func timeout(forMethod method: String) -> Double {
         method == "initialize" ? handshakeTimeout : requestTimeout
     }
 }

@@ -1,14 +1,20 @@
 import Foundation
 import TabdeckProtocol
 
-/// The reaper thread of a plugin process: waits for it to exit, lets the readers drain its
-/// pipes, reaps it (no zombies), and emits `.exited` exactly once, after everything else.
+/// How often (real seconds) the reaper looks again whether the processes left in a group are
+/// gone: no event tells it when a process that is not its child ends.
+let groupPollInterval = 0.01
+
+/// The reaper thread of a plugin process: waits for it to exit, ends the rest of its process
+/// group, lets the readers drain its pipes, reaps it (no zombies), and emits `.exited` exactly
+/// once, after everything else.
 extension PluginProcess {
     func reap() {
         waitForExitWithoutReaping()
         state.lock()
         leaderExited = true
         state.broadcast()
+        endGroupLocked()
         drainPipesLocked()
         let exit = reapLocked()
         state.unlock()
@@ -23,6 +29,7 @@ extension PluginProcess {
         emit(.exited(tab: spec.tab, exit, pending: pending))
         emitLock.unlock()
 
+        releaseClock()
         state.lock()
         done = true
         state.broadcast()
@@ -38,23 +45,42 @@ extension PluginProcess {
         }
     }
 
-    /// Waits for both readers to reach end of file. A pipe still open and idle after the
-    /// process exited is held by a child it left behind: SIGKILL the process group (safe:
-    /// the leader is not reaped yet), then give up after another idle period; a detached
-    /// reader's later lines are not delivered. Caller holds `state`.
+    /// The plugin is gone, whatever the reason: so must be every process of its group,
+    /// including children that ignore SIGTERM or closed their pipes. SIGTERM to the group,
+    /// up to the kill grace (on the clock) for them to go, then SIGKILL, and wait until no
+    /// member is alive (zombies count as gone). The leader, unreaped, keeps the group id ours.
+    /// Caller holds `state`.
+    private func endGroupLocked() {
+        if liveGroupMembers(pid, except: pid).isEmpty { return }
+        signalLocked(SIGTERM)
+        let deadline = settings.clock.now() + settings.killGrace
+        groupDeadline = deadline
+        while !liveGroupMembers(pid, except: pid).isEmpty && settings.clock.now() < deadline {
+            waitLocked(until: deadline, poll: groupPollInterval)
+        }
+        groupDeadline = nil
+        if liveGroupMembers(pid, except: pid).isEmpty { return }
+        signalLocked(SIGKILL)
+        // SIGKILL cannot be caught: only a process stuck in the kernel (uninterruptible I/O)
+        // takes long. Look again until none is left; give up after a while rather than
+        // hang the host (the process will die when its I/O ends).
+        var looks = 0
+        while looks < 1000 && !liveGroupMembers(pid, except: pid).isEmpty {
+            waitLocked(until: nil, poll: groupPollInterval)
+            looks += 1
+        }
+    }
+
+    /// Waits for both readers to reach end of file. The group is gone by now, so a pipe still
+    /// open and idle is held by a process that left the group (setsid) or was handed the pipe:
+    /// after `pipeDrainIdle` seconds of idle pipes (on the clock) the reaper stops waiting; a
+    /// detached reader's later lines are not delivered. Caller holds `state`.
     private func drainPipesLocked() {
-        var killedGroup = false
         while readersRunning > 0 {
-            let now = ContinuousClock.now
-            let idle = readersInRead == readersRunning ? lastReadTransition.duration(to: now) : .zero
-            if idle >= settings.pipeDrainIdle {
-                if killedGroup { return }
-                signalLocked(SIGKILL)
-                killedGroup = true
-                lastReadTransition = now
-                continue
-            }
-            _ = state.wait(until: Date(timeIntervalSinceNow: (settings.pipeDrainIdle - idle).seconds))
+            let now = settings.clock.now()
+            let allIdle = readersInRead == readersRunning
+            if allIdle && now - lastReadTransition >= settings.pipeDrainIdle { return }
+            waitLocked(until: allIdle ? lastReadTransition + settings.pipeDrainIdle : nil)
         }
     }
 

@@ -18,14 +18,36 @@ def send(obj):
 def reply(id, result):
     send({"jsonrpc": "2.0", "id": id, "result": result})
 
-def progress(id, count, every, chunks=False):
-    for i in range(count):
-        time.sleep(every / 1000)
-        if chunks:
-            send({"jsonrpc": "2.0", "method": "rows/chunk", "params": {"id": id, "rows": []}})
-        else:
-            send({"jsonrpc": "2.0", "method": "progress", "params": {"done": i + 1, "total": count}})
-    reply(id, "done")
+def family():
+    # A child that ignores SIGTERM and has let go of the plugin's pipes (stdio on /dev/null),
+    # and a grandchild like it. Returns their pids once both exist.
+    r, w = os.pipe()
+    child = os.fork()
+    if child == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        os.close(r)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.close(null)
+        grandchild = os.fork()
+        if grandchild == 0:
+            os.close(w)
+            while True:
+                time.sleep(1)
+        os.write(w, str(grandchild).encode())
+        os.close(w)
+        while True:
+            time.sleep(1)
+    os.close(w)
+    data = b""
+    while True:
+        more = os.read(r, 64)
+        if not more:
+            break
+        data += more
+    os.close(r)
+    return {"child": child, "grandchild": int(data)}
 
 if os.environ.get("FIXTURE_READY") == "1":
     send({"jsonrpc": "2.0", "method": "ready", "params": {}})
@@ -43,12 +65,25 @@ for raw in sys.stdin:
             reply(hid, hparams)
         reply(id, len(held))
         held = []
-    elif method == "slow":
-        threading.Timer(params / 1000, reply, (id, "late")).start()
-    elif method == "progress":
-        threading.Thread(target=progress, args=(id, params["count"], params["every"]), daemon=True).start()
-    elif method == "chunks":
-        threading.Thread(target=progress, args=(id, params["count"], params["every"], True), daemon=True).start()
+    elif method == "tick":
+        # a notification: report progress (of the held requests) without answering anything
+        send({"jsonrpc": "2.0", "method": "progress", "params": {"done": params, "total": None}})
+    elif method == "chunk":
+        # a notification: a rows/chunk of the held request params["id"]
+        send({"jsonrpc": "2.0", "method": "rows/chunk", "params": {"id": params["id"], "rows": []}})
+    elif method == "family":
+        reply(id, family())
+    elif method == "flood":
+        # params["mib"] MiB without a newline (then one if params["newline"]), as fast as the
+        # pipe takes it
+        chunk = b"x" * (1 << 20)
+        with lock:
+            for _ in range(params["mib"]):
+                sys.stdout.buffer.write(chunk)
+            if params["newline"]:
+                sys.stdout.buffer.write(b"\n")
+            sys.stdout.buffer.flush()
+        reply(id, "after flood")
     elif method == "notify":
         send({"jsonrpc": "2.0", "method": "badge", "params": {"value": params}})
         reply(id, True)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TabdeckProtocol
 @testable import TabdeckSupervisor
+import TabdeckTime
 
 /// Processes: spawning, violations, crashes, stderr, the quit sequence, reaping.
 @Suite struct LifecycleTests {
@@ -93,23 +94,20 @@ import TabdeckProtocol
     }
 
     @Test func childLeftBehindHoldingThePipesIsKilled() async throws {
-        let (supervisor, log) = makeSupervisor()
+        let (supervisor, log, clock) = makeManualSupervisor()
         try supervisor.start(PluginSpec(tab: "orphan", command: ["/bin/sh", "-c", "sleep 30 & echo $! >&2; exit 4"]))
+        let pid = try #require(supervisor.processID("orphan"))
         let exited = await log.exited("orphan")
         #expect(exited?.exit == .exited(4))
+        #expect(clock.now() == 0, "SIGTERM to the group at the plugin's exit: no grace needed")
         let orphan = log.events.compactMap { event -> pid_t? in
             if case .stderrLine("orphan", let line) = event { return pid_t(line) }
             return nil
         }.first
-        let pid = try #require(orphan)
-        // Reparented to init, which may take a moment to reap it: dead or a zombie is fine.
-        var gone = false
-        for _ in 0..<100 where !gone {
-            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-            gone = stat.isEmpty || stat.split(separator: ")").last?.split(separator: " ").first == "Z"
-            if !gone { try await Task.sleep(for: .milliseconds(20)) }
-        }
-        #expect(gone, "the orphaned sleep \(pid) is still running")
+        #expect(orphan != nil)
+        #expect(liveGroupMembers(pid, except: pid).isEmpty, "the sleep it left behind is still running")
+        // Reparented to init, which reaps it in its own time.
+        #expect(await eventually { groupIsEmpty(pid) })
     }
 
     @Test func stderrGoesToTheLogFileAndNeverBecomesAMessage() async throws {
@@ -153,15 +151,13 @@ import TabdeckProtocol
     }
 
     @Test func cooperativeStopSendsShutdownAndSwallowsItsReply() async throws {
-        let (supervisor, log) = makeSupervisor()
+        let (supervisor, log, _) = makeManualSupervisor()
         try supervisor.start(pluginSpec("nice"))
         let pid = try #require(supervisor.processID("nice"))
-        let asked = ContinuousClock.now
         supervisor.stop("nice", grace: .seconds(2))
         supervisor.stop("nice", grace: .seconds(2))  // already stopping: no-op
         let exited = await log.exited("nice")
-        #expect(exited?.exit == .exited(0))
-        #expect(exited.map { asked.duration(to: $0.at) < .milliseconds(1900) } == true)  // not after the 2 s grace
+        #expect(exited?.exit == .exited(0))  // on a manual clock that never moved: within the grace
         #expect(!log.events.contains { if case .message = $0 { return true } else { return false } })
         #expect(supervisor.droppedReplies("nice") == 0)
         #expect(isReaped(pid))
@@ -170,22 +166,23 @@ import TabdeckProtocol
     }
 
     @Test func pluginIgnoringShutdownAndSIGTERMIsKilled() async throws {
-        let (supervisor, log) = makeSupervisor()
+        let (supervisor, log, clock) = makeManualSupervisor()
         try await startReady(supervisor, log, pluginSpec("stubborn", mode: "stubborn"))  // up, handlers set
-        let grace = Duration.milliseconds(250)
-        let asked = ContinuousClock.now
-        supervisor.stop("stubborn", grace: grace)
+        supervisor.stop("stubborn", grace: .seconds(2))
         #expect(throws: SupervisorError.stdinClosed(tab: "stubborn", errno: nil)) {
             try supervisor.send(request(2, "echo"), to: "stubborn")
         }
-        let exited = await log.exited("stubborn")
-        #expect(exited?.exit == .signalled(SIGKILL))
-        let took = exited.map { asked.duration(to: $0.at) }
-        #expect(took.map { $0 >= grace * 2 - .milliseconds(20) && $0 < grace * 2 + .seconds(1) } == true, "took \(String(describing: took))")
+        // shutdown and stdin closed: the grace runs to t = 2, then SIGTERM (ignored) and 2 s more.
+        #expect(await supervisor.waitForStopStep("stubborn", at: 2))
+        clock.advance(by: 2)
+        #expect(await supervisor.waitForStopStep("stubborn", at: 4))
+        #expect(supervisor.isRunning("stubborn"))
+        clock.advance(by: 2)
+        #expect(await log.exited("stubborn")?.exit == .signalled(SIGKILL))
     }
 
     @Test func stopAllBlocksUntilEveryChildIsReaped() async throws {
-        let (supervisor, log) = makeSupervisor()
+        let (supervisor, log, clock) = makeManualSupervisor()
         try supervisor.start(pluginSpec("a"))
         try supervisor.start(pluginSpec("b", mode: "stubborn"))
         try supervisor.start(PluginSpec(tab: "c", command: ["/bin/sh", "-c", "trap '' TERM; while :; do sleep 0.05; done"]))
@@ -195,13 +192,19 @@ import TabdeckProtocol
         #expect(pids.count == 3)
         #expect(throws: SupervisorError.alreadyRunning(tab: "a")) { try supervisor.start(pluginSpec("a")) }
 
-        await supervisor.stopAllOffThePool(grace: .milliseconds(200))
+        let stopped = Flag()
+        Thread {
+            supervisor.stopAll(grace: .seconds(2))
+            stopped.set()
+        }.start()
+        #expect(await drive(clock, supervisor, tabs: ["a", "b", "c"]) { stopped.isSet })
         for tab in ["a", "b", "c"] {
             #expect(!supervisor.isRunning(tab))
             #expect(log.events.filter { $0.isExited(tab) }.count == 1)
         }
         for pid in pids {
             #expect(isReaped(pid), "pid \(pid) not reaped")
+            #expect(liveGroupMembers(pid, except: pid).isEmpty, "group \(pid) not empty")
         }
     }
 

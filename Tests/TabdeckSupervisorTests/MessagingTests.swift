@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TabdeckProtocol
 @testable import TabdeckSupervisor
+import TabdeckTime
 
 /// Traffic: replies matched by id, timeouts, progress, cancellation, notifications.
 @Suite struct MessagingTests {
@@ -43,85 +44,157 @@ import TabdeckProtocol
     }
 
     @Test func hangingRequestTimesOutAndItsLateReplyIsDropped() async throws {
-        // Times with room for a loaded machine: the timer fires at 0.5 s, the reply comes at 2 s.
-        let (supervisor, log) = makeSupervisor(requestTimeout: .milliseconds(500))
-        try await startReady(supervisor, log, pluginSpec("slow"))
-        let sent = ContinuousClock.now
-        try supervisor.send(request(7, "slow", .int(2000)), to: "slow")
-        #expect(await log.wait { $0.contains(.timedOut(tab: "slow", id: .int(7), method: "slow")) })
-        let firedAfter = log.time { $0 == .timedOut(tab: "slow", id: .int(7), method: "slow") }.map { sent.duration(to: $0) }
-        // Not before the timeout; the upper bound only tells it from "never" on a loaded machine.
-        #expect(firedAfter.map { $0 >= .milliseconds(490) && $0 < .milliseconds(1900) } == true, "fired after \(String(describing: firedAfter))")
+        let (supervisor, log, clock) = makeManualSupervisor(requestTimeout: .seconds(10))
+        try supervisor.start(pluginSpec("slow"))
+        try supervisor.send(request(7, "later", .int(7)), to: "slow")  // held: no answer until "flush"
+        clock.advance(by: 9.9)
+        supervisor.fireDueDeadlines()
+        #expect(!log.events.contains { if case .timedOut = $0 { return true } else { return false } })
+        #expect(supervisor.pendingRequests("slow") == [.int(7)])
+        clock.advance(by: 0.1)
+        let timedOut = SupervisorEvent.timedOut(tab: "slow", id: .int(7), method: "later", after: 10)
+        #expect(await log.wait { $0.contains(timedOut) })
+        #expect(timedOut.reason == #"plugin did not answer "later" (request 7) within 10 s"#)
+        #expect(supervisor.pendingRequests("slow").isEmpty)
 
-        // The reply comes at ~2 s and is dropped, not delivered.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while supervisor.droppedReplies("slow") < 1 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        // The reply comes late (flush answers 7, then 8): dropped and counted, not delivered.
+        try supervisor.send(request(8, "flush"), to: "slow")
+        #expect(await log.wait { $0.contains { $0.replyID == .int(8) } })
         #expect(supervisor.droppedReplies("slow") == 1)
         #expect(!log.events.contains { $0.replyID == .int(7) })
+        #expect(supervisor.isRunning("slow"), "a timeout is reported; what to do is the caller's policy")
         await supervisor.stopAllOffThePool(grace: .milliseconds(500))
     }
 
     @Test func handshakeHasItsOwnTimeout() async throws {
-        let (supervisor, log) = makeSupervisor(requestTimeout: .seconds(30), handshakeTimeout: .milliseconds(200))
-        try await startReady(supervisor, log, pluginSpec("handshake"))
+        let (supervisor, log, clock) = makeManualSupervisor(requestTimeout: .seconds(30), handshakeTimeout: .seconds(5))
+        try supervisor.start(pluginSpec("handshake"))
         try supervisor.send(request(1, "initialize"), to: "handshake")  // the fixture never answers it
-        #expect(await log.wait(timeout: .seconds(3)) { $0.contains(.timedOut(tab: "handshake", id: .int(1), method: "initialize")) })
+        try supervisor.send(request(2, "later"), to: "handshake")
+        clock.advance(by: 4.9)
+        supervisor.fireDueDeadlines()
+        #expect(!log.events.contains { if case .timedOut = $0 { return true } else { return false } })
+        clock.advance(by: 0.1)
+        #expect(await log.wait { $0.contains(.timedOut(tab: "handshake", id: .int(1), method: "initialize", after: 5)) })
+        #expect(supervisor.pendingRequests("handshake") == [.int(2)])
         await supervisor.stopAllOffThePool(grace: .milliseconds(500))
     }
 
-    @Test func progressResetsTheTimer() async throws {
-        let (supervisor, log) = makeSupervisor(requestTimeout: .milliseconds(1500))
-        try await startReady(supervisor, log, pluginSpec("progress"))
-        // Six progress notifications 400 ms apart: 2.4 s in all, well past the timeout.
-        try supervisor.send(request(1, "progress", json(#"{"count":6,"every":400}"#)), to: "progress")
-        #expect(await log.wait { $0.contains { $0.replyID == .int(1) } })
+    @Test func progressKeepsARequestAliveForAsLongAsItComes() async throws {
+        let (supervisor, log, clock) = makeManualSupervisor(requestTimeout: .seconds(10))
+        try supervisor.start(pluginSpec("progress"))
+        try supervisor.send(request(1, "later"), to: "progress")
+        // Progress every 9 s for 40 rounds: six minutes, far past any fixed limit.
+        for round in 1...40 {
+            clock.advance(by: 9)
+            try supervisor.send(.notification(method: "tick", params: .int(Int64(round))), to: "progress")
+            let seen = await log.wait { events in
+                events.contains(.message(tab: "progress", .notification(method: "progress", params: json(#"{"done":\#(round),"total":null}"#))))
+            }
+            try #require(seen, "progress \(round) did not arrive")
+        }
+        supervisor.fireDueDeadlines()
         #expect(!log.events.contains { if case .timedOut = $0 { return true } else { return false } })
-        let progressCount = log.events.filter {
-            if case .message(_, .notification("progress", _)) = $0 { return true } else { return false }
-        }.count
-        #expect(progressCount == 6)
+        #expect(supervisor.pendingRequests("progress") == [.int(1)])
+        // Then the plugin falls silent: the request times out 10 s after the last progress.
+        clock.advance(by: 9.9)
+        supervisor.fireDueDeadlines()
+        #expect(!log.events.contains { if case .timedOut = $0 { return true } else { return false } })
+        clock.advance(by: 0.1)
+        #expect(await log.wait { $0.contains(.timedOut(tab: "progress", id: .int(1), method: "later", after: 10)) })
         await supervisor.stopAllOffThePool(grace: .milliseconds(500))
     }
 
     @Test func streamedChunksResetTheTimerLikeProgress() async throws {
-        let (supervisor, log) = makeSupervisor(requestTimeout: .milliseconds(1500))
-        try await startReady(supervisor, log, pluginSpec("chunks"))
-        // Six rows/chunk notifications 400 ms apart: 2.4 s in all, well past the timeout.
-        try supervisor.send(request(1, "chunks", json(#"{"count":6,"every":400}"#)), to: "chunks")
-        #expect(await log.wait { $0.contains { $0.replyID == .int(1) } })
+        let (supervisor, log, clock) = makeManualSupervisor(requestTimeout: .seconds(10))
+        try supervisor.start(pluginSpec("chunks"))
+        try supervisor.send(request(1, "later"), to: "chunks")
+        for round in 1...3 {
+            clock.advance(by: 9)
+            try supervisor.send(.notification(method: "chunk", params: json(#"{"id":1}"#)), to: "chunks")
+            let seen = await log.wait { events in
+                events.filter { if case .message(_, .notification("rows/chunk", _)) = $0 { true } else { false } }.count == round
+            }
+            try #require(seen)
+        }
+        supervisor.fireDueDeadlines()
         #expect(!log.events.contains { if case .timedOut = $0 { return true } else { return false } })
+        clock.advance(by: 10)
+        #expect(await log.wait { $0.contains(.timedOut(tab: "chunks", id: .int(1), method: "later", after: 10)) })
         await supervisor.stopAllOffThePool(grace: .milliseconds(500))
     }
 
-    @Test func progressCannotExtendPastTheHardTimeout() async throws {
-        // Progress every 300 ms keeps the 1.2 s request timer from firing; the 2 s hard limit
-        // ends the request anyway, long before the 4.8 s of progress.
-        let (supervisor, log) = makeSupervisor(requestTimeout: .milliseconds(1200), hardTimeout: .seconds(2))
-        try await startReady(supervisor, log, pluginSpec("hard"))
-        let sent = ContinuousClock.now
-        try supervisor.send(request(1, "progress", json(#"{"count":16,"every":300}"#)), to: "hard")
-        #expect(await log.wait { $0.contains(.timedOut(tab: "hard", id: .int(1), method: "progress")) })
-        let firedAfter = log.time { if case .timedOut = $0 { return true } else { return false } }.map { sent.duration(to: $0) }
-        #expect(firedAfter.map { $0 >= .milliseconds(1990) && $0 < .milliseconds(4000) } == true, "fired after \(String(describing: firedAfter))")
-        #expect(await log.wait { $0.contains { if case .message(_, .notification("progress", _)) = $0 { return true } else { return false } } })
-        await supervisor.stopAllOffThePool(grace: .milliseconds(500))
-    }
-
-    @Test func cancelStopsTheTimerAndTheReplyIsDropped() async throws {
-        let (supervisor, log) = makeSupervisor(requestTimeout: .milliseconds(1000))
-        try await startReady(supervisor, log, pluginSpec("cancel"))
+    @Test func cancelReplacesTheTimerAndTheLateReplyIsDropped() async throws {
+        let (supervisor, log, clock) = makeManualSupervisor(requestTimeout: .seconds(10), cancelGrace: .seconds(5))
+        try supervisor.start(pluginSpec("cancel"))
         try supervisor.send(request(1, "later"), to: "cancel")
         try supervisor.send(.notification(method: "$/cancel", params: json(#"{"id":1}"#)), to: "cancel")
         #expect(supervisor.pendingRequests("cancel").isEmpty)
         try supervisor.send(request(2, "flush"), to: "cancel")  // answers 1 (dropped), then 2
         #expect(await log.wait { $0.contains { $0.replyID == .int(2) } })
-        try await Task.sleep(for: .milliseconds(1200))  // past request 1's timer, had it not stopped
+        clock.advance(by: 20)  // past request 1's timeout and its cancel grace
+        supervisor.fireDueDeadlines()
         #expect(!log.events.contains { if case .timedOut = $0 { return true } else { return false } })
+        #expect(!log.events.contains { if case .cancelIgnored = $0 { return true } else { return false } })
         #expect(!log.events.contains { $0.replyID == .int(1) })
         #expect(supervisor.droppedReplies("cancel") == 1)
+        #expect(supervisor.isRunning("cancel"))
         await supervisor.stopAllOffThePool(grace: .milliseconds(500))
+    }
+
+    @Test func aCancelledRequestLeftUnansweredIsSettledByAnAnswerToALaterRequest() async throws {
+        // The protocol lets a plugin drop a cancelled request silently: answering a request
+        // sent after the cancel shows it went on.
+        let (supervisor, log, clock) = makeManualSupervisor(cancelGrace: .seconds(5))
+        try supervisor.start(pluginSpec("silent"))
+        try supervisor.send(request(1, "later"), to: "silent")
+        try supervisor.send(.notification(method: "$/cancel", params: json(#"{"id":1}"#)), to: "silent")
+        try supervisor.send(.notification(method: "$/cancel", params: json(#"{"id":99}"#)), to: "silent")  // unknown: ignored
+        try supervisor.send(request(2, "echo", .int(2)), to: "silent")
+        #expect(await log.wait { $0.contains { $0.replyID == .int(2) } })
+        clock.advance(by: 5)
+        supervisor.fireDueDeadlines()
+        #expect(!log.events.contains { if case .cancelIgnored = $0 { return true } else { return false } })
+        #expect(supervisor.isRunning("silent"))
+        await supervisor.stopAllOffThePool(grace: .milliseconds(500))
+    }
+
+    @Test func aPluginIgnoringACancelIsStoppedAfterTheGraceWhateverItsProgress() async throws {
+        let (supervisor, log, clock) = makeManualSupervisor(requestTimeout: .seconds(10), cancelGrace: .seconds(5))
+        try supervisor.start(pluginSpec("ignore"))
+        let pid = try #require(supervisor.processID("ignore"))
+        try supervisor.send(request(1, "later"), to: "ignore")
+        try supervisor.send(request(2, "later"), to: "ignore")
+        try supervisor.send(.notification(method: "$/cancel", params: json(#"{"id":1}"#)), to: "ignore")
+        clock.advance(by: 3)
+        try supervisor.send(.notification(method: "tick", params: .int(1)), to: "ignore")  // progress: does not extend the cancel
+        #expect(await log.wait { $0.contains { if case .message(_, .notification("progress", _)) = $0 { true } else { false } } })
+        clock.advance(by: 1.9)
+        supervisor.fireDueDeadlines()
+        #expect(!log.events.contains { if case .cancelIgnored = $0 { return true } else { return false } })
+        clock.advance(by: 0.1)
+        let ignored = SupervisorEvent.cancelIgnored(tab: "ignore", id: .int(1), method: "later", after: 5)
+        let exited = await log.exited("ignore")
+        #expect(exited?.exit == .signalled(SIGTERM))  // the fixture dies of SIGTERM
+        #expect(exited?.pending == [.int(2)])
+        let events = log.events
+        #expect(events.contains(ignored))
+        #expect(ignored.reason == #"plugin ignored the cancel of "later" (request 1) for 5 s; it was stopped"#)
+        #expect(!events.contains { if case .timedOut = $0 { return true } else { return false } })
+        #expect(groupIsEmpty(pid) || liveGroupMembers(pid, except: pid).isEmpty)
+    }
+
+    @Test func aPluginIgnoringACancelAndSIGTERMIsKilledAfterTheKillGrace() async throws {
+        let (supervisor, log, clock) = makeManualSupervisor(cancelGrace: .seconds(5), killGrace: .seconds(2))
+        try await startReady(supervisor, log, pluginSpec("stubborn", mode: "stubborn"))  // SIGTERM handler set
+        try supervisor.send(request(1, "later"), to: "stubborn")
+        try supervisor.send(.notification(method: "$/cancel", params: json(#"{"id":1}"#)), to: "stubborn")
+        clock.advance(by: 5)
+        #expect(await log.wait { $0.contains(.cancelIgnored(tab: "stubborn", id: .int(1), method: "later", after: 5)) })
+        #expect(await supervisor.waitForStopStep("stubborn", at: 7))
+        #expect(supervisor.isRunning("stubborn"), "SIGTERM is ignored; SIGKILL waits for the kill grace")
+        clock.advance(by: 2)
+        #expect(await log.exited("stubborn")?.exit == .signalled(SIGKILL))
     }
 
     @Test func duplicateIDAndTooLongMessagesAreRefused() async throws {

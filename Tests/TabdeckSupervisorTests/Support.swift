@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TabdeckProtocol
 @testable import TabdeckSupervisor
+import TabdeckTime
 
 /// Collects a supervisor's events and lets a test wait for them.
 final class EventLog: @unchecked Sendable {
@@ -69,16 +70,84 @@ extension SupervisorEvent {
     }
 }
 
-/// A supervisor whose events go to a fresh log.
+/// A supervisor whose events go to a fresh log, on `clock` (a manual clock by default: time
+/// stands still unless the test advances it).
 func makeSupervisor(
-    requestTimeout: Duration = .seconds(10), hardTimeout: Duration = .seconds(120),
-    handshakeTimeout: Duration = .seconds(5)
+    requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5),
+    cancelGrace: Duration = .seconds(5), killGrace: Duration = .seconds(2),
+    clock: MonotonicClock = ManualClock()
 ) -> (PluginSupervisor, EventLog) {
     let log = EventLog()
     let supervisor = PluginSupervisor(
-        requestTimeout: requestTimeout, hardTimeout: hardTimeout, handshakeTimeout: handshakeTimeout,
+        requestTimeout: requestTimeout, handshakeTimeout: handshakeTimeout,
+        cancelGrace: cancelGrace, killGrace: killGrace, clock: clock,
         onEvent: { log.record($0) })
     return (supervisor, log)
+}
+
+/// A supervisor on a fresh manual clock, with the clock.
+func makeManualSupervisor(
+    requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5),
+    cancelGrace: Duration = .seconds(5), killGrace: Duration = .seconds(2)
+) -> (PluginSupervisor, EventLog, ManualClock) {
+    let clock = ManualClock()
+    let (supervisor, log) = makeSupervisor(
+        requestTimeout: requestTimeout, handshakeTimeout: handshakeTimeout,
+        cancelGrace: cancelGrace, killGrace: killGrace, clock: clock)
+    return (supervisor, log, clock)
+}
+
+/// Waits (polling real time, as `EventLog.wait` does) until `condition` holds; false if it
+/// never does within `timeout` (a generous cap: only a failing test pays it).
+@discardableResult
+func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}
+
+extension PluginSupervisor {
+    /// Waits until the tab's quit sequence (or termination) waits for the clock to reach `at`.
+    func waitForStopStep(_ tab: String, at: Double) async -> Bool {
+        await eventually { graceDeadlines(tab).stop == at }
+    }
+
+    /// Waits until the tab's reaper has sent SIGTERM to what is left of the group and waits
+    /// for the clock to reach `at` before SIGKILL.
+    func waitForGroupGrace(_ tab: String, at: Double) async -> Bool {
+        await eventually { graceDeadlines(tab).group == at }
+    }
+}
+
+/// Advances `clock` to each grace deadline the tabs' processes wait for (the next one still
+/// ahead), until `done` holds; false if it never does.
+func drive(_ clock: ManualClock, _ supervisor: PluginSupervisor, tabs: [String], until done: @escaping () -> Bool) async -> Bool {
+    await eventually {
+        if done() { return true }
+        let now = clock.now()
+        let ahead = tabs.flatMap { tab -> [Double] in
+            let deadlines = supervisor.graceDeadlines(tab)
+            return [deadlines.stop, deadlines.group].compactMap { $0 }
+        }.filter { $0 > now }
+        if let next = ahead.min() { clock.advance(by: next - now) }
+        return done()
+    }
+}
+
+/// A flag set by one thread and read by another.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
+/// Whether no process is left in process group `group` (`kill(-group, 0)` fails with ESRCH).
+func groupIsEmpty(_ group: pid_t) -> Bool {
+    kill(-group, 0) == -1 && errno == ESRCH
 }
 
 extension PluginSupervisor {

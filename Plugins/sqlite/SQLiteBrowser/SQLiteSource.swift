@@ -35,7 +35,7 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
     private var notifier: Notifier?
     private var countedNames: Set<String> = []
     private var lastCatalogFlush = Date.distantPast
-    /// Page queries stop after this long (the host's hard maximum is 120 s).
+    /// Page queries stop after this long (the host has no fixed limit; this bounds a runaway query).
     public var querySeconds = 100.0
 
     public init() {}
