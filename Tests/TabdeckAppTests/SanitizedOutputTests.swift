@@ -106,19 +106,30 @@ import TabdeckProtocol
         #expect(text.lastStdout.contains(Sanitizer.clean(x) + "log"))
     }
 
-    /// The core-side table of what a hostile plugin reaches: the badge, status, progress and
-    /// error of a tab actually show (the test above would pass vacuously otherwise).
+    /// The hostile fields do reach the outputs checked above (else that test would pass
+    /// vacuously): name and version, cells, column titles, section title and footer, badge,
+    /// status, progress, detail, action ids, breadcrumb and the stderr excerpt of an error.
     @Test func theHostileFieldsAreShown() {
         var scene = HostileScene("EVIL")
         scene.startAll()
-        scene.run("tabs")
-        let screen = scene.screenText(120)
-        #expect(screen.contains("EVILcell"))
-        #expect(screen.contains("EVILName"))
+        let table = scene.screenText(120)
+        for field in ["EVILcell0", "EVILName", "EVILKind", "EVILSection", "EVILfooter", "EVILstatus", "EVILprogress", "EVIL"] {
+            #expect(table.contains(field), "\(field) not on the screen:\n\(table)")
+        }
+        #expect(table.split(separator: "\n")[1].contains("People           EVIL"), "badge:\n\(table)")
+        let detail = scene.screenText(120, ui: UIState(mode: .detail(scroll: 0)))
+        #expect(detail.contains("EVILdetail"), "\(detail)")
+        scene.run("action zzz")  // action ids are quoted in errors (titles are shown nowhere yet)
+        #expect(scene.failures.last?.contains("EVILact") == true, "\(scene.failures)")
         scene.run("plugin status")
         let status = scene.outputs.last!.text
         #expect(status.contains("EVILname EVIL1.0"), "\(status)")
         #expect(status.contains("EVILstderr"), "\(status)")
+        scene.run("open")
+        let drilled = scene.screenText(120)
+        #expect(drilled.contains("People > EVILCrumb"), "\(drilled)")
+        scene.run("action fail")
+        #expect(scene.failures.last?.contains("EVILaction failed") == true, "\(scene.failures)")
     }
 
     /// Both log writers of the host: the runtime's own lines (`Runtime.appendLog`) show
