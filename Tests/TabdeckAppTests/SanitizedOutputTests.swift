@@ -199,7 +199,7 @@ struct HostileScene {
     static let commands = [
         "tabs", "tab select people", "columns", "show", "show 2", "goto 2", "sort", "sort n desc", "sort zzz",
         "sort clear", "select all", "selection", "select none", "find cell", "action", "action go", "action fail",
-        "action zzz", "jump zzz", "open", "columns", "show", "back", "page next", "filter abc",
+        "action zzz", "jump zzz", "jump s", "open", "columns", "show", "back", "page next", "filter abc",
         "column hide n", "column show n", "plugin status", "plugin status people", "tab select orders", "plugin status orders",
         "tab select people", "help", "tabs",
     ]
@@ -270,7 +270,7 @@ struct HostileScene {
             let child = method == Method.children
             return .response(id: id, result: TableDescription(
                 table: x + (child ? "child" : "root"), title: child ? x + "Crumb" : x + "Title", columns: columns, total: 3,
-                sections: [SectionSpec(id: x + "s", title: x + "Section", footer: x + "footer", count: 3)],
+                sections: [SectionSpec(id: x + "s", title: "S" + x + "Section", footer: x + "footer", count: 3)],
                 actions: [ActionSpec(id: "go", title: x + "Go"), ActionSpec(id: "fail", title: x + "Fail"),
                           ActionSpec(id: x + "act", title: x + "Act")]).json)
         case Method.rows:
