@@ -17,14 +17,18 @@ public enum JSONWriter {
     /// drive or reorder the terminal. The protocol's encoding (``write(_:into:)``, ``bytes(_:)``,
     /// the rows fast path) is not affected.
     public static func string(_ value: JSONValue, terminalSafe: Bool) -> String {
-        let text = string(value)
-        guard terminalSafe, text.unicodeScalars.contains(where: Sanitizer.isUnsafe) else { return text }
-        // Outside strings the compact JSON is ASCII structure and numbers, and raw C0 never
-        // occurs (``writeString(_:into:)`` escapes it): every unsafe scalar is inside a string,
-        // where `\uXXXX` stands for it.
+        terminalSafe ? escapingTerminalControls(string(value)) : string(value)
+    }
+
+    /// Compact JSON text made by this writer (or ``MessageCodec``) with DEL, C1 and bidi
+    /// controls escaped as `\uXXXX`: the same value, safe to show on a terminal. Outside
+    /// strings such text is ASCII structure and numbers, and raw C0 never occurs (it is always
+    /// escaped), so every unsafe scalar is inside a string, where `\uXXXX` stands for it.
+    public static func escapingTerminalControls(_ json: String) -> String {
+        guard json.unicodeScalars.contains(where: Sanitizer.isUnsafe) else { return json }
         let hex = Array("0123456789abcdef".unicodeScalars)
         var out = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
+        for scalar in json.unicodeScalars {
             guard Sanitizer.isUnsafe(scalar) else { out.append(scalar); continue }
             let v = Int(scalar.value)
             out.append(contentsOf: ["\\", "u", hex[v >> 12 & 0xF], hex[v >> 8 & 0xF], hex[v >> 4 & 0xF], hex[v & 0xF]])

@@ -43,10 +43,31 @@ public enum Sanitizer {
         return out
     }
 
-    /// Bytes a plugin wrote (stderr; not necessarily UTF-8) as one clean line: invalid UTF-8
-    /// becomes U+FFFD, then ``clean(_:)``.
+    /// Bytes a plugin wrote (stderr, a malformed line; not necessarily UTF-8) as one clean
+    /// line: valid UTF-8 as ``clean(_:)`` makes it, each byte of an invalid sequence as `\xNN`
+    /// (so binary garbage stays visible byte for byte and no lone C1 byte reaches a terminal).
     public static func clean(utf8 bytes: some Collection<UInt8>) -> String {
-        clean(String(decoding: bytes, as: UTF8.self))
+        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return String(decoding: bytes, as: UTF8.self) }
+        var out = ""
+        out.reserveCapacity(bytes.count + 8)
+        var parser = Unicode.UTF8.ForwardParser()
+        var rest = bytes.makeIterator()
+        var index = bytes.startIndex
+        while true {
+            switch parser.parseScalar(from: &rest) {
+            case .valid(let encoded):
+                let scalar = Unicode.UTF8.decode(encoded)
+                if isUnsafe(scalar) { out += clean(String(scalar)) } else { out.unicodeScalars.append(scalar) }
+                index = bytes.index(index, offsetBy: encoded.count)
+            case .error(let length):
+                for _ in 0..<length {
+                    out += "\\x" + hex2(UInt32(bytes[index]))
+                    index = bytes.index(after: index)
+                }
+            case .emptyInput:
+                return out
+            }
+        }
     }
 
     /// Whether `s` must never reach a terminal raw: C0 controls (U+0000–U+001F), DEL (U+007F),

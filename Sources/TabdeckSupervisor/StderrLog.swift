@@ -7,7 +7,7 @@ import TabdeckProtocol
 
 /// A plugin's log file: stderr lines appended as `2026-11-22T10:00:00.123Z <line>`, the line
 /// made safe by ``Sanitizer/clean(utf8:)`` (controls and bidi controls shown as `\e`, `\x07`,
-/// `\u202e`; invalid UTF-8 as U+FFFD), so that `cat`/`tail -f` of the log cannot drive the terminal.
+/// `\u202e`; bytes of invalid UTF-8 as `\xNN`), so that `cat`/`tail -f` of the log cannot drive the terminal.
 /// Used by one thread (the stderr reader); closed when that reader ends.
 final class StderrLog {
     private var fd: Int32

@@ -75,7 +75,9 @@ import SeededRandom
         #expect(Sanitizer.cleanLines("plain\ntext") == "plain\ntext")
     }
 
-    @Test func invalidUTF8FromAPluginBecomesReplacementCharacters() {
-        #expect(Sanitizer.clean(utf8: [0x61, 0xFF, 0x1B, 0x5B, 0xC2, 0x9B]) == "a\u{FFFD}\\e[\\x9b")
+    @Test func invalidUTF8FromAPluginIsShownByteForByte() {
+        #expect(Sanitizer.clean(utf8: [0x61, 0xFF, 0x1B, 0x5B, 0xC2, 0x9B]) == "a\\xff\\e[\\x9b")
+        #expect(Sanitizer.clean(utf8: [0x9B, 0x32, 0x4A, 0xE2, 0x80, 0xAE, 0xE2, 0x80]) == "\\x9b2J\\u202e\\xe2\\x80")
+        #expect(Sanitizer.clean(utf8: Array("caf\u{E9} 山 👍".utf8)) == "caf\u{E9} 山 👍")
     }
 }

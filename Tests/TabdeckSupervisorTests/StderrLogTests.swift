@@ -25,7 +25,7 @@ import TabdeckProtocol
         #expect(stored == [
             "\\e]0;pwned\\x07title \\e[31mred",
             "c1 \\x9b2J bidi \\u202ecod\\u2066x\\u2069 del\\x7f nul\\x00 cr\\rend",
-            "bad\u{FFFD}\u{FFFD} \\e[2J",
+            "bad\\xff\\xc3 \\e[2J",
             "plain ascii line",
         ])
         for line in stored { #expect(Self.unsafeScalars(line).isEmpty) }
