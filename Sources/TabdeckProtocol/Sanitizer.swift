@@ -16,7 +16,8 @@ public enum Sanitizer {
     /// hex digits), bidi controls `\uNNNN` (lower-case hex, no padding: `\u202e`, `\u61c`).
     /// The result holds no unsafe character, so cleaning it again changes nothing.
     public static func clean(_ text: String) -> String {
-        escape(text, keepingLineBreaks: false)
+        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }  // the screen's hot path
+        return escape(text, keepingLineBreaks: false)
     }
 
     /// Text of several lines (`\n`-separated) with each line cleaned and the line breaks kept:
