@@ -281,15 +281,15 @@ public final class Runtime {
         finished = true
         switch (outcome, output) {
         case (.success(let out), .text):
-            if !out.text.isEmpty { write(out.text) }
+            if !out.text.isEmpty { write(Sanitizer.cleanLines(out.text)) }  // the edge guard: every line safe
         case (.success(let out), .json):
             if currentLine.trimmingCharacters(in: .whitespaces).isEmpty || currentLine.trimmingCharacters(in: .whitespaces).hasPrefix("#") { return }
-            write(JSONWriter.string(["command": .string(currentLine), "ok": true, "result": out.json]))
+            write(JSONWriter.string(["command": .string(currentLine), "ok": true, "result": out.json], terminalSafe: true))
         case (.failure(let message), _):
             failures += 1
             writeError("error: \(Sanitizer.clean(message))")
             if output == .json {
-                write(JSONWriter.string(["command": .string(currentLine), "ok": false, "error": .string(message)]))
+                write(JSONWriter.string(["command": .string(currentLine), "ok": false, "error": .string(message)], terminalSafe: true))
             }
         }
     }
@@ -301,7 +301,7 @@ public final class Runtime {
                                                 formatOptions: [.withInternetDateTime, .withFractionalSeconds])
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return }
-        let bytes = Array("\(stamp) \(line)\n".utf8)
+        let bytes = Array("\(stamp) \(Sanitizer.clean(line))\n".utf8)  // plugin text shown, as StderrLog does
         _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         close(fd)
     }

@@ -55,7 +55,7 @@ public final class ProtocolTracer: @unchecked Sendable {
     /// A message sent to the plugin of `tab`.
     public func sent(_ message: Message, tab: String) {
         guard traces(tab) else { return }
-        write(tab: tab, ProtocolTracer.line(tab: tab, mark: "→", text: MessageCodec.encode(message)))
+        write(tab: tab, ProtocolTracer.line(tab: tab, mark: "→", text: ProtocolTracer.json(message)))
     }
 
     /// Bytes sent to the plugin of `tab` as they are (a line written without the codec).
@@ -67,7 +67,7 @@ public final class ProtocolTracer: @unchecked Sendable {
     /// A message received from the plugin of `tab`.
     public func received(_ message: Message, tab: String) {
         guard traces(tab) else { return }
-        write(tab: tab, ProtocolTracer.line(tab: tab, mark: "←", text: MessageCodec.encode(message)))
+        write(tab: tab, ProtocolTracer.line(tab: tab, mark: "←", text: ProtocolTracer.json(message)))
     }
 
     /// Bytes received from the plugin of `tab` as they are.
@@ -79,13 +79,13 @@ public final class ProtocolTracer: @unchecked Sendable {
     /// A request of the core answered by the host's spool instead of the plugin (`⇢`).
     public func toSpool(_ message: Message, tab: String) {
         guard traces(tab) else { return }
-        write(tab: tab, ProtocolTracer.line(tab: tab, mark: "⇢", text: MessageCodec.encode(message)))
+        write(tab: tab, ProtocolTracer.line(tab: tab, mark: "⇢", text: ProtocolTracer.json(message)))
     }
 
     /// A reply or notification from the host's spool to the core (`⇠`).
     public func fromSpool(_ message: Message, tab: String) {
         guard traces(tab) else { return }
-        write(tab: tab, ProtocolTracer.line(tab: tab, mark: "⇠", text: MessageCodec.encode(message)))
+        write(tab: tab, ProtocolTracer.line(tab: tab, mark: "⇠", text: ProtocolTracer.json(message)))
     }
 
     /// A `!` line: a violation, a timeout, an exit, or a note from the host.
@@ -151,19 +151,17 @@ public final class ProtocolTracer: @unchecked Sendable {
         return out
     }
 
-    /// Control characters (a stray `\r`, a newline in a note) escaped, so one entry stays one line.
+    /// Raw bytes (a malformed line, a note) made safe by the host's one sanitizer: controls,
+    /// bidi controls and invalid UTF-8 shown (`\r`, `\e`, `\u202e`, `\xff`), so one entry stays
+    /// one line and `cat` of a trace cannot drive the terminal.
     static func oneLine(_ bytes: [UInt8]) -> [UInt8] {
-        guard bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return bytes }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + 8)
-        for b in bytes {
-            if b < 0x20 || b == 0x7F {
-                out.append(contentsOf: Array(String(format: "\\x%02x", b).utf8))
-            } else {
-                out.append(b)
-            }
-        }
-        return out
+        Array(Sanitizer.clean(utf8: bytes).utf8)
+    }
+
+    /// A message as compact JSON, with DEL, C1 and bidi controls escaped as `\uXXXX` too
+    /// (still the same JSON value).
+    static func json(_ message: Message) -> [UInt8] {
+        Array(JSONWriter.escapingTerminalControls(String(decoding: MessageCodec.encode(message), as: UTF8.self)).utf8)
     }
 
     /// UTC with milliseconds: `2026-11-22T10:00:00.123Z`.

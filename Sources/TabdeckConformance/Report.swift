@@ -82,7 +82,7 @@ public struct Report: Sendable, Equatable {
         var lines = ["tabdeck plugin check: \(Report.shellWords(command))"]
         if let plugin {
             let caps = plugin.capabilities.isEmpty ? "none" : plugin.capabilities.joined(separator: " ")
-            lines.append("plugin \(plugin.name) \(plugin.version), protocol \(plugin.protocolVersion), capabilities: \(caps)")
+            lines.append("plugin \(Sanitizer.clean(plugin.name)) \(Sanitizer.clean(plugin.version)), protocol \(plugin.protocolVersion), capabilities: \(caps)")
         }
         let width = min(36, results.map(\.name.count).max() ?? 0)
         for result in results { lines.append(contentsOf: Report.lines(for: result, nameWidth: width)) }
@@ -96,9 +96,10 @@ public struct Report: Sendable, Equatable {
         let name = result.name.padding(toLength: max(nameWidth, result.name.count), withPad: " ", startingAt: 0)
         let time = result.status == .skipped ? "" : formatDuration(result.duration)
         let timeColumn = time.padding(toLength: max(8, time.count), withPad: " ", startingAt: 0)
-        var first = "\(result.status.symbol) \(name)  \(timeColumn)  \(result.summary)"
+        // Summaries and notes quote what the plugin sent: shown with controls escaped.
+        var first = "\(result.status.symbol) \(name)  \(timeColumn)  \(Sanitizer.clean(result.summary))"
         while first.hasSuffix(" ") { first.removeLast() }
-        return [first] + result.notes.map { "    " + $0 }
+        return [first] + result.notes.map { "    " + Sanitizer.clean($0) }
     }
 
     /// The machine-readable report.

@@ -6,14 +6,14 @@ extension Workspace {
         var items: [JSONValue] = []
         for (i, (spec, custom)) in t.orderedColumns.enumerated() {
             var attrs = [spec.type.name]
-            if case .enumeration(let values) = spec.type { attrs[0] = "enum(\(values.joined(separator: "<")))" }
+            if case .enumeration(let values) = spec.type { attrs[0] = "enum(\(values.map(Sanitizer.clean).joined(separator: "<")))" }
             if custom.hidden { attrs.append("hidden") }
             if let w = custom.width { attrs.append("width \(w)") }
             if !spec.sortable { attrs.append("not sortable") }
             if let k = t.view.sort.firstIndex(where: { $0.column == spec.id }) {
                 attrs.append("sort #\(k + 1) \(t.view.sort[k].direction.rawValue)")
             }
-            lines.append("\(i + 1). \(spec.id) \"\(Sanitizer.clean(spec.title))\" — \(attrs.joined(separator: ", "))")
+            lines.append("\(i + 1). \(Sanitizer.clean(spec.id)) \"\(Sanitizer.clean(spec.title))\" — \(attrs.joined(separator: ", "))")
             items.append(["id": .string(spec.id), "title": .string(spec.title), "type": .string(spec.type.name),
                           "hidden": .bool(custom.hidden), "width": custom.width.map { .int(Int64($0)) } ?? .null,
                           "sortable": .bool(spec.sortable)])
@@ -52,8 +52,9 @@ extension Workspace {
     }
 
     func breadcrumbOutput(_ tab: String) -> CommandOutput {
-        let labels = tabs[tab]!.stack.map { Sanitizer.clean($0.label) }
-        return CommandOutput(text: labels.joined(separator: " > "), json: ["breadcrumb": .array(labels.map { .string($0) })])
+        let labels = tabs[tab]!.stack.map(\.label)
+        return CommandOutput(text: labels.map(Sanitizer.clean).joined(separator: " > "),
+                             json: ["breadcrumb": .array(labels.map { .string($0) })])
     }
 
     func help(_ topic: String?) throws(CommandError) -> CommandOutput {

@@ -295,7 +295,7 @@ extension Workspace {
             for id in layout.orderedTabs where only == nil || id == only {
                 let t = tabs[id]!
                 var detail: [String] = []
-                if case .ready(let r) = t.phase { detail.append("\(r.name) \(r.version)") }
+                if case .ready(let r) = t.phase { detail.append("\(Sanitizer.clean(r.name)) \(Sanitizer.clean(r.version))") }
                 if case .failed(_, let retry) = t.phase { detail.append("restarts on next use after \(String(format2: max(0, retry - now))) s") }
                 let inflight = pendingRequests(tab: id)
                 if inflight > 0 { detail.append("\(inflight) requests in flight") }

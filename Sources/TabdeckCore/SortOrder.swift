@@ -24,6 +24,6 @@ public enum SortOrder {
 
     /// A readable form: `amount ↓, name ↑` (or "unsorted").
     public static func describe(_ order: [SortKey]) -> String {
-        order.isEmpty ? "unsorted" : order.map { "\($0.column) \($0.direction == .ascending ? "asc" : "desc")" }.joined(separator: ", ")
+        order.isEmpty ? "unsorted" : order.map { "\(Sanitizer.clean($0.column)) \($0.direction == .ascending ? "asc" : "desc")" }.joined(separator: ", ")
     }
 }

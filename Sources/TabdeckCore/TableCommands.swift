@@ -113,7 +113,7 @@ extension Workspace {
             guard let (row, wrapped) = try findOutcome() else { return .waiting }
             let position = positionOutput(tab, &effects)
             let note = wrapped ? (backward ? " (wrapped past the first row)" : " (wrapped past the last row)") : ""
-            return .done(CommandOutput(text: "found \"\(text)\" at \(position.text)\(note)",
+            return .done(CommandOutput(text: "found \"\(Sanitizer.clean(text))\" at \(position.text)\(note)",
                                        json: ["found": .int(Int64(row + 1)), "wrapped": .bool(wrapped), "position": position.json]))
         case .select(let ids):
             t.view.selection.formUnion(ids)
@@ -225,7 +225,7 @@ extension Workspace {
     /// `jump`'s output: the section and the new position.
     mutating func jumpOutput(_ section: SectionSpec, _ tab: String, _ effects: inout [Effect]) -> CommandOutput {
         let position = positionOutput(tab, &effects)
-        return CommandOutput(text: "\(section.title): \(position.text)",
+        return CommandOutput(text: "\(Sanitizer.clean(section.title)): \(position.text)",
                              json: ["section": .string(section.id), "position": position.json])
     }
 

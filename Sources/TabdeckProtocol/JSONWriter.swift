@@ -10,6 +10,32 @@ public enum JSONWriter {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The compact JSON text of `value` for a person's terminal (`--output json`): with
+    /// `terminalSafe`, DEL, the C1 controls and the bidi controls (``Sanitizer/isUnsafe(_:)``)
+    /// are written as `\uXXXX` escapes too, as the C0 controls always are. The text stays
+    /// lossless (a JSON parser reads back the original strings) and no character in it can
+    /// drive or reorder the terminal. The protocol's encoding (``write(_:into:)``, ``bytes(_:)``,
+    /// the rows fast path) is not affected.
+    public static func string(_ value: JSONValue, terminalSafe: Bool) -> String {
+        terminalSafe ? escapingTerminalControls(string(value)) : string(value)
+    }
+
+    /// Compact JSON text made by this writer (or ``MessageCodec``) with DEL, C1 and bidi
+    /// controls escaped as `\uXXXX`: the same value, safe to show on a terminal. Outside
+    /// strings such text is ASCII structure and numbers, and raw C0 never occurs (it is always
+    /// escaped), so every unsafe scalar is inside a string, where `\uXXXX` stands for it.
+    public static func escapingTerminalControls(_ json: String) -> String {
+        guard json.unicodeScalars.contains(where: Sanitizer.isUnsafe) else { return json }
+        let hex = Array("0123456789abcdef".unicodeScalars)
+        var out = String.UnicodeScalarView()
+        for scalar in json.unicodeScalars {
+            guard Sanitizer.isUnsafe(scalar) else { out.append(scalar); continue }
+            let v = Int(scalar.value)
+            out.append(contentsOf: ["\\", "u", hex[v >> 12 & 0xF], hex[v >> 8 & 0xF], hex[v >> 4 & 0xF], hex[v & 0xF]])
+        }
+        return String(out)
+    }
+
     /// The compact JSON bytes of `value`.
     public static func bytes(_ value: JSONValue) -> [UInt8] {
         var out: [UInt8] = []

@@ -3,8 +3,11 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TabdeckProtocol
 
-/// A plugin's log file: stderr lines appended as `2026-11-22T10:00:00.123Z <line>`.
+/// A plugin's log file: stderr lines appended as `2026-11-22T10:00:00.123Z <line>`, the line
+/// made safe by ``Sanitizer/clean(utf8:)`` (controls and bidi controls shown as `\e`, `\x07`,
+/// `\u202e`; bytes of invalid UTF-8 as `\xNN`), so that `cat`/`tail -f` of the log cannot drive the terminal.
 /// Used by one thread (the stderr reader); closed when that reader ends.
 final class StderrLog {
     private var fd: Int32
@@ -23,7 +26,9 @@ final class StderrLog {
         var record = Array(utcTimestamp().utf8)
         record.reserveCapacity(record.count + line.count + 2)
         record.append(UInt8(ascii: " "))
-        record.append(contentsOf: line)
+        if line.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { record.append(contentsOf: line) } else {
+            record.append(contentsOf: Sanitizer.clean(utf8: line).utf8)
+        }
         record.append(UInt8(ascii: "\n"))
         record.withUnsafeBytes { bytes in
             var offset = 0

@@ -1,4 +1,5 @@
 import TabdeckCore
+import TabdeckProtocol
 
 /// A width × height grid of cells: what one frame of the screen shows.
 ///

@@ -1,4 +1,5 @@
 import TabdeckCore
+import TabdeckProtocol
 
 /// The bottom line: the tab's error, a message, the row position, the selection, the sort
 /// order, the find text, the plugin's status text and a progress bar.

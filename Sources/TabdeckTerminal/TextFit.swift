@@ -1,4 +1,5 @@
 import TabdeckCore
+import TabdeckProtocol
 
 /// Fitting sanitized text into a number of cells.
 enum TextFit {

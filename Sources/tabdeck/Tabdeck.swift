@@ -150,11 +150,11 @@ struct CheckPlugin: ParsableCommand {
             throw ExitCode(2)
         }
         if json {
-            emit(JSONWriter.string(report.json))
+            emit(JSONWriter.string(report.json, terminalSafe: true))
         } else {
             if let plugin = report.plugin {
                 let caps = plugin.capabilities.isEmpty ? "none" : plugin.capabilities.joined(separator: " ")
-                emit("plugin: \(plugin.name) \(plugin.version), protocol \(plugin.protocolVersion), capabilities: \(caps)")
+                emit("plugin: \(Sanitizer.clean(plugin.name)) \(Sanitizer.clean(plugin.version)), protocol \(plugin.protocolVersion), capabilities: \(caps)")
             }
             if report.skipped > 0 { emit(report.skippedLine) }
             emit(report.summaryLine)
@@ -165,6 +165,7 @@ struct CheckPlugin: ParsableCommand {
 
 /// Writes a line to stdout at once (the report is shown as the checks run). A closed stdout
 /// (`| head`) is not an error worth a crash: SIGPIPE is ignored, so the write fails quietly.
+/// The edge guard of docs/ARCHITECTURE.md ("Plugin text is sanitized"): every line is cleaned.
 private func emit(_ line: String) {
-    try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
+    try? FileHandle.standardOutput.write(contentsOf: Data((Sanitizer.cleanLines(line) + "\n").utf8))
 }

@@ -29,7 +29,7 @@ func traceLines(_ path: String) -> [(tab: String, mark: String, text: String)] {
         #expect(all.count == 5, "every line is well-formed and stderr is left out: \(all)")
         #expect(all[0].mark == "→" && all[0].text == #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}"#)
         #expect(all[1].mark == "←" && all[1].text.contains(#""result":{"protocolVersion":1}"#))
-        #expect(all[2].tab == "other" && all[2].mark == "!" && all[2].text.contains("malformed line\\x0d\\x0awith"))
+        #expect(all[2].tab == "other" && all[2].mark == "!" && all[2].text.contains("malformed line\\r\\nwith"))
         #expect(all[3].text.contains("no answer to rows (id 9) within 10 s"))
         #expect(all[4].text == "exited with status 3; unanswered: 9")
         let people = traceLines(folder + "/logs/people.trace")

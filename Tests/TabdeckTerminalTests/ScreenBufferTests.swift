@@ -1,5 +1,6 @@
 import Testing
 import TabdeckCore
+import TabdeckProtocol
 @testable import TabdeckTerminal
 
 @Suite struct ScreenBufferTests {
