@@ -51,7 +51,7 @@ struct ActiveCommand: Hashable, Sendable {
     var command: Command
     /// The tab the command concerns.
     var tab: String
-    /// Export / select-all progress.
+    /// Export progress, or the resolution of an "all" selection for an action.
     var scan: ScanProgress?
     /// A request whose reply the command waits for, and the reply once it came.
     var awaiting: RequestID?
@@ -60,6 +60,10 @@ struct ActiveCommand: Hashable, Sendable {
     var applied = false
     /// The row a drill-down was asked for.
     var scanRowID: String?
+    /// A remark for the command's output (the filter dropped an "all" selection).
+    var note: String?
+    /// The row ids an "all, except" selection resolved to, once the scan for an action ended.
+    var resolved: [String]?
 }
 
 enum ReplyOutcome: Hashable, Sendable {
@@ -67,7 +71,7 @@ enum ReplyOutcome: Hashable, Sendable {
     case error(String)
 }
 
-/// Paging through a whole table for `export` and `select all`.
+/// Paging through a whole table for `export`, and for an action on an "all, except" selection.
 struct ScanProgress: Hashable, Sendable {
     var table: String
     var generation: Int
