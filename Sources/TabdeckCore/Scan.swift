@@ -148,13 +148,22 @@ extension Workspace {
             // The protocol sends ids: resolve "all, except" by paging through the table now.
             let count = t.view.selection.count(total: t.total)
             if !action.multiple, let count, count > 1 { throw CommandError("action \(action.id) applies to one row; \(formatCount(count)) are selected") }
+            if let count, count > settings.maxActionRows { throw tooManyRows(action, count) }
             if action.confirm && !confirmed {
                 let rows = count.map { "all \(formatCount($0)) rows" } ?? "all rows"
                 throw CommandError("action \(action.id) on \(rows) needs confirmation: run `action \(action.id) --yes`")
             }
             if a.resolved == nil || a.scan?.finished != true {
                 switch try runScan(&a, &effects) {
-                case .waiting: return .waiting
+                case .waiting:
+                    // The count was unknown: stop reading as soon as there are too many.
+                    if let n = a.resolved?.count, n > settings.maxActionRows {
+                        for id in a.scan!.inflight.values { cancel(id, &effects) }
+                        a.scan!.inflight = [:]
+                        a.scan!.finished = true
+                        throw tooManyRows(action, n, atLeast: true)
+                    }
+                    return .waiting
                 case .failed(let message): return .failed("action \(action.id): reading the selected rows failed: \(message)")
                 case .done: break
                 }
@@ -174,6 +183,7 @@ extension Workspace {
             guard let row = tabs[tab]!.table!.cache.row(at: t.view.cursor) else { throw CommandError("nothing selected and the table is empty") }
             ids = [row.id]
         }
+        if ids.count > settings.maxActionRows { throw tooManyRows(action, ids.count) }
         if !action.multiple && ids.count > 1 { throw CommandError("action \(action.id) applies to one row; \(ids.count) are selected") }
         if action.confirm && !confirmed {
             throw CommandError("action \(action.id) on \(ids.count) row(s) needs confirmation: run `action \(action.id) --yes`")
@@ -181,6 +191,15 @@ extension Workspace {
         a.awaiting = request(tab, Method.action, ["table": .string(t.description.table), "action": .string(action.id),
                                                   "rows": .array(ids.map { .string($0) })], .action(action.id), &effects)
         return .waiting
+    }
+}
+
+extension Workspace {
+    /// An action's ids travel in one message: more than ``CoreSettings/maxActionRows`` are refused.
+    func tooManyRows(_ action: ActionSpec, _ count: Int, atLeast: Bool = false) -> CommandError {
+        CommandError("action \(action.id) on \(atLeast ? "more than " : "")\(formatCount(atLeast ? settings.maxActionRows : count)) rows: "
+                     + "an action takes at most \(formatCount(settings.maxActionRows)) rows (their ids go in one message); "
+                     + "narrow the selection first (filter, then select all)")
     }
 }
 

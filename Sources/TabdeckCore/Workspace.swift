@@ -25,6 +25,9 @@ public struct CoreSettings: Hashable, Sendable {
     public var maxBackoff = 30.0
     /// The most rows `show N` prints (use `export` for more).
     public var maxShow = 1000
+    /// The most row ids one `action` request carries: they all go in one protocol line, which
+    /// the supervisor limits to 4 MiB (100,000 ids of up to ~40 bytes).
+    public var maxActionRows = 100_000
     /// The host's version, sent in `initialize`.
     public var hostVersion = "0.1.0"
     public init() {}

@@ -90,12 +90,34 @@ import TabdeckProtocol
     }
 
     @Test func aConfirmedActionOnAllAsksBeforeReadingRows() {
-        var h = Harness(count: 2_000_000)
+        var h = Harness(count: 50_000)
         h.run("select all")
         let before = rowsRequests(h)
         #expect(h.run("action delete") == nil)
-        #expect(h.lastFailure?.contains("on all 2,000,000 rows needs confirmation") == true, "\(h.failures)")
+        #expect(h.lastFailure?.contains("on all 50,000 rows needs confirmation") == true, "\(h.failures)")
         #expect(rowsRequests(h) == before)
+    }
+
+    @Test func anActionOnMoreRowsThanOneMessageTakesIsRefusedBeforeReading() {
+        var h = Harness(count: 2_000_000)
+        h.run("select all")
+        #expect(h.run("action touch") == nil)
+        #expect(h.lastFailure == "action touch on 2,000,000 rows: an action takes at most 100,000 rows "
+                + "(their ids go in one message); narrow the selection first (filter, then select all)")
+        #expect(!h.plugins["people"]!.seen.contains(Method.rows))
+    }
+
+    @Test func withTheCountUnknownReadingStopsAtTheLimit() {
+        var h = Harness(count: 2_500)
+        h.plugins["people"]!.totalUnknown = true
+        h.ws.settings.maxActionRows = 1_500
+        h.run("select all")
+        #expect(h.run("action touch") == nil)
+        #expect(h.lastFailure?.hasPrefix("action touch on more than 1,500 rows: ") == true, "\(h.failures)")
+        // Two pages in flight at a time: it stops with the second page read, the rest cancelled.
+        #expect(rowsRequests(h) <= 4)
+        #expect(h.effects.contains { if case .send(_, .notification(Method.cancel, _)) = $0 { true } else { false } })
+        #expect(!h.plugins["people"]!.seen.contains(Method.action))
     }
 
     @Test func aFailingPageFailsTheActionWithoutSendingIt() {
