@@ -45,12 +45,15 @@ public final class Runtime {
     /// Loads the config, opens the store and prepares the workspace. Nothing is spawned yet.
     /// `requestTimeout` and `handshakeTimeout` are the supervisor's per-request and `initialize`
     /// timeouts (tests shorten them). `tracer` (from `--trace FILE`) gets every tab's traffic;
-    /// tabs with `"trace": true` are also traced to `<state>/logs/<tab>.trace`. `clock` is the
-    /// one monotonic clock of the host, handed to the supervisor too.
+    /// tabs with `"trace": true` are also traced to `<state>/logs/<tab>.trace`. `mode` ("full
+    /// screen", "line mode") is written into the state folder's lock, so that a second Tabdeck
+    /// on the same folder is refused with a message naming this one. `clock` is the one
+    /// monotonic clock of the host, handed to the supervisor too.
     public init(configPath: String, stateDirectory: String, output: OutputFormat = .text,
                 settings: CoreSettings = CoreSettings(),
                 requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5),
-                tracer: ProtocolTracer? = nil, clock: MonotonicClock = SystemClock()) throws(AppError) {
+                tracer: ProtocolTracer? = nil, mode: String = "line mode",
+                clock: MonotonicClock = SystemClock()) throws(AppError) {
         signal(SIGPIPE, SIG_IGN)
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: configPath)) } catch {
@@ -63,7 +66,7 @@ public final class Runtime {
         }
         let database: AppDatabase
         let recovery: StoreRecovery?
-        do { (database, recovery) = try AppDatabase.open(stateDirectory: stateDirectory) } catch {
+        do { (database, recovery) = try AppDatabase.open(stateDirectory: stateDirectory, owner: .current(mode: mode)) } catch {
             throw .store(error.description)
         }
         let layout: WorkspaceLayout?

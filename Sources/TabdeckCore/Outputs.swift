@@ -25,12 +25,15 @@ extension Workspace {
         CommandOutput(text: "sort: \(SortOrder.describe(t.view.sort))", json: .array(t.view.sort.map(\.json)))
     }
 
-    /// `filter: "ada" (1,204 rows)`, or `no filter (1,000,000 rows)`.
-    func filterOutput(_ t: TableState) -> CommandOutput {
+    /// `filter: "ada" (1,204 rows)`, or `no filter (1,000,000 rows)`; a `note` follows on
+    /// its own line (and as `"note"` in JSON).
+    func filterOutput(_ t: TableState, note: String? = nil) -> CommandOutput {
         let rows = t.total.map { formatCount($0) + ($0 == 1 ? " row" : " rows") } ?? "? rows"
         let text = t.view.filter.map { "filter: \"\(Sanitizer.clean($0))\" (\(rows))" } ?? "no filter (\(rows))"
-        return CommandOutput(text: text, json: ["filter": t.view.filter.map { .string($0) } ?? .null,
-                                                "total": t.total.map { .int(Int64($0)) } ?? .null])
+        var json: JSONObject = ["filter": t.view.filter.map { .string($0) } ?? .null,
+                                "total": t.total.map { .int(Int64($0)) } ?? .null]
+        if let note { json["note"] = .string(note) }
+        return CommandOutput(text: note.map { text + "\n" + $0 } ?? text, json: .object(json))
     }
 
     mutating func positionOutput(_ tab: String, _ effects: inout [Effect]) -> CommandOutput {
@@ -43,12 +46,18 @@ extension Workspace {
                                     "total": t.total.map { .int(Int64($0)) } ?? .null])
     }
 
+    /// `3 selected[: 1 3 12]`, or for an "all" selection `all 1,000 selected` /
+    /// `998 selected (all but 2)[: except 4 7]`. JSON `{"all":false,"count":3,"ids":[…]}` or
+    /// `{"all":true,"count":998,"except":[…]}` (`count` null while the row count is unknown).
     func selectionOutput(_ t: TableState, brief: Bool) -> CommandOutput {
-        let ids = t.view.selection.sorted(by: naturalOrder)
-        let head = "\(formatCount(ids.count)) selected"
-        let text = brief || ids.isEmpty ? head : head + ": " + ids.prefix(1000).map(Sanitizer.clean).joined(separator: " ")
-            + (ids.count > 1000 ? " …" : "")
-        return CommandOutput(text: text, json: ["count": .int(Int64(ids.count)), "ids": .array(ids.map { .string($0) })])
+        let ids = t.view.selection.listed.sorted(by: naturalOrder)
+        let all = t.view.selection.isAll
+        let count = t.view.selection.count(total: t.total)
+        let head = all ? t.view.selection.summary(total: t.total) : "\(formatCount(ids.count)) selected"
+        let list = ids.prefix(1000).map(Sanitizer.clean).joined(separator: " ") + (ids.count > 1000 ? " …" : "")
+        let text = brief || ids.isEmpty ? head : head + (all ? ": except " : ": ") + list
+        return CommandOutput(text: text, json: ["all": .bool(all), "count": count.map { .int(Int64($0)) } ?? .null,
+                                                all ? "except" : "ids": .array(ids.map { .string($0) })])
     }
 
     func breadcrumbOutput(_ tab: String) -> CommandOutput {

@@ -1,11 +1,13 @@
 import TabdeckProtocol
 
 extension Workspace {
-    /// `export` and `select all`: page through the whole table in the current order, two
-    /// requests in flight, writing rows in order as they arrive. Memory stays bounded.
+    /// `export`, and an action on an "all, except" selection: page through the whole table in
+    /// the current order (and filter), two requests in flight, writing rows in order as they
+    /// arrive (export; memory stays bounded) or collecting the selected ids into `a.resolved`
+    /// (action; `.done` with an empty output when they are all in).
     mutating func runScan(_ a: inout ActiveCommand, _ effects: inout [Effect]) throws(CommandError) -> Step {
         let tab = a.tab
-        var t = tabs[tab]!.table!
+        let t = tabs[tab]!.table!
         if a.scan == nil {
             a.scan = ScanProgress(table: t.key, generation: t.generation)
             if case .export(let path, let format) = a.command {
@@ -13,7 +15,7 @@ extension Workspace {
                 effects.append(.exportBegin(path: path, format: f, columns: t.visibleColumns))
                 a.scan!.started = true
             } else {
-                t.view.selection = []
+                a.resolved = []
             }
         }
         var scan = a.scan!
@@ -26,7 +28,8 @@ extension Workspace {
                     effects.append(.exportRows(rows.map { row in indices.map { $0 < row.cells.count ? row.cells[$0] : .null } }))
                 }
             } else {
-                t.view.selection.formUnion(rows.map(\.id))
+                let selection = t.view.selection
+                a.resolved!.append(contentsOf: rows.lazy.map(\.id).filter { selection.contains($0) })
             }
             scan.written += rows.count
             if rows.count < settings.scanPageSize { scan.finished = true }
@@ -41,8 +44,7 @@ extension Workspace {
                 return .done(CommandOutput(text: "exported \(scan.written) rows to \(path)",
                                            json: ["exported": .int(Int64(scan.written)), "path": .string(path)]))
             }
-            tabs[tab]!.table = t
-            return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))
+            return .done(CommandOutput(text: "", json: .null))
         }
         // Keep two pages in flight.
         while scan.inflight.count < 2 && scan.arrived.count < 4 {
@@ -126,7 +128,8 @@ extension Workspace {
             throw CommandError(known.isEmpty ? "\(t.label) has no actions" : "no action \"\(word)\" (actions: \(known.joined(separator: ", ")))",
                                suggestion: CommandParser.suggest(word, among: known))
         }
-        if let reply = a.reply {
+        // (A reply while the selection is being read is the scan's, handled by runScan.)
+        if let reply = a.reply, a.scan?.finished != false {
             switch reply {
             case .error(let message): return .failed("action \(action.id) failed: \(message)")
             case .result(let value):
@@ -140,7 +143,37 @@ extension Workspace {
             }
         }
         if a.awaiting != nil { return .waiting }
-        var ids = t.view.selection.sorted(by: naturalOrder)
+        var ids: [String]
+        if t.view.selection.isAll {
+            // The protocol sends ids: resolve "all, except" by paging through the table now.
+            let count = t.view.selection.count(total: t.total)
+            if !action.multiple, let count, count > 1 { throw CommandError("action \(action.id) applies to one row; \(formatCount(count)) are selected") }
+            if let count, count > settings.maxActionRows { throw tooManyRows(action, count) }
+            if action.confirm && !confirmed {
+                let rows = count.map { "all \(formatCount($0)) rows" } ?? "all rows"
+                throw CommandError("action \(action.id) on \(rows) needs confirmation: run `action \(action.id) --yes`")
+            }
+            if a.resolved == nil || a.scan?.finished != true {
+                switch try runScan(&a, &effects) {
+                case .waiting:
+                    // The count was unknown: stop reading as soon as there are too many.
+                    if let n = a.resolved?.count, n > settings.maxActionRows {
+                        for id in a.scan!.inflight.values { cancel(id, &effects) }
+                        a.scan!.inflight = [:]
+                        a.scan!.finished = true
+                        throw tooManyRows(action, n, atLeast: true)
+                    }
+                    return .waiting
+                case .failed(let message): return .failed("action \(action.id): reading the selected rows failed: \(message)")
+                case .done: break
+                }
+            }
+            t = tabs[tab]!.table!
+            ids = a.resolved ?? []
+            guard !ids.isEmpty else { throw CommandError("action \(action.id): no rows are selected (all rows were excepted)") }
+        } else {
+            ids = t.view.selection.listed.sorted(by: naturalOrder)
+        }
         if ids.isEmpty {
             switch fetch(tab, t.view.cursor..<(t.view.cursor + 1), &effects) {
             case .waiting: return .waiting
@@ -150,6 +183,7 @@ extension Workspace {
             guard let row = tabs[tab]!.table!.cache.row(at: t.view.cursor) else { throw CommandError("nothing selected and the table is empty") }
             ids = [row.id]
         }
+        if ids.count > settings.maxActionRows { throw tooManyRows(action, ids.count) }
         if !action.multiple && ids.count > 1 { throw CommandError("action \(action.id) applies to one row; \(ids.count) are selected") }
         if action.confirm && !confirmed {
             throw CommandError("action \(action.id) on \(ids.count) row(s) needs confirmation: run `action \(action.id) --yes`")
@@ -157,6 +191,15 @@ extension Workspace {
         a.awaiting = request(tab, Method.action, ["table": .string(t.description.table), "action": .string(action.id),
                                                   "rows": .array(ids.map { .string($0) })], .action(action.id), &effects)
         return .waiting
+    }
+}
+
+extension Workspace {
+    /// An action's ids travel in one message: more than ``CoreSettings/maxActionRows`` are refused.
+    func tooManyRows(_ action: ActionSpec, _ count: Int, atLeast: Bool = false) -> CommandError {
+        CommandError("action \(action.id) on \(atLeast ? "more than " : "")\(formatCount(atLeast ? settings.maxActionRows : count)) rows: "
+                     + "an action takes at most \(formatCount(settings.maxActionRows)) rows (their ids go in one message); "
+                     + "narrow the selection first (filter, then select all)")
     }
 }
 

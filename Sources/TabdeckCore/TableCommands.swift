@@ -51,7 +51,9 @@ extension Workspace {
             if case .filterSet(let text) = a.command, !a.applied {
                 try requireFilter(tab)
                 a.applied = true
+                let hadAll = t.view.selection.isAll
                 setFilter(&t, text, tab, &effects)
+                if hadAll && !t.view.selection.isAll { a.note = "the selection of all rows was cleared with the old filter" }
                 saveTable(t, tab, &effects, ())
             }
             // Wait for the rows in view: they bring the (filtered) row count.
@@ -59,7 +61,7 @@ extension Workspace {
             switch fetch(tab, start..<(start + viewportRows), &effects) {
             case .waiting: return .waiting
             case .unavailable(let reason): return .failed(reason)
-            case .ready: return .done(filterOutput(tabs[tab]!.table!))
+            case .ready: return .done(filterOutput(tabs[tab]!.table!, note: a.note))
             }
         case .show(let n):
             let count = n ?? viewportRows
@@ -124,9 +126,13 @@ extension Workspace {
         case .selectNone:
             t.view.selection = []
             return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))
+        case .selectAll:
+            // Constant time and size on any table: no rows are read (see RowSelection).
+            t.view.selection = .allExcept([])
+            return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))
         case .selection:
             return .done(selectionOutput(t, brief: false))
-        case .selectAll, .export:
+        case .export:
             return try runScan(&a, &effects)
         case .open(let rowWord):
             return try runOpen(rowWord, &a, &effects)
@@ -180,6 +186,8 @@ extension Workspace {
     mutating func setFilter(_ t: inout TableState, _ filter: String?, _ tab: String, _ effects: inout [Effect]) {
         guard filter != t.view.filter else { return }
         t.view.filter = filter
+        // "All rows" meant all rows matching the old filter: it does not carry over.
+        if t.view.selection.isAll { t.view.selection = [] }
         startGeneration(&t, &effects)
         t.total = nil
     }

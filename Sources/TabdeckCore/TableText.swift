@@ -90,7 +90,8 @@ enum TableText {
         var footer = [shown]
         if let filter = t.view.filter { footer.append("filter \"\(Sanitizer.clean(filter))\"") }
         if !t.view.sort.isEmpty { footer.append("sorted by \(SortOrder.describe(t.view.sort))") }
-        if !t.view.selection.isEmpty { footer.append("\(formatCount(t.view.selection.count)) selected") }
+        let selected = t.view.selection.summary(total: t.total)
+        if !selected.isEmpty { footer.append(selected) }
         lines.append(footer.joined(separator: " · "))
         let json: JSONValue = [
             "table": .string(t.label), "offset": .int(Int64(start)), "total": t.total.map { .int(Int64($0)) } ?? .null,

@@ -29,6 +29,9 @@ public struct CoreSettings: Hashable, Sendable {
     public var maxRequestBackoff = 30.0
     /// The most rows `show N` prints (use `export` for more).
     public var maxShow = 1000
+    /// The most row ids one `action` request carries: they all go in one protocol line, which
+    /// the supervisor limits to 4 MiB (100,000 ids of up to ~40 bytes).
+    public var maxActionRows = 100_000
     /// The host's version, sent in `initialize`.
     public var hostVersion = "0.1.0"
     public init() {}
@@ -60,7 +63,7 @@ struct ActiveCommand: Hashable, Sendable {
     var tab: String
     /// The line as typed (for messages about the command).
     var line = ""
-    /// Export / select-all progress.
+    /// Export progress, or the resolution of an "all" selection for an action.
     var scan: ScanProgress?
     /// A request whose reply the command waits for, and the reply once it came.
     var awaiting: RequestID?
@@ -69,6 +72,10 @@ struct ActiveCommand: Hashable, Sendable {
     var applied = false
     /// The row a drill-down was asked for.
     var scanRowID: String?
+    /// A remark for the command's output (the filter dropped an "all" selection).
+    var note: String?
+    /// The row ids an "all, except" selection resolved to, once the scan for an action ended.
+    var resolved: [String]?
 }
 
 enum ReplyOutcome: Hashable, Sendable {
@@ -76,7 +83,7 @@ enum ReplyOutcome: Hashable, Sendable {
     case error(String)
 }
 
-/// Paging through a whole table for `export` and `select all`.
+/// Paging through a whole table for `export`, and for an action on an "all, except" selection.
 struct ScanProgress: Hashable, Sendable {
     var table: String
     var generation: Int

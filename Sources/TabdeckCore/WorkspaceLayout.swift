@@ -43,14 +43,14 @@ public struct TableViewState: Hashable, Sendable, Codable {
     public var scrollOffset: Int
     /// The row under the cursor.
     public var cursor: Int
-    /// Selected row ids.
-    public var selection: Set<String>
+    /// The selected rows: explicit ids, or all rows (matching ``filter``) but some.
+    public var selection: RowSelection
     /// The filter: only rows with this text in a cell (case-insensitive), as the plugin
     /// filters; nil for every row.
     public var filter: String?
 
     public init(sort: [SortKey] = [], columns: [ColumnCustomization] = [], scrollOffset: Int = 0, cursor: Int = 0,
-                selection: Set<String> = [], filter: String? = nil) {
+                selection: RowSelection = [], filter: String? = nil) {
         self.sort = sort; self.columns = columns; self.scrollOffset = scrollOffset; self.cursor = cursor; self.selection = selection
         self.filter = filter
     }

@@ -22,10 +22,13 @@ public final class AppDatabase: Sendable {
     /// The database file, or ":memory:".
     public let path: String
     let dbQueue: DatabaseQueue
+    /// The state folder's lock, held while the database is open (nil in memory).
+    let lock: StateLock?
 
-    init(dbQueue: DatabaseQueue, path: String) {
+    init(dbQueue: DatabaseQueue, path: String, lock: StateLock? = nil) {
         self.dbQueue = dbQueue
         self.path = path
+        self.lock = lock
     }
 
     /// An empty in-memory database with the schema, for tests.
@@ -47,7 +50,8 @@ public final class AppDatabase: Sendable {
         config.foreignKeysEnabled = true
         // WAL + synchronous = NORMAL: see "Durability" above.
         if wal { config.journalMode = .wal }
-        // Another Tabdeck on the same state directory waits its turn instead of failing.
+        // Only one Tabdeck opens a state folder (StateLock); other readers of the file
+        // (sqlite3 in a shell) wait their turn instead of failing.
         config.busyMode = .timeout(5)
         return config
     }
@@ -109,9 +113,11 @@ public final class AppDatabase: Sendable {
 
     // MARK: Lifecycle
 
-    /// Closes the connection (checkpointing the WAL). Later calls fail with a
-    /// ``StoreError``. Optional: the connection also closes when the object is released.
+    /// Closes the connection (checkpointing the WAL) and lets the state folder go
+    /// (``StateLock``). Later calls fail with a ``StoreError``. Optional: the connection
+    /// also closes, and the lock goes, when the object is released.
     public func close() throws(StoreError) {
+        defer { lock?.release() }
         do { try dbQueue.close() } catch { throw StoreError(.close, path: path, error) }
     }
 

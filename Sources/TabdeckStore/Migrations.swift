@@ -33,6 +33,10 @@ import GRDB
 ///   ``AppDatabase/pruneViews(keepingChildViews:)`` can drop the least recently used
 ///   drill-down views (root views are never dropped).
 /// - `table_view.filter` (v3): the view's filter text, `NULL` for none.
+/// - `table_view.selection_all` (v4): 0 when `selected_row` holds the selected ids, 1 when
+///   the selection is "every row (under the view's filter) except" the ids in `selected_row`
+///   (``RowSelection/allExcept(_:)``), so `select all` stores no id at all. Written in the
+///   same transaction as the ids; views saved before v4 keep their explicit ids.
 ///
 /// Ids are TEXT and compared byte for byte. Nothing is ever keyed by a tab being present
 /// in config, so the state of a tab that leaves config.json stays here and comes back
@@ -83,6 +87,9 @@ enum Migrations {
         }
         migrator.registerMigration("v3") { db in
             try db.execute(sql: "ALTER TABLE table_view ADD COLUMN filter TEXT")
+        }
+        migrator.registerMigration("v4") { db in
+            try db.execute(sql: "ALTER TABLE table_view ADD COLUMN selection_all INTEGER NOT NULL DEFAULT 0")
         }
         return migrator
     }

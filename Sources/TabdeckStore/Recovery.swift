@@ -18,6 +18,10 @@ extension AppDatabase {
     /// Opens (creating if needed) `<stateDirectory>/tabdeck.sqlite` in WAL mode, creating
     /// the folder (mode 0700).
     ///
+    /// First it takes the folder's ``StateLock`` for `owner` (this process, "line mode" unless
+    /// told): while another Tabdeck has the folder this throws ``StoreError/inUse(path:holder:)``
+    /// naming it, and touches nothing. The lock is held until ``close()``.
+    ///
     /// If the file is not an SQLite database, is corrupt, fails `PRAGMA quick_check`, or was
     /// written by a newer Tabdeck (it applied migrations this build does not know), it is
     /// moved aside with its -wal/-shm files to `tabdeck.sqlite.broken-<UTC timestamp>`
@@ -27,20 +31,23 @@ extension AppDatabase {
     /// Problems of the environment rather than of the file (a read-only folder or file,
     /// a full disk, a lock held too long) are thrown as ``StoreError`` and the file is left
     /// alone: moving a good database aside because of them would lose the user's state.
-    public static func open(stateDirectory: String) throws(StoreError) -> (AppDatabase, StoreRecovery?) {
-        try open(stateDirectory: stateDirectory, now: Date())
+    public static func open(stateDirectory: String, owner: StateLockOwner = .current(mode: "line mode"))
+        throws(StoreError) -> (AppDatabase, StoreRecovery?) {
+        try open(stateDirectory: stateDirectory, owner: owner, now: Date())
     }
 
-    static func open(stateDirectory: String, now: Date) throws(StoreError) -> (AppDatabase, StoreRecovery?) {
+    static func open(stateDirectory: String, owner: StateLockOwner = .current(mode: "line mode"), now: Date)
+        throws(StoreError) -> (AppDatabase, StoreRecovery?) {
         let path = DatabaseFiles.databasePath(in: stateDirectory)
         try DatabaseFiles.makeDirectory(stateDirectory)
         try DatabaseFiles.checkWritable(directory: stateDirectory, database: path)
-        switch try attemptOpen(path: path) {
+        let lock = try StateLock.acquire(directory: stateDirectory, owner: owner)
+        switch try attemptOpen(path: path, lock: lock) {
         case .opened(let database):
             return (database, nil)
         case .broken(let reason, _):
             let movedTo = try DatabaseFiles.moveAside(path, reason: reason, now: now)
-            switch try attemptOpen(path: path) {
+            switch try attemptOpen(path: path, lock: lock) {
             case .opened(let database):
                 return (database, StoreRecovery(movedTo: movedTo, reason: reason))
             case .broken(_, let error):
@@ -57,7 +64,7 @@ extension AppDatabase {
     }
 
     /// Checks, then opens and migrates the database at `path`.
-    static func attemptOpen(path: String) throws(StoreError) -> OpenAttempt {
+    static func attemptOpen(path: String, lock: StateLock? = nil) throws(StoreError) -> OpenAttempt {
         let migrator = Migrations.migrator
         if DatabaseFiles.exists(path), let broken = try inspect(path: path, migrator: migrator) {
             return broken
@@ -69,7 +76,7 @@ extension AppDatabase {
         } catch {
             return try brokenOrThrow(.migrate, path: path, error)
         }
-        return .opened(AppDatabase(dbQueue: queue, path: path))
+        return .opened(AppDatabase(dbQueue: queue, path: path, lock: lock))
     }
 
     /// Looks at an existing file through a read-only connection, so that a broken file is

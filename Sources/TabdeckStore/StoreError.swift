@@ -69,13 +69,16 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Hashable {
     case invalidStoredValue(operation: StoreOperation, path: String, detail: String)
     /// Any other failure (not from SQLite) during `operation`.
     case unexpected(operation: StoreOperation, path: String, message: String)
+    /// Another Tabdeck holds the state folder at `path` (``StateLock``); `holder` names it
+    /// (`tabdeck pid 1234 (started 2026-11-24 22:40 UTC, full screen)`). Nothing was opened.
+    case inUse(path: String, holder: String)
 
     /// The file or folder the error is about.
     public var path: String {
         switch self {
         case .directoryUnavailable(let path, _), .notWritable(let path, _), .sqlite(_, let path, _),
              .unusable(let path, _), .cannotMoveAside(let path, _, _, _), .invalidStoredValue(_, let path, _),
-             .unexpected(_, let path, _):
+             .unexpected(_, let path, _), .inUse(let path, _):
             return path
         }
     }
@@ -97,6 +100,9 @@ public enum StoreError: Error, CustomStringConvertible, Sendable, Hashable {
             return "\(operation) at \(path) failed: invalid stored value: \(detail)"
         case .unexpected(let operation, let path, let message):
             return "\(operation) at \(path) failed: \(message)"
+        case .inUse(let path, let holder):
+            return "the state folder \(path) is in use by \(holder); quit that one first, "
+                + "or start this one with another state folder (--state-dir)"
         }
     }
 

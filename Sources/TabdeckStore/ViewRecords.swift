@@ -3,7 +3,8 @@ import GRDB
 import TabdeckCore
 import TabdeckProtocol
 
-/// A row of `table_view`: everything of a ``TableViewState`` but the selection.
+/// A row of `table_view`: everything of a ``TableViewState`` but the selection's ids (its
+/// form, explicit ids or "all except", is `selection_all`).
 /// Fetched as a GRDB record; written by the explicit upsert in ``ViewStore/save(_:_:key:)``.
 struct TableViewRecord: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "table_view"
@@ -15,12 +16,14 @@ struct TableViewRecord: Codable, FetchableRecord, TableRecord {
     var cursor: Int
     var selectionCount: Int
     var selectionDigest: Int64
+    /// The ids in `selected_row` are the excepted ones of an "all, except" selection (v4).
+    var selectionAll: Bool
     var filter: String?
 
     enum CodingKeys: String, CodingKey {
         case tabId = "tab_id", tableKey = "table_key", sortJSON = "sort_json", columnsJSON = "columns_json"
         case scrollOffset = "scroll_offset", cursor
-        case selectionCount = "selection_count", selectionDigest = "selection_digest"
+        case selectionCount = "selection_count", selectionDigest = "selection_digest", selectionAll = "selection_all"
         case filter
     }
 
@@ -31,9 +34,10 @@ struct TableViewRecord: Codable, FetchableRecord, TableRecord {
         columnsJSON = try Self.encode(view.columns)
         scrollOffset = view.scrollOffset
         cursor = view.cursor
-        let digest = SelectionDigest(view.selection)
+        let digest = SelectionDigest(view.selection.listed)
         selectionCount = digest.count
         selectionDigest = digest.sum
+        selectionAll = view.selection.isAll
         filter = view.filter
     }
 
@@ -41,11 +45,12 @@ struct TableViewRecord: Codable, FetchableRecord, TableRecord {
 
     var key: ViewKey { ViewKey(tab: tabId, table: tableKey) }
 
-    /// The state, with `selection` filled in by the caller.
-    func state(selection: Set<String>) throws -> TableViewState {
+    /// The state, with the ids of `selected_row` given by the caller.
+    func state(selection ids: Set<String>) throws -> TableViewState {
         TableViewState(sort: try decode([SortKey].self, sortJSON, column: "sort_json"),
                        columns: try decode([ColumnCustomization].self, columnsJSON, column: "columns_json"),
-                       scrollOffset: scrollOffset, cursor: cursor, selection: selection, filter: filter)
+                       scrollOffset: scrollOffset, cursor: cursor,
+                       selection: selectionAll ? .allExcept(ids) : .ids(ids), filter: filter)
     }
 
     private static func encode<T: Encodable>(_ value: T) throws -> String {
@@ -101,16 +106,19 @@ enum ViewStore {
         return views
     }
 
-    /// Upserts the view row, then brings `selected_row` to `view.selection`: not at all when
-    /// the selection's ``SelectionDigest`` is unchanged (a cursor move), else by deleting
-    /// and inserting only the difference with what is stored, through one prepared
-    /// statement each (``RowIDBatch``).
+    /// Upserts the view row (with the selection's form, `selection_all`), then brings
+    /// `selected_row` to the selection's listed ids: not at all when their
+    /// ``SelectionDigest`` is unchanged (a cursor move), else by deleting and inserting only
+    /// the difference with what is stored, through one prepared statement each
+    /// (``RowIDBatch``). `select all` over a big explicit selection is one DELETE. The caller's
+    /// transaction holds all of it, so a save is never half done.
     static func save(_ db: Database, _ view: TableViewState, key: ViewKey) throws {
         let record = try TableViewRecord(view, key: key)
         let previous = try Row.fetchOne(
             db, sql: "SELECT selection_count, selection_digest FROM table_view WHERE tab_id = ? AND table_key = ?",
             arguments: [key.tab, key.table]
         ).map { SelectionDigest(count: $0[0], sum: $0[1]) }
+        let listed = view.selection.listed
 
         // An upsert (INSERT ... ON CONFLICT DO UPDATE), never INSERT OR REPLACE: a replace
         // deletes the row first, and the delete would cascade to the selection. Written out
@@ -118,23 +126,23 @@ enum ViewStore {
         // table rejects ("no such column: rowid").
         try db.cachedStatement(sql: """
             INSERT INTO table_view (tab_id, table_key, sort_json, columns_json, scroll_offset, cursor,
-                                    selection_count, selection_digest, filter, last_used)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(strftime('%s', 'now') AS INTEGER))
+                                    selection_count, selection_digest, selection_all, filter, last_used)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(strftime('%s', 'now') AS INTEGER))
             ON CONFLICT (tab_id, table_key) DO UPDATE SET
                 sort_json = excluded.sort_json, columns_json = excluded.columns_json,
                 scroll_offset = excluded.scroll_offset, cursor = excluded.cursor,
                 selection_count = excluded.selection_count, selection_digest = excluded.selection_digest,
-                filter = excluded.filter, last_used = excluded.last_used
+                selection_all = excluded.selection_all, filter = excluded.filter, last_used = excluded.last_used
             """).execute(arguments: [record.tabId, record.tableKey, record.sortJSON, record.columnsJSON,
                                      record.scrollOffset, record.cursor, record.selectionCount, record.selectionDigest,
-                                     record.filter])
+                                     record.selectionAll, record.filter])
 
         guard previous != record.digest else { return }
         // No previous row means no selected_row rows either (foreign key).
         let stored = previous == nil ? [] : try String.fetchSet(
             db, sql: "SELECT row_id FROM selected_row WHERE tab_id = ? AND table_key = ?", arguments: [key.tab, key.table])
-        let removed = stored.subtracting(view.selection)
-        let added = stored.isEmpty ? view.selection : view.selection.subtracting(stored)
+        let removed = stored.subtracting(listed)
+        let added = stored.isEmpty ? listed : listed.subtracting(stored)
 
         if !removed.isEmpty {
             if removed.count == stored.count {

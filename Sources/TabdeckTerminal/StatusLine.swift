@@ -15,7 +15,8 @@ enum StatusLine {
         if let m = ui.message, !m.text.isEmpty { segs.append((firstLine(m.text), m.isError ? Palette.error : .plain)) }
         if let t = tab?.table {
             segs.append((position(t), .plain))
-            if !t.view.selection.isEmpty { segs.append(("\(formatCount(t.view.selection.count)) selected", .plain)) }
+            let selected = t.view.selection.summary(total: t.total)
+            if !selected.isEmpty { segs.append((selected, .plain)) }
             if let filter = t.view.filter { segs.append(("filter: " + Sanitizer.clean(filter), Palette.found)) }
             if !t.view.sort.isEmpty { segs.append(("sort: " + sortText(t), .plain)) }
         }

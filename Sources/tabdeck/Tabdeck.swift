@@ -54,18 +54,20 @@ struct RunWorkspace: ParsableCommand {
         let cwd = FileManager.default.currentDirectoryPath
         let runtime: Runtime
         let state = Locations.stateDirectory(option: stateDir, environment: env, currentDirectory: cwd)
+        let piped = isatty(STDIN_FILENO) == 0
+        let mode = piped ? "line mode, commands from stdin" : line ? "line mode" : "full screen"
         do {
             let tracer = try trace.map { (path) throws(TraceError) in try ProtocolTracer(allTabsPath: path) }
             let configPath = try Locations.configFile(option: config, environment: env, currentDirectory: cwd)
             runtime = try Runtime(configPath: configPath, stateDirectory: state, output: OutputFormat(rawValue: output)!,
-                                  tracer: tracer)
+                                  tracer: tracer, mode: mode)
         } catch {
             FileHandle.standardError.write(Data("tabdeck: \(error)\n".utf8))
             throw ExitCode(2)
         }
         let status: Int32
         let editor = { LineEditor(historyFile: state + "/history") { runtime.workspace.completions(for: $0) } }
-        if isatty(STDIN_FILENO) == 0 {
+        if piped {
             status = LineMode.run(runtime) { Swift.readLine(strippingNewline: true) }
         } else if line {
             let prompt = editor()

@@ -69,7 +69,7 @@ struct LineModeTests {
         #expect(before.columns.contains(#""hidden":true,"id":"note""#), "\(before.columns)")
         #expect(before.columns.contains(#""id":"city","sortable":true,"title":"city","type":"text","width":12"#), "\(before.columns)")
         #expect(before.columns.hasPrefix(#"[{"hidden":false,"id":"name""#), "\(before.columns)")
-        #expect(before.selection == #"{"count":3,"ids":["3","5","7"]}"#)
+        #expect(before.selection == #"{"all":false,"count":3,"ids":["3","5","7"]}"#)
         #expect(before.offset == 49)
 
         // A new process: everything as it was.

@@ -48,8 +48,12 @@ import TabdeckProtocol
         h.run("filter name1")
         let total = try #require(table(h).total)
         let before = h.sends(Method.rows).count
-        #expect(h.run("select all")?.text.hasPrefix("\(formatCount(total)) selected") == true)
+        // "All" is all rows matching the filter: counted from the filtered total, and an
+        // action on it reads the rows under the filter.
+        #expect(h.run("select all")?.text == "all \(formatCount(total)) selected")
+        #expect(h.sends(Method.rows).count == before, "select all reads no rows")
         #expect(h.run("find name1")?.text.hasPrefix("found \"name1\" at row") == true)
+        #expect(h.run("action touch")?.text == "did touch on \(total)")
         let after = h.sends(Method.rows).dropFirst(before)
         #expect(!after.isEmpty && after.allSatisfy { $0.2["filter"] == "name1" })
     }

@@ -87,7 +87,7 @@ import TabdeckProtocol
         for tab in ["a", "b", "c"] {
             for table in ["", "x", "x/y"] {
                 let view = TableViewState(sort: [.init(tab + table)], scrollOffset: table.count, cursor: tab.count,
-                                          selection: table.isEmpty ? [] : Set((0..<5).map { "\(tab)\(table)\($0)" }))
+                                          selection: .ids(table.isEmpty ? [] : Set((0..<5).map { "\(tab)\(table)\($0)" })))
                 try db.saveView(view, tab: tab, table: table)
                 expected[ViewKey(tab: tab, table: table)] = view
             }
@@ -108,7 +108,7 @@ import TabdeckProtocol
     @Test func largeSelectionSavesAndLoads() throws {
         let db = try AppDatabase.inMemory()
         var view = TableViewState(sort: [.init("id")], cursor: 99_999)
-        view.selection = Set((0..<100_000).map { "row-\($0)" })
+        view.selection = .ids(Set((0..<100_000).map { "row-\($0)" }))
         try db.saveView(view, tab: "big", table: "")
         #expect(try db.loadView(tab: "big", table: "") == view)
         // A cursor move with the same big selection, then a changed selection.
