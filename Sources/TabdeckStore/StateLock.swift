@@ -1,3 +1,4 @@
+import TabdeckProtocol
 import Foundation
 import Synchronization
 import TabdeckCore
