@@ -13,6 +13,8 @@ public enum HostEvent: Sendable {
     case resize
     /// The terminal's input ended.
     case inputClosed
+    /// SIGTERM, SIGHUP or SIGINT came (``SignalWatch``).
+    case signal(Int32)
 }
 
 /// A thread-safe FIFO of events: plugin reader threads and signal handlers put, the main loop

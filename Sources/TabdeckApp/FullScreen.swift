@@ -36,6 +36,8 @@ public final class FullScreen {
     /// When keys first moved a view not saved yet.
     var movedAt: Date?
     let resizeSource: DispatchSourceSignal
+    /// SIGTERM, SIGHUP and SIGINT quit like `q`.
+    let signals: SignalWatch
 
     public init(runtime: Runtime, editor: LineEditor, terminal: RawTerminal = RawTerminal()) {
         self.runtime = runtime
@@ -47,6 +49,7 @@ public final class FullScreen {
         signal(SIGWINCH, SIG_IGN)
         self.resizeSource = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
         resizeSource.setEventHandler { queue.put(.resize) }
+        self.signals = SignalWatch(queue: queue)
     }
 
     /// Runs until `q`; returns the exit status.
@@ -113,6 +116,9 @@ public final class FullScreen {
             return false
         case .inputClosed:
             running = false
+            return false
+        case .signal:
+            running = false  // SIGTERM, SIGHUP, SIGINT: quit (views saved, terminal restored, plugins stopped)
             return false
         case .input(let bytes, let readAt):
             if keyReadAt == nil { keyReadAt = readAt }
@@ -223,7 +229,9 @@ public final class FullScreen {
         case .help: ui.mode = .help(scroll: 0)
         case .dismiss:
             ui.mode = .table; ui.find = nil
-            if runtime.workspace.find?.isSearching == true { runtime.dispatch(.cancelFind) }
+            // Esc also stops long work: the running command (its requests get `$/cancel`) and the find.
+            if runtime.workspace.isBusy || runtime.workspace.find?.isSearching == true { runtime.dispatch(.cancel) }
+        case .restart: submit("restart")
         case .find: ui.mode = .prompt("/")
         case .findNext, .findPrevious:
             guard let text = ui.find, !text.isEmpty else { ui.message = .init("nothing to find yet: type / first", isError: true); return }
@@ -291,7 +299,14 @@ public final class FullScreen {
     func prompt(typedAhead: [UInt8]) -> [UInt8] {
         terminal.suspend()
         terminal.write(Array("\u{1b}[\(size.height);1H\u{1b}[2K".utf8))
-        let line = editor.readLine(prompt: ":", typedAhead: typedAhead)
+        nonisolated(unsafe) let screen = self
+        let line = signals.whileReading(ignoresInterrupt: true, quit: { _ in
+            // The main thread is blocked in readline: quit from here.
+            screen.runtime.dispatch(.saveViews)
+            screen.terminal.leave()
+            screen.runtime.shutdown()
+            exit(0)
+        }) { editor.readLine(prompt: ":", typedAhead: typedAhead) }
         let leftover = editor.leftover
         terminal.resume()
         previous = nil

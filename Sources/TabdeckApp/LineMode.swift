@@ -4,9 +4,20 @@ import Foundation
 public enum LineMode {
     /// Runs commands from `nextLine` until it returns nil or `quit`; returns the exit status
     /// (1 if any command failed).
-    public static func run(_ runtime: Runtime, nextLine: () -> String?) -> Int32 {
+    /// SIGINT stops the running command; SIGTERM, SIGHUP and SIGINT between commands quit
+    /// (`prompt`: at the readline prompt Ctrl-C only empties the line).
+    public static func run(_ runtime: Runtime, prompt: Bool = false, nextLine: () -> String?) -> Int32 {
+        let signals = SignalWatch(queue: runtime.queue)
+        defer { signals.cancel() }
         runtime.launch()
-        while !runtime.quitRequested, let line = nextLine() {
+        nonisolated(unsafe) let blocked = runtime
+        let quit: @Sendable (Int32) -> Void = { _ in
+            // The main thread is blocked reading: every change is committed already.
+            blocked.shutdown()
+            exit(blocked.failures > 0 ? 1 : 0)
+        }
+        while !runtime.quitRequested,
+              let line = signals.whileReading(ignoresInterrupt: prompt, quit: quit, nextLine) {
             runtime.run(line)
         }
         runtime.shutdown()

@@ -190,9 +190,16 @@ public final class Runtime {
         }
     }
 
-    /// Line mode handles only core events (no terminal input arrives there).
+    /// Line mode handles only core events (no terminal input arrives there) and signals: SIGINT
+    /// stops the running command; SIGTERM and SIGHUP stop it and quit.
     func handle(_ event: HostEvent) {
-        if case .core(let e) = event { dispatch(e) }
+        switch event {
+        case .core(let e): dispatch(e)
+        case .signal(let number):
+            dispatch(.cancel)
+            if number != SIGINT { quitRequested = true }
+        default: break
+        }
     }
 
     func dispatch(_ event: Event) {

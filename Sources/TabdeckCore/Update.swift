@@ -136,6 +136,12 @@ extension Workspace {
         }
         if let a = active {
             if let id = a.awaiting { cancel(id, &effects) }
+            // The pages it waited for too: they are asked for again when next needed.
+            if var t = tabs[a.tab]?.table, !t.cache.inflight.isEmpty {
+                for id in t.cache.inflight.values { cancel(id, &effects) }
+                t.cache.inflight = [:]
+                tabs[a.tab]!.table = t
+            }
             stopped.insert("\"\(a.line)\"", at: 0)
             finish(.failed("cancelled \"\(a.line)\""), &effects)
         }

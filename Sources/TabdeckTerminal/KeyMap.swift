@@ -26,6 +26,8 @@ public enum Action: Hashable, Sendable {
     case help
     /// Close help, the detail view or the find.
     case dismiss
+    /// Restart the tab's plugin now (replaying the session), or retry what failed.
+    case restart
     case quit
 }
 
@@ -91,7 +93,8 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.char("f")], .filter, "filter: keep only rows with a text (:filter clear shows all)"),
         KeyBinding([.char(":")], .command, "command line"),
         KeyBinding([.char("?")], .help, "this help"),
-        KeyBinding([.escape], .dismiss, "close help, detail or find"),
+        KeyBinding([.escape], .dismiss, "close help, detail or find; stop a running command"),
+        KeyBinding([.char("r")], .restart, "restart the tab's plugin, back where you were"),
         KeyBinding([.char("q"), .ctrl("c")], .quit, "quit"),
     ])
 

@@ -71,7 +71,7 @@ struct RunWorkspace: ParsableCommand {
             status = LineMode.run(runtime) { Swift.readLine(strippingNewline: true) }
         } else if line {
             let prompt = editor()
-            status = LineMode.run(runtime) { prompt.readLine(prompt: "tabdeck> ") }
+            status = LineMode.run(runtime, prompt: true) { prompt.readLine(prompt: "tabdeck> ") }
         } else {
             status = FullScreen(runtime: runtime, editor: editor()).run()
         }
