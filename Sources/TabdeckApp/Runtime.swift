@@ -327,7 +327,7 @@ public final class Runtime {
         switch event {
         case .message(let tab, let message): .plugin(tab: tab, .message(message))
         case .protocolViolation(let tab, let reason): .plugin(tab: tab, .violation(reason))
-        case .timedOut(let tab, let id, let method, _): .plugin(tab: tab, .timedOut(id, method: method))
+        case .timedOut(let tab, let id, let method, let after): .plugin(tab: tab, .timedOut(id, method: method, after: after))
         // The core no longer waits for a cancelled request; the supervisor is stopping the
         // plugin, and the reason (naming the request and the grace) becomes the tab's error.
         case .cancelIgnored(let tab, _, _, _): .plugin(tab: tab, .violation(event.reason ?? "ignored a cancel"))

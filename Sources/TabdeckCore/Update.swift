@@ -209,9 +209,10 @@ extension Workspace {
             tabs[tab]!.exitReason = "protocol violation: \(reason)"
             tabs[tab]!.terminating = true
             effects.append(.log(tab: tab, "tabdeck: protocol violation: \(reason)"))
-        case .timedOut(let id, let method):
+        case .timedOut(let id, let method, let after):
             guard pending[id] != nil else { return }
-            tabs[tab]!.exitReason = "plugin did not answer \"\(method)\" in time (request \(id)); it was stopped"
+            let seconds = after == after.rounded() ? "\(Int(after))" : String(format2: after)
+            tabs[tab]!.exitReason = "plugin did not answer \"\(method)\" (request \(id)) within \(seconds) s; it was stopped"
             tabs[tab]!.terminating = true
             effects.append(.log(tab: tab, "tabdeck: request \(id) (\(method)) timed out; killing the plugin"))
             effects.append(.killPlugin(tab: tab))

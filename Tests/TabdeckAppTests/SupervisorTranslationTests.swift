@@ -13,6 +13,6 @@ import TabdeckSupervisor
 
     @Test func aTimeoutReachesTheCoreWithItsRequest() {
         let event = Runtime.translate(.timedOut(tab: "t", id: .int(7), method: "rows", after: 10))
-        #expect(event == .plugin(tab: "t", .timedOut(.int(7), method: "rows")))
+        #expect(event == .plugin(tab: "t", .timedOut(.int(7), method: "rows", after: 10)))
     }
 }
