@@ -91,8 +91,9 @@ final class HostileSession: @unchecked Sendable {
 /// broken fixture, a hostile tab next to a well-behaved one. The host stays alive, the other tab
 /// answers, the error is shown on the hostile tab, the tab recovers once the plugin behaves again
 /// (its `BROKEN_MODE_FILE` is emptied), no output and no log carries a raw control character,
-/// and no process is left behind. Serialized: the flood case measures this process's memory, and
-/// the 100 MiB cases would disturb it.
+/// and no process is left behind. The host's memory under a flood is asserted by the end-to-end
+/// HostileLineModeTests, on a host process of its own. Serialized: the cases run with short
+/// timeouts (2 s per request), which many python plugins starting at once would exceed.
 @Suite(.serialized) struct HostilePluginTests {
     let dir = TempDir()
     let tag = UUID().uuidString
@@ -156,7 +157,6 @@ final class HostileSession: @unchecked Sendable {
         #expect((await run("tab select healthy")).ok)
         let before = await run("show")
         #expect(before.ok && before.out.contains("alpha") && before.out.contains("rows 1–10 of 10"), "\(before)")
-        let idleRSS = Self.residentBytes()
         #expect((await run("tab select broken")).ok)
 
         // 1. The hostile tab, misbehaving.
@@ -178,11 +178,9 @@ final class HostileSession: @unchecked Sendable {
         }
         if c.mode == "escape-all" { await exerciseEveryField(session) }
         if c.mode == "flood" {
-            // Memory stays bounded (measured even when the host hung: it reads the flood all the same).
+            // The host's memory under the flood is measured by HostileLineModeTests (a process of its own).
             #expect(await eventually(timeout: 30) { h.log("broken").contains("flood: 200000 notifications sent") },
                     "the flood reached 200,000 notifications")
-            let grown = (Self.residentBytes() - idleRSS) / 1_048_576
-            #expect(grown <= 32, "the host grew by \(grown) MB under the flood (bound: 32 MB over idle)")
         }
         if hung() { return }
 
@@ -334,15 +332,6 @@ final class HostileSession: @unchecked Sendable {
     /// SIGKILL what a failing case left behind, so that no case leaks processes into the next.
     static func killLeftovers(_ pids: [Int32]) {
         for pid in pids where Procs.state(pid) != nil { kill(pid, SIGKILL) }
-    }
-
-    /// This process's resident memory (VmRSS), in bytes.
-    static func residentBytes() -> Int {
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kb = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        else { return 0 }
-        return kb * 1024
     }
 
     /// The control characters in `text` that must never reach a terminal, JSON or log: C0 but
