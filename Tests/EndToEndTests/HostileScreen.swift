@@ -14,7 +14,8 @@ struct HostileSetup {
     var countFile: String { dir.file("count") }
     var pidsFile: String { dir.file("pids") }
 
-    /// Writes the config: tab 1 `broken` (misbehaving as `mode`, with `rows` rows), tab 2 `healthy`.
+    /// Writes the config: tab 1 `healthy` (selected at start, so the host can be measured idle),
+    /// tab 2 `broken` (misbehaving as `mode`, with `rows` rows; started when first selected).
     init(mode: String, rows: Int = 250, env: [String: String] = [:]) throws {
         try dir.write("mode", mode)
         let plugin = Bin.root + "/Plugins/fixtures/broken_plugin.py"
@@ -22,8 +23,8 @@ struct HostileSetup {
                           "BROKEN_PIDS_FILE": pidsFile, "BROKEN_ROWS": String(rows), "BROKEN_ORPHAN_SECONDS": "300"]
         hostileEnv.merge(env) { _, new in new }
         let tabs: [[String: Any]] = [
-            ["id": "broken", "title": "Broken", "command": ["python3", plugin, "tag=\(tag)"], "env": hostileEnv],
             ["id": "healthy", "title": "Healthy", "command": ["python3", plugin, "tag=\(tag)"]],
+            ["id": "broken", "title": "Broken", "command": ["python3", plugin, "tag=\(tag)"], "env": hostileEnv],
         ]
         let data = try JSONSerialization.data(withJSONObject: ["tabs": tabs], options: [.prettyPrinted])
         try data.write(to: URL(fileURLWithPath: config))
@@ -155,14 +156,16 @@ final class HostileScreen {
         await waitUntil(timeout: timeout) { $0.contains { $0.contains(text) } }
     }
 
-    /// Polls the screen until `condition` holds; false (and the screen recorded) after `timeout`.
-    func waitUntil(timeout: Double = 30, _ condition: ([String]) -> Bool) async -> Bool {
+    /// Polls the screen until `condition` holds; false after `timeout` (and, unless `quiet`, the
+    /// screen recorded as an issue).
+    func waitUntil(timeout: Double = 30, quiet: Bool = false, _ condition: ([String]) -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if condition(lines()) { return true }
             try? await Task.sleep(for: .milliseconds(50))
         }
         if condition(lines()) { return true }
+        if quiet { return false }
         Issue.record("timed out; the screen was:\n\(lines().joined(separator: "\n"))")
         return false
     }
