@@ -209,3 +209,21 @@ func residentBytes(_ pid: Int32) -> Int? {
           let kb = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
     return kb * 1024
 }
+
+/// How many notifications the broken plugin's `flood` mode has written so far, from the
+/// `flood: N notifications sent` lines (one per 50,000) in the tab's log file.
+func floodSent(log: String) -> Int {
+    let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+    return text.split(separator: "\n").compactMap { line -> Int? in
+        guard let r = line.range(of: "flood: ") else { return nil }
+        return Int(line[r.upperBound...].prefix { $0.isNumber })
+    }.max() ?? 0
+}
+
+/// Waits until the flood has written `count` notifications or `timeout` passed (a host that
+/// reads slowly, to apply backpressure, slows the flood down: that is allowed); how many it wrote.
+func waitForFlood(log: String, count: Int = 200_000, timeout: Double = 20) async -> Int {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline, floodSent(log: log) < count { try? await Task.sleep(for: .milliseconds(100)) }
+    return floodSent(log: log)
+}
