@@ -91,6 +91,7 @@ class PluginProcess:
         for line in iter(self.proc.stderr.readline, b""):
             with self._cond:
                 self.stderr_lines.append(line)
+                self._cond.notify_all()  # wait_for() may be waiting for stderr text
 
     @property
     def stderr_text(self) -> str:
