@@ -33,8 +33,10 @@ public final class FullScreen {
     static let saveAtMost = 2.0
     /// The longest a batch of queued events is handled before a frame is drawn.
     static let frameBudget = 0.016
-    /// When keys first moved a view not saved yet.
-    var movedAt: Date?
+    /// When keys first moved a view not saved yet (``Runtime/now()``).
+    var movedAt: Double?
+    /// When a lone Esc becomes a key of its own.
+    var escape = EscapeTimer()
     let resizeSource: DispatchSourceSignal
 
     public init(runtime: Runtime, editor: LineEditor, terminal: RawTerminal = RawTerminal()) {
@@ -62,31 +64,7 @@ public final class FullScreen {
         runtime.dispatch(.refresh)
         draw()
         while running {
-            // Views moved by keys are saved once keys pause (or every few seconds while events
-            // keep coming), never between a key and its frame.
-            let now = Date()
-            if runtime.workspace.hasUnsavedViews { movedAt = movedAt ?? now } else { movedAt = nil }
-            if let movedAt, now.timeIntervalSince(movedAt) >= Self.saveAtMost { runtime.dispatch(.saveViews); self.movedAt = nil }
-            let idle = movedAt.map { min(now.addingTimeInterval(Self.saveAfter), $0.addingTimeInterval(Self.saveAtMost)) }
-            guard let event = runtime.next(until: idle) else {
-                if idle != nil { runtime.dispatch(.saveViews); movedAt = nil }
-                continue
-            }
-            var keyed = handle(event)
-            // Take what is already queued before drawing one frame for all of it, but draw at
-            // least every `frameBudget` seconds: events that keep coming (a busy plugin, a slow
-            // machine) must not hold back the frame of a key.
-            let batchEnd = Date().addingTimeInterval(Self.frameBudget)
-            while running, Date() < batchEnd, let more = runtime.next(until: Date()) { keyed = handle(more) || keyed }
-            // A lone ESC is a key of its own if nothing follows it within 30 ms.
-            while running && decoder.isPending {
-                if let more = runtime.next(until: Date().addingTimeInterval(0.03)) {
-                    keyed = handle(more) || keyed
-                } else {
-                    for key in decoder.flush() where running { press(key) }
-                    keyed = true
-                }
-            }
+            guard let keyed = collect() else { continue }
             if keyed { runtime.dispatch(.refresh) }
             announceFind()
             draw()
@@ -100,6 +78,44 @@ public final class FullScreen {
     }
 
     // MARK: Events
+
+    /// Waits for events and handles a batch of them, up to the next frame: true if keys were
+    /// pressed, false if not, nil if nothing came (views were saved or nothing was due).
+    func collect() -> Bool? {
+        // Views moved by keys are saved once keys pause (or every few seconds while events
+        // keep coming), never between a key and its frame.
+        let now = runtime.now()
+        if runtime.workspace.hasUnsavedViews { movedAt = movedAt ?? now } else { movedAt = nil }
+        if let movedAt, now - movedAt >= Self.saveAtMost { runtime.dispatch(.saveViews); self.movedAt = nil }
+        let idle = movedAt.map { min(now + Self.saveAfter, $0 + Self.saveAtMost) }
+        guard let event = runtime.next(until: idle) else {
+            if idle != nil { runtime.dispatch(.saveViews); movedAt = nil }
+            return nil
+        }
+        var keyed = handle(event)
+        // Take what is already queued before drawing one frame for all of it, but draw at
+        // least every `frameBudget` seconds: events that keep coming (a busy plugin, a slow
+        // machine) must not hold back the frame of a key.
+        let batchEnd = runtime.now() + Self.frameBudget
+        while running, !escape.isDue(now: runtime.now()), runtime.now() < batchEnd,
+              let more = runtime.next(until: runtime.now()) {
+            keyed = handle(more) || keyed
+        }
+        // A lone Esc is a key of its own if nothing follows it within `EscapeTimer.wait` of
+        // when it was read, however many other events come meanwhile.
+        while running, let deadline = escape.deadline {
+            if runtime.now() < deadline, let more = runtime.next(until: deadline) {
+                keyed = handle(more) || keyed
+                continue
+            }
+            if runtime.now() < deadline { continue }  // woken early with nothing to handle
+            let keys = decoder.flush()
+            escape.resolved(at: runtime.now())
+            for key in keys where running { press(key) }
+            keyed = true
+        }
+        return keyed
+    }
 
     /// Handles one event; true if it was a key press.
     func handle(_ event: HostEvent) -> Bool {
@@ -117,6 +133,7 @@ public final class FullScreen {
         case .input(let bytes, let readAt):
             if keyReadAt == nil { keyReadAt = readAt }
             typeKeys(bytes)
+            escape.input(leftPending: decoder.isPending, now: runtime.now())
             return true
         }
     }

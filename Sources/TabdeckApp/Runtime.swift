@@ -5,6 +5,7 @@ import TabdeckProtocol
 import TabdeckSpool
 import TabdeckStore
 import TabdeckSupervisor
+import TabdeckTime
 
 /// How the runtime prints command results.
 public enum OutputFormat: String, Sendable {
@@ -22,11 +23,13 @@ public final class Runtime {
     let spool: SpoolRouter
     /// Writes the protocol traffic of traced tabs (`--trace FILE`, `"trace": true`).
     let tracer: ProtocolTracer?
-    let queue = EventQueue()
+    let queue: EventQueue
     let stateDirectory: String
     let output: OutputFormat
-    let clock = ContinuousClock()
-    let started: ContinuousClock.Instant
+    /// The host's clock: the core's `now`, the event queue's deadlines and the screen's timers.
+    let clock: MonotonicClock
+    /// The clock's reading when the runtime started (the core's time 0).
+    let started: Double
     var wakeAt: Double?
     var export: ExportWriter?
     var finished = false
@@ -43,11 +46,12 @@ public final class Runtime {
     /// Loads the config, opens the store and prepares the workspace. Nothing is spawned yet.
     /// `requestTimeout` and `handshakeTimeout` are the supervisor's per-request and `initialize`
     /// timeouts (tests shorten them). `tracer` (from `--trace FILE`) gets every tab's traffic;
-    /// tabs with `"trace": true` are also traced to `<state>/logs/<tab>.trace`.
+    /// tabs with `"trace": true` are also traced to `<state>/logs/<tab>.trace`. `clock` is the
+    /// host's time (tests pass a `ManualClock`).
     public init(configPath: String, stateDirectory: String, output: OutputFormat = .text,
                 settings: CoreSettings = CoreSettings(),
                 requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5),
-                tracer: ProtocolTracer? = nil) throws(AppError) {
+                tracer: ProtocolTracer? = nil, clock: MonotonicClock = SystemClock()) throws(AppError) {
         signal(SIGPIPE, SIG_IGN)
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: configPath)) } catch {
@@ -73,7 +77,9 @@ public final class Runtime {
         self.database = database
         self.stateDirectory = stateDirectory
         self.output = output
-        self.started = clock.now
+        self.clock = clock
+        self.started = clock.now()
+        self.queue = EventQueue(clock: clock)
         self.workspace = Workspace(config: config, storedLayout: layout, storedViews: views, settings: settings)
         let traced = config.tabs.filter(\.trace)
         let tracer = tracer ?? (traced.isEmpty ? nil : try? ProtocolTracer())
@@ -104,7 +110,11 @@ public final class Runtime {
             default:
                 break
             }
-            queue.put(Runtime.translate(event))
+            // A plugin's reader thread waits while its tab has too many events queued (it
+            // holds no lock the main thread needs); the timer and the reaper never wait.
+            if case .message = event { queue.put(Runtime.translate(event), mayWait: true) } else {
+                queue.put(Runtime.translate(event))
+            }
         })
         self.supervisor = supervisor
         spoolSend.send = { [weak supervisor] tab, message in
@@ -128,10 +138,7 @@ public final class Runtime {
     public func logFile(tab: String) -> String { stateDirectory + "/logs/\(tab).log" }
 
     /// Seconds since the runtime started: the core's clock.
-    func now() -> Double {
-        let d = clock.now - started
-        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
+    func now() -> Double { clock.now() - started }
 
     /// Starts background plugins.
     public func launch() { execute(workspace.launch(now: now())) }
@@ -144,8 +151,12 @@ public final class Runtime {
         persistFailure = nil
         currentLine = line
         // Events that came in since the last command (badges, exits of background plugins)
-        // first, so that a command that needs no plugin (`tabs`) does not show stale state.
-        while let event = queue.take(until: Date()) { handle(event) }
+        // first, so that a command that needs no plugin (`tabs`) does not show stale state;
+        // only those queued now: a plugin that keeps writing must not hold the command back.
+        for _ in 0..<queue.count {
+            guard let event = queue.take(until: clock.now()) else { break }
+            handle(event)
+        }
         dispatch(.command(line))
         pump { self.finished }
         return failures == before
@@ -161,6 +172,7 @@ public final class Runtime {
 
     /// Stops every plugin and waits for them to exit.
     public func shutdown() {
+        queue.stopWaiting()  // nothing takes events any more: a waiting reader must not keep its plugin alive
         execute(workspace.shutdown())
         supervisor.stopAll()
         spool.removeAll()
@@ -171,18 +183,19 @@ public final class Runtime {
         while !done() { if let event = next(until: nil) { handle(event) } }
     }
 
-    /// The next event, waiting at most until `limit` (nil when it passes); a due wake-up comes
-    /// as `.core(.wake)`.
-    func next(until limit: Date?) -> HostEvent? {
+    /// The next event, waiting at most until `limit` (``now()`` seconds; nil when it passes);
+    /// a due wake-up comes as `.core(.wake)`.
+    func next(until limit: Double?) -> HostEvent? {
         while true {
-            let wake = wakeAt.map { Date().addingTimeInterval(max(0, $0 - now()) + 0.001) }
-            let deadline = [wake, limit].compactMap { $0 }.min()
-            if let event = queue.take(until: deadline) { return event }
-            if let wake, Date() >= wake {
+            let deadline = [wakeAt, limit].compactMap { $0 }.min()
+            if let event = queue.take(until: deadline.map { $0 + started }) { return event }
+            // Compared on the clock as the queue compares, so a due deadline is never missed by rounding.
+            let clockNow = clock.now()
+            if let wake = wakeAt, clockNow >= wake + started {
                 wakeAt = nil
                 return .core(.wake)
             }
-            if let limit, Date() >= limit { return nil }
+            if let limit, clockNow >= limit + started { return nil }
         }
     }
 
