@@ -63,11 +63,21 @@ public final class FullScreen {
         relayout()
         runtime.dispatch(.refresh)
         draw()
+        var lastFrameAt = runtime.now()
+        var changed = false  // events came since the last frame
         while running {
-            guard let keyed = collect() else { continue }
-            if keyed { runtime.dispatch(.refresh) }
-            announceFind()
-            draw()
+            // A key's frame is drawn at once; frames for plugin events at most every
+            // `frameBudget`, so a flood of them does not keep the main thread drawing (a key
+            // would wait for that frame before its own).
+            let keyed = collect(drawBy: changed ? lastFrameAt + Self.frameBudget : nil)
+            if keyed == true { runtime.dispatch(.refresh) }
+            if keyed != nil { changed = true }
+            if changed && (keyed == true || runtime.now() >= lastFrameAt + Self.frameBudget) {
+                announceFind()
+                draw()
+                lastFrameAt = runtime.now()
+                changed = false
+            }
         }
         runtime.queue.detachInput()
         runtime.dispatch(.saveViews)
@@ -79,27 +89,28 @@ public final class FullScreen {
 
     // MARK: Events
 
-    /// Waits for events and handles a batch of them, up to the next frame: true if keys were
-    /// pressed, false if not, nil if nothing came (views were saved or nothing was due).
-    func collect() -> Bool? {
+    /// Waits for events (at most until `drawBy`, when a frame is due) and handles a batch of
+    /// them, up to the next frame: true if keys were pressed, false if not, nil if nothing came
+    /// (views were saved, or a frame is due).
+    func collect(drawBy: Double? = nil) -> Bool? {
         // Views moved by keys are saved once keys pause (or every few seconds while events
         // keep coming), never between a key and its frame.
         let now = runtime.now()
         if runtime.workspace.hasUnsavedViews { movedAt = movedAt ?? now } else { movedAt = nil }
         if let movedAt, now - movedAt >= Self.saveAtMost { runtime.dispatch(.saveViews); self.movedAt = nil }
         let idle = movedAt.map { min(now + Self.saveAfter, $0 + Self.saveAtMost) }
-        guard let event = runtime.next(until: idle) else {
-            if idle != nil { runtime.dispatch(.saveViews); movedAt = nil }
+        guard let event = runtime.next(until: [idle, drawBy].compactMap { $0 }.min()) else {
+            if let idle, runtime.now() >= idle { runtime.dispatch(.saveViews); movedAt = nil }
             return nil
         }
         var keyed = handle(event)
         // Take what is already queued before drawing one frame for all of it, but draw at
-        // least every `frameBudget` seconds: events that keep coming (a busy plugin, a slow
-        // machine) must not hold back the frame of a key.
+        // least every `frameBudget` seconds, and at once after keys: events that keep coming (a
+        // busy plugin, a slow machine) must not hold back the frame of a key.
         let batchEnd = runtime.now() + Self.frameBudget
-        while running, !escape.isDue(now: runtime.now()), runtime.now() < batchEnd,
+        while running, !keyed, !escape.isDue(now: runtime.now()), runtime.now() < batchEnd,
               let more = runtime.next(until: runtime.now()) {
-            keyed = handle(more) || keyed
+            keyed = handle(more)
         }
         // A lone Esc is a key of its own if nothing follows it within `EscapeTimer.wait` of
         // when it was read, however many other events come meanwhile.
