@@ -114,13 +114,16 @@ import TabdeckTime
         var fds: [Int32] = [-1, -1]
         #expect(pipe(&fds) == 0)
         defer { close(fds[0]) }
-        let queue = EventQueue(clock: ManualClock())
+        let clock = ManualClock()
+        let queue = EventQueue(clock: clock)
         queue.attachInput(fds[0])
         let keys = Array((0..<3000).map { i -> UInt8 in Array("jkJKgG/nq0123456789".utf8)[i % 19] })
         let stop = Locked(false)
+        let flooding = DispatchSemaphore(value: 0)
         Thread {
             var i = 0
             while !stop.get() {
+                if i == 1000 { flooding.signal() }
                 queue.put(badge(tab: "flood", i), mayWait: true)
                 queue.put(.plugin(tab: "flood", .message(.notification(method: "rows/chunk", params: ["n": .int(Int64(i))]))),
                           mayWait: true)
@@ -129,6 +132,7 @@ import TabdeckTime
         }.start()
         let writeEnd = fds[1]
         Thread {
+            flooding.wait()  // the keys are typed into a flood that is going on
             var offset = 0
             while offset < keys.count {  // small writes, as a typist or a paste would
                 let n = min(7, keys.count - offset)
@@ -147,6 +151,8 @@ import TabdeckTime
             default: break
             }
         }
+        // The flood had put 1,000 events before the first key: those not taken yet are queued.
+        if case .core? = queue.take(until: clock.now()) { floodEvents += 1 }
         stop.set(true)
         queue.stopWaiting()  // the flood thread may wait for room: let it see `stop`
         #expect(typed == keys)
