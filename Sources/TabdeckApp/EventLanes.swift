@@ -21,7 +21,10 @@ import TabdeckProtocol
 /// dropped and counted, and the core gets one `log` line saying how many.
 ///
 /// Ordered events are never dropped: ``isFull(tab:)`` says when a tab has ``orderedPerTab`` of
-/// them queued, and the plugin's reader thread then waits (``EventQueue``).
+/// them queued, or had ``mergesPerTake`` notifications merged or dropped since the taker last took
+/// one of its events, and the plugin's reader thread then waits (``EventQueue``): a plugin that
+/// writes faster than the host takes is slowed through its pipe instead of spending the
+/// machine's cores on notifications nobody will see.
 struct EventLanes {
     /// Ordered events of one tab queued before its reader thread waits.
     static let orderedPerTab = 64
@@ -31,6 +34,8 @@ struct EventLanes {
     static let stderrPerSegment = 16
     /// Tables whose `invalidate`s merge within one segment; more become ordered events.
     static let invalidateTablesPerSegment = 16
+    /// Notifications of one tab merged (or dropped) between two takes before its reader waits.
+    static let mergesPerTake = 256
 
     private final class Slot {
         var event: HostEvent
@@ -50,6 +55,8 @@ struct EventLanes {
 
     private struct Lane {
         var ordered = 0
+        /// Notifications merged or dropped since the taker last took one of this tab's events.
+        var merged = 0
         var logs = 0
         /// The newest segment's coalescing slots, by kind.
         var segment: [Kind: Slot] = [:]
@@ -67,8 +74,12 @@ struct EventLanes {
     var count: Int { items.count - head }
     var isEmpty: Bool { head == items.count }
 
-    /// Whether `tab` has ``orderedPerTab`` ordered events queued (its reader should wait).
-    func isFull(tab: String) -> Bool { (lanes[tab]?.ordered ?? 0) >= Self.orderedPerTab }
+    /// Whether `tab`'s reader should wait: ``orderedPerTab`` ordered events queued, or
+    /// ``mergesPerTake`` notifications merged since the taker last took one of its events.
+    func isFull(tab: String) -> Bool {
+        guard let lane = lanes[tab] else { return false }
+        return lane.ordered >= Self.orderedPerTab || lane.merged >= Self.mergesPerTake
+    }
 
     /// Queues an event, coalescing it with what its tab has queued.
     mutating func append(_ event: HostEvent) {
@@ -80,12 +91,12 @@ struct EventLanes {
         defer { lanes[tab] = lane }
         switch how {
         case .latest(let key):
-            if let slot = lane.segment[.latest(key)] { slot.event = event; return }
+            if let slot = lane.segment[.latest(key)] { slot.event = event; lane.merged += 1; return }
             let slot = Slot(event, tab: tab, kind: .latest(key))
             lane.segment[.latest(key)] = slot
             items.append(slot)
         case .invalidate(let parts):
-            if let slot = lane.segment[.invalidate(parts.table)] { slot.parts?.merge(parts); return }
+            if let slot = lane.segment[.invalidate(parts.table)] { slot.parts?.merge(parts); lane.merged += 1; return }
             guard lane.invalidateTables < Self.invalidateTablesPerSegment else {
                 appendOrdered(event, tab: tab, &lane)
                 return
@@ -103,9 +114,11 @@ struct EventLanes {
                 items.append(Slot(event, tab: tab, kind: .log))
             } else if let slot = lane.segment[.droppedLogs] {
                 slot.count += 1
+                lane.merged += 1
             } else {
                 let slot = Slot(event, tab: tab, kind: .droppedLogs)
                 slot.count = 1
+                lane.merged += 1
                 lane.segment[.droppedLogs] = slot
                 items.append(slot)
             }
@@ -139,6 +152,7 @@ struct EventLanes {
         if head > 1024 && head * 2 > items.count { items.removeFirst(head); head = 0 }
         guard let tab = slot.tab else { return slot.event }
         var lane = lanes.removeValue(forKey: tab) ?? Lane()
+        lane.merged = 0
         switch slot.kind {
         case .ordered: lane.ordered -= 1
         case .log: lane.logs -= 1

@@ -92,12 +92,16 @@ final class EventQueue: @unchecked Sendable {
     }
 
     /// The next event, waiting until `deadline` on the clock (nil: forever); nil on timeout.
-    /// Terminal input (when attached) comes first.
-    func take(until deadline: Double?) -> HostEvent? {
+    /// Terminal input (when attached) comes first. Until `holdEventsUntil` (clock time) only
+    /// input is returned: queued events wait (coalescing meanwhile), so that a stream of plugin
+    /// events is taken in batches instead of keeping the taker busy one event at a time.
+    func take(until deadline: Double?, holdEventsUntil hold: Double? = nil) -> HostEvent? {
         while true {
+            let held = hold.map { clock.realWait(until: $0) != 0 } ?? false
             condition.lock()
-            let queued = !lanes.isEmpty
-            if !queued { sleeping = true }
+            let queued = !held && !lanes.isEmpty
+            // While events are held a put need not wake the taker (a clock advance still does).
+            if !queued { sleeping = !held }
             condition.unlock()
             if queued {
                 // A key typed meanwhile goes before the queued events (one poll, no wait).
@@ -109,11 +113,15 @@ final class EventQueue: @unchecked Sendable {
                 let left = clock.realWait(until: deadline)
                 if left == 0 {
                     condition.withLock { sleeping = false }
-                    if let event = popLocked() { return event }
+                    if !held, let event = popLocked() { return event }
                     if input != nil, let key = readInput(polled: false) { return key }
                     return nil
                 }
-                if let left { timeout = Int32(min(Double(Int32.max), (left * 1000).rounded(.up))) }
+                if let left { timeout = Self.milliseconds(left) }
+            }
+            if held, let hold, let left = clock.realWait(until: hold) {
+                let ms = Self.milliseconds(left)
+                timeout = timeout < 0 ? ms : min(timeout, ms)
             }
             var fds = [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
             if let input { fds.append(pollfd(fd: input, events: Int16(POLLIN), revents: 0)) }
@@ -121,8 +129,13 @@ final class EventQueue: @unchecked Sendable {
             condition.withLock { sleeping = false }
             if ready > 0 && fds[0].revents != 0 { wake.drain() }
             if ready > 0, fds.count > 1, fds[1].revents != 0, let event = readInput(polled: true) { return event }
-            // Loop: a queued event, or the deadline (checked above), or a spurious wake-up.
+            // Loop: a queued event, the deadline or the end of the hold (checked above), or a
+            // spurious wake-up.
         }
+    }
+
+    private static func milliseconds(_ seconds: Double) -> Int32 {
+        Int32(min(Double(Int32.max), (seconds * 1000).rounded(.up)))
     }
 
     /// Removes and returns the oldest queued event, letting a reader waiting for room go on.

@@ -184,11 +184,14 @@ public final class Runtime {
     }
 
     /// The next event, waiting at most until `limit` (``now()`` seconds; nil when it passes);
-    /// a due wake-up comes as `.core(.wake)`.
-    func next(until limit: Double?) -> HostEvent? {
+    /// a due wake-up comes as `.core(.wake)`. Until `holdEventsUntil` only terminal input comes
+    /// (``EventQueue/take(until:holdEventsUntil:)``).
+    func next(until limit: Double?, holdEventsUntil hold: Double? = nil) -> HostEvent? {
         while true {
             let deadline = [wakeAt, limit].compactMap { $0 }.min()
-            if let event = queue.take(until: deadline.map { $0 + started }) { return event }
+            if let event = queue.take(until: deadline.map { $0 + started }, holdEventsUntil: hold.map { $0 + started }) {
+                return event
+            }
             // Compared on the clock as the queue compares, so a due deadline is never missed by rounding.
             let clockNow = clock.now()
             if let wake = wakeAt, clockNow >= wake + started {

@@ -89,6 +89,18 @@ import TabdeckProtocol
         #expect(lanes.count == 5)
     }
 
+    /// A plugin that floods notifications is slowed too: after `mergesPerTake` merges its reader
+    /// waits until the taker takes one of its events.
+    @Test func aTabThatKeepsMergingIsFullUntilTaken() {
+        var lanes = EventLanes()
+        for i in 0...EventLanes.mergesPerTake { lanes.append(.core(badge(tab: "a", i))) }
+        #expect(lanes.count == 1)
+        #expect(lanes.isFull(tab: "a"))
+        #expect(!lanes.isFull(tab: "b"))
+        _ = lanes.pop()
+        #expect(!lanes.isFull(tab: "a"))
+    }
+
     @Test func aFullTabIsFullAloneAndRoomComesBackWhenTaken() {
         var lanes = EventLanes()
         for i in 0..<EventLanes.orderedPerTab { lanes.append(.core(response(tab: "a", id: i))) }
