@@ -31,10 +31,13 @@ public final class FullScreen {
     /// stay unsaved while events keep coming.
     static let saveAfter = 0.3
     static let saveAtMost = 2.0
-    /// The longest a batch of queued events is handled before a frame is drawn.
+    /// The longest a batch of queued events is handled before a frame is drawn; also the
+    /// interval of frames for plugin events when they come faster (`EventFrames`).
     static let frameBudget = 0.016
-    /// When keys first moved a view not saved yet.
-    var movedAt: Date?
+    /// When keys first moved a view not saved yet (``Runtime/now()``).
+    var movedAt: Double?
+    /// When a lone Esc becomes a key of its own.
+    var escape = EscapeTimer()
     let resizeSource: DispatchSourceSignal
     /// SIGTERM, SIGHUP and SIGINT quit like `q`.
     let signals: SignalWatch
@@ -64,35 +67,23 @@ public final class FullScreen {
         relayout()
         runtime.dispatch(.refresh)
         draw()
+        var changed = false  // events came since the last frame
+        var eventFrames = EventFrames()
         while running {
-            // Views moved by keys are saved once keys pause (or every few seconds while events
-            // keep coming), never between a key and its frame.
-            let now = Date()
-            if runtime.workspace.hasUnsavedViews { movedAt = movedAt ?? now } else { movedAt = nil }
-            if let movedAt, now.timeIntervalSince(movedAt) >= Self.saveAtMost { runtime.dispatch(.saveViews); self.movedAt = nil }
-            let idle = movedAt.map { min(now.addingTimeInterval(Self.saveAfter), $0.addingTimeInterval(Self.saveAtMost)) }
-            guard let event = runtime.next(until: idle) else {
-                if idle != nil { runtime.dispatch(.saveViews); movedAt = nil }
-                continue
+            // A key's frame is drawn at once. Frames for plugin events too, unless they come
+            // faster than `EventFrames` allows (a flood): then events wait (keys do not) until
+            // the next one is allowed, so the main thread neither draws nor handles events one
+            // at a time all the while, and a key finds it idle.
+            let next = eventFrames.nextAllowed(now: runtime.now())
+            let keyed = collect(drawBy: changed ? next : nil, holdEventsUntil: next)
+            if keyed == true { runtime.dispatch(.refresh) }
+            if keyed != nil { changed = true }
+            if changed && (keyed == true || eventFrames.nextAllowed(now: runtime.now()) == nil) {
+                announceFind()
+                draw()
+                if keyed != true { eventFrames.drawn(at: runtime.now()) }
+                changed = false
             }
-            var keyed = handle(event)
-            // Take what is already queued before drawing one frame for all of it, but draw at
-            // least every `frameBudget` seconds: events that keep coming (a busy plugin, a slow
-            // machine) must not hold back the frame of a key.
-            let batchEnd = Date().addingTimeInterval(Self.frameBudget)
-            while running, Date() < batchEnd, let more = runtime.next(until: Date()) { keyed = handle(more) || keyed }
-            // A lone ESC is a key of its own if nothing follows it within 30 ms.
-            while running && decoder.isPending {
-                if let more = runtime.next(until: Date().addingTimeInterval(0.03)) {
-                    keyed = handle(more) || keyed
-                } else {
-                    for key in decoder.flush() where running { press(key) }
-                    keyed = true
-                }
-            }
-            if keyed { runtime.dispatch(.refresh) }
-            announceFind()
-            draw()
         }
         runtime.queue.detachInput()
         runtime.dispatch(.saveViews)
@@ -103,6 +94,48 @@ public final class FullScreen {
     }
 
     // MARK: Events
+
+    /// Waits for events (at most until `drawBy`, when a frame is due; only for keys until
+    /// `holdEventsUntil`) and handles a batch of them, up to the next frame: true if keys were
+    /// pressed, false if not, nil if nothing came (views were saved, or a frame is due).
+    func collect(drawBy: Double? = nil, holdEventsUntil hold: Double? = nil) -> Bool? {
+        // Views moved by keys are saved once keys pause (or every few seconds while events
+        // keep coming), never between a key and its frame.
+        let now = runtime.now()
+        if runtime.workspace.hasUnsavedViews { movedAt = movedAt ?? now } else { movedAt = nil }
+        if let movedAt, now - movedAt >= Self.saveAtMost { runtime.dispatch(.saveViews); self.movedAt = nil }
+        let idle = movedAt.map { min(now + Self.saveAfter, $0 + Self.saveAtMost) }
+        guard let event = runtime.next(until: [idle, drawBy].compactMap { $0 }.min(), holdEventsUntil: hold) else {
+            if let idle, runtime.now() >= idle { runtime.dispatch(.saveViews); movedAt = nil }
+            return nil
+        }
+        var keyed = handle(event)
+        // Take what is already queued (not what keeps arriving meanwhile) before drawing one
+        // frame for all of it, but draw at least every `frameBudget` seconds, and at once after
+        // keys: events that keep coming (a busy plugin, a slow machine) must not hold back the
+        // frame of a key.
+        let batchEnd = runtime.now() + Self.frameBudget
+        var left = runtime.queue.count
+        while running, left > 0, !keyed, !escape.isDue(now: runtime.now()), runtime.now() < batchEnd,
+              let more = runtime.next(until: runtime.now(), holdEventsUntil: hold) {
+            keyed = handle(more)
+            left -= 1
+        }
+        // A lone Esc is a key of its own if nothing follows it within `EscapeTimer.wait` of
+        // when it was read, however many other events come meanwhile.
+        while running, let deadline = escape.deadline {
+            if runtime.now() < deadline, let more = runtime.next(until: deadline) {
+                keyed = handle(more) || keyed
+                continue
+            }
+            if runtime.now() < deadline { continue }  // woken early with nothing to handle
+            let keys = decoder.flush()
+            escape.resolved(at: runtime.now())
+            for key in keys where running { press(key) }
+            keyed = true
+        }
+        return keyed
+    }
 
     /// Handles one event; true if it was a key press.
     func handle(_ event: HostEvent) -> Bool {
@@ -123,6 +156,7 @@ public final class FullScreen {
         case .input(let bytes, let readAt):
             if keyReadAt == nil { keyReadAt = readAt }
             typeKeys(bytes)
+            escape.input(leftPending: decoder.isPending, now: runtime.now())
             return true
         }
     }
@@ -389,5 +423,26 @@ final class FrameStats {
         defer { try? handle.close() }
         _ = try? handle.seekToEnd()
         try? handle.write(contentsOf: Data((line + "\n").utf8))
+    }
+}
+
+/// How often frames are drawn for plugin events (not keys): at once, except that at most
+/// ``burst`` of them fall in any ``burst`` × ``FullScreen/frameBudget`` (about 60 a second on
+/// average): a page that arrives right after its table is drawn at once, a flood is drawn at
+/// the frame rate. Times are ``Runtime/now()`` seconds.
+struct EventFrames {
+    static let burst = 3
+    private var recent: [Double] = []
+
+    /// When the next frame for events may be drawn; nil: now.
+    func nextAllowed(now: Double) -> Double? {
+        guard recent.count == Self.burst, let oldest = recent.first else { return nil }
+        let next = oldest + Double(Self.burst) * FullScreen.frameBudget
+        return now < next ? next : nil
+    }
+
+    mutating func drawn(at now: Double) {
+        recent.append(now)
+        if recent.count > Self.burst { recent.removeFirst() }
     }
 }

@@ -23,11 +23,13 @@ public final class Runtime {
     let spool: SpoolRouter
     /// Writes the protocol traffic of traced tabs (`--trace FILE`, `"trace": true`).
     let tracer: ProtocolTracer?
-    let queue = EventQueue()
+    let queue: EventQueue
     let stateDirectory: String
     let output: OutputFormat
-    /// The host's one clock (supervisor deadlines, the core's `now`); a `ManualClock` in tests.
+    /// The host's one clock: supervisor deadlines, the core's `now`, the event queue's
+    /// deadlines and the screen's timers; a `ManualClock` in tests.
     let clock: MonotonicClock
+    /// The clock's reading when the runtime started (the core's time 0).
     let started: Double
     var wakeAt: Double?
     var export: ExportWriter?
@@ -81,6 +83,7 @@ public final class Runtime {
         self.output = output
         self.clock = clock
         self.started = clock.now()
+        self.queue = EventQueue(clock: clock)
         self.workspace = Workspace(config: config, storedLayout: layout, storedViews: views, settings: settings)
         let traced = config.tabs.filter(\.trace)
         let tracer = tracer ?? (traced.isEmpty ? nil : try? ProtocolTracer())
@@ -111,7 +114,11 @@ public final class Runtime {
             default:
                 break
             }
-            queue.put(Runtime.translate(event))
+            // A plugin's reader thread waits while its tab has too many events queued (it
+            // holds no lock the main thread needs); the timer and the reaper never wait.
+            if case .message = event { queue.put(Runtime.translate(event), mayWait: true) } else {
+                queue.put(Runtime.translate(event))
+            }
         })
         self.supervisor = supervisor
         spoolSend.send = { [weak supervisor] tab, message in
@@ -148,8 +155,12 @@ public final class Runtime {
         persistFailure = nil
         currentLine = line
         // Events that came in since the last command (badges, exits of background plugins)
-        // first, so that a command that needs no plugin (`tabs`) does not show stale state.
-        while let event = queue.take(until: Date()) { handle(event) }
+        // first, so that a command that needs no plugin (`tabs`) does not show stale state;
+        // only those queued now: a plugin that keeps writing must not hold the command back.
+        for _ in 0..<queue.count {
+            guard let event = queue.take(until: clock.now()) else { break }
+            handle(event)
+        }
         dispatch(.command(line))
         pump { self.finished }
         return failures == before
@@ -165,6 +176,7 @@ public final class Runtime {
 
     /// Stops every plugin and waits for them to exit.
     public func shutdown() {
+        queue.stopWaiting()  // nothing takes events any more: a waiting reader must not keep its plugin alive
         execute(workspace.shutdown())
         supervisor.stopAll()
         spool.removeAll()
@@ -175,18 +187,22 @@ public final class Runtime {
         while !done() { if let event = next(until: nil) { handle(event) } }
     }
 
-    /// The next event, waiting at most until `limit` (nil when it passes); a due wake-up comes
-    /// as `.core(.wake)`.
-    func next(until limit: Date?) -> HostEvent? {
+    /// The next event, waiting at most until `limit` (``now()`` seconds; nil when it passes);
+    /// a due wake-up comes as `.core(.wake)`. Until `holdEventsUntil` only terminal input comes
+    /// (``EventQueue/take(until:holdEventsUntil:)``).
+    func next(until limit: Double?, holdEventsUntil hold: Double? = nil) -> HostEvent? {
         while true {
-            let wake = wakeAt.map { Date().addingTimeInterval(max(0, $0 - now()) + 0.001) }
-            let deadline = [wake, limit].compactMap { $0 }.min()
-            if let event = queue.take(until: deadline) { return event }
-            if let wake, Date() >= wake {
+            let deadline = [wakeAt, limit].compactMap { $0 }.min()
+            if let event = queue.take(until: deadline.map { $0 + started }, holdEventsUntil: hold.map { $0 + started }) {
+                return event
+            }
+            // Compared on the clock as the queue compares, so a due deadline is never missed by rounding.
+            let clockNow = clock.now()
+            if let wake = wakeAt, clockNow >= wake + started {
                 wakeAt = nil
                 return .core(.wake)
             }
-            if let limit, Date() >= limit { return nil }
+            if let limit, clockNow >= limit + started { return nil }
         }
     }
 
