@@ -26,7 +26,7 @@ import TabdeckCore
     }
 
     @Test func crashOnRowsFailsClearlyRestartsWithBackoffAndStaysDownAfterTheBudget() async throws {
-        var settings = CoreSettings()
+        var settings = Host.fastSettings
         settings.baseBackoff = 0.3
         settings.maxBackoff = 0.4
         let h = try host(["crash-on-rows"], settings: settings,

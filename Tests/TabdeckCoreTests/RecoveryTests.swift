@@ -130,6 +130,21 @@ import TabdeckProtocol
         #expect(h.run("show 2")?.json["rows"]?.arrayValue?.count == 2)
     }
 
+    @Test func crashesOlderThanTheWindowNoLongerCount() {
+        var h = screenHarness()
+        for _ in 0..<4 {
+            h.feed(.plugin(tab: "people", .exited("exited with status 2")))
+            h.now += 5
+            h.feed(.wake)
+        }
+        h.now += 61  // the four crashes leave the 60 s window
+        h.feed(.plugin(tab: "people", .exited("exited with status 2")))
+        guard case .failed = h.ws.tabs["people"]!.phase else { Issue.record("\(h.ws.tabs["people"]!.phase)"); return }
+        h.now += 0.5
+        h.feed(.wake)
+        #expect(h.ws.tabs["people"]!.notice == "plugin restarted (1 of 5): plugin exited with status 2")
+    }
+
     @Test func aPluginFailingEveryRowsIsAskedAtMostTenTimesInTenSeconds() {
         var h = screenHarness(failRows: true)
         h.feed(.plugin(tab: "people", .message(.notification(method: "badge", params: ["value": 1]))))
