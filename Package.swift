@@ -34,7 +34,7 @@ let package = Package(
         .systemLibrary(name: "CReadline", path: "Sources/CReadline"),
         .target(name: "TabdeckTerminal", dependencies: ["CReadline", "TabdeckCore"]),
         .target(name: "TabdeckSpool", dependencies: [
-            "TabdeckProtocol",
+            "TabdeckProtocol", "TabdeckSupervisor",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),

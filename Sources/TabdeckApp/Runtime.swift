@@ -17,10 +17,19 @@ public enum OutputFormat: String, Sendable {
 public final class Runtime {
     public private(set) var workspace: Workspace
     let database: AppDatabase
-    let supervisor: PluginSupervisor
-    /// Sorting, paging and export for plugins that cannot sort or page (`TabdeckSpool`):
-    /// between the core and the supervisor.
-    let spool: SpoolRouter
+    /// The plugin processes, one ``ProcessEndpoint`` per tab.
+    let processes: ProcessEndpoints
+    /// The supervisor that runs them (diagnostics).
+    var supervisor: PluginSupervisor { processes.supervisor }
+    /// Each tab's plugin endpoint, made on first use: every message to and from a tab's
+    /// plugin goes through it, and nothing else.
+    var endpoints: [String: any PluginEndpoint] = [:]
+    /// Makes a tab's endpoint: its plugin process behind the spool (``SpooledEndpoint``,
+    /// which passes everything through unless the plugin cannot sort or page). Tests put a
+    /// fake plugin in its place.
+    var makeEndpoint: (String) -> any PluginEndpoint
+    /// Where every endpoint delivers its events: the event queue.
+    let endpointEvents: EndpointEvents
     /// Writes the protocol traffic of traced tabs (`--trace FILE`, `"trace": true`).
     let tracer: ProtocolTracer?
     let queue: EventQueue
@@ -92,39 +101,14 @@ public final class Runtime {
         let queue = self.queue
         let spoolFolder = SpoolFolder.folder(stateDirectory: stateDirectory)
         SpoolFolder.removeStale(folder: spoolFolder)
-        // The spool answers the core as the plugin would (`deliver`) and sends requests of its
-        // own to the plugin (`send`, set once the supervisor exists).
-        let spoolSend = SpoolSendBox()
-        let spool = SpoolRouter(folder: spoolFolder, send: { tab, message in spoolSend.send?(tab, message) },
-                                deliver: { tab, message in
-            tracer?.fromSpool(message, tab: tab)
-            queue.put(.plugin(tab: tab, .message(message)))
-        })
-        self.spool = spool
-        let supervisor = PluginSupervisor(requestTimeout: requestTimeout, handshakeTimeout: handshakeTimeout,
-                                          clock: clock, onEvent: { event in
-            tracer?.record(event)
-            switch event {
-            case .message(let tab, let message):
-                if spool.incoming(message, tab: tab) { return }
-            case .timedOut(let tab, let id, _, _):
-                if spool.timedOut(id, tab: tab) { return }
-            case .exited(let tab, _, _):
-                spool.pluginEnded(tab: tab)
-            default:
-                break
-            }
-            // A plugin's reader thread waits while its tab has too many events queued (it
-            // holds no lock the main thread needs); the timer and the reaper never wait.
-            if case .message = event { queue.put(Runtime.translate(event), mayWait: true) } else {
-                queue.put(Runtime.translate(event))
-            }
-        })
-        self.supervisor = supervisor
-        spoolSend.send = { [weak supervisor] tab, message in
-            tracer?.sent(message, tab: tab)
-            do { try supervisor?.send(message, to: tab) } catch {
-                tracer?.note("could not send: \(error)", tab: tab)
+        let events: EndpointEvents = { event in Runtime.enqueue(event, on: queue) }
+        endpointEvents = events
+        let processes = ProcessEndpoints(requestTimeout: requestTimeout, handshakeTimeout: handshakeTimeout,
+                                         clock: clock, trace: tracer)
+        self.processes = processes
+        makeEndpoint = { tab in
+            SpooledEndpoint(tab: tab, folder: spoolFolder, trace: tracer, onEvent: events) { pluginEvents in
+                processes.endpoint(tab: tab, onEvent: pluginEvents)
             }
         }
         if let recovery {
@@ -178,8 +162,16 @@ public final class Runtime {
     public func shutdown() {
         queue.stopWaiting()  // nothing takes events any more: a waiting reader must not keep its plugin alive
         execute(workspace.shutdown())
-        supervisor.stopAll()
-        spool.removeAll()
+        processes.stopAll()
+        for endpoint in endpoints.values { endpoint.close() }
+    }
+
+    /// The endpoint of `tab`, made on first use.
+    func endpoint(_ tab: String) -> any PluginEndpoint {
+        if let endpoint = endpoints[tab] { return endpoint }
+        let endpoint = makeEndpoint(tab)
+        endpoints[tab] = endpoint
+        return endpoint
     }
 
     /// Handles events until `done()` holds.
@@ -235,35 +227,20 @@ public final class Runtime {
             if env["TABDECK_BIN_DIR"] == nil, let dir = Runtime.executableDirectory { env["TABDECK_BIN_DIR"] = dir }
             let spec = PluginSpec(tab: tab, command: config.command, environment: env,
                                   workingDirectory: workspace.config.directory, logFile: logFile(tab: tab))
-            do {
-                try supervisor.start(spec)
-                tracer?.note("started: \(config.command.joined(separator: " "))", tab: tab)
-            } catch {
-                tracer?.note("could not start: \(error.description)", tab: tab)
+            do { try endpoint(tab).start(spec) } catch {
                 // The core says which tab; drop the supervisor's own "tab 'x': " prefix.
                 let prefix = "tab '\(tab)': "
                 let reason = error.description.hasPrefix(prefix) ? String(error.description.dropFirst(prefix.count)) : error.description
                 queue.put(.plugin(tab: tab, .spawnFailed(reason)))
             }
         case .send(let tab, let message):
-            if spool.outgoing(message, tab: tab) {  // answered from the spool
-                tracer?.toSpool(message, tab: tab)
-                return
-            }
-            tracer?.sent(message, tab: tab)
-            do { try supervisor.send(message, to: tab) } catch {
-                tracer?.note("could not send: \(error)", tab: tab)
+            do { try endpoint(tab).send(message) } catch {
                 appendLog(tab, "tabdeck: could not send to plugin: \(error)")
             }
         case .stopPlugin(let tab):
-            if supervisor.isRunning(tab) {
-                tracer?.sent(.request(id: .string("shutdown"), method: "shutdown", params: .null), tab: tab)
-                tracer?.note("stdin closed after shutdown (the answer to shutdown is not traced)", tab: tab)
-            }
-            supervisor.stop(tab)
+            endpoints[tab]?.stop()
         case .killPlugin(let tab):
-            tracer?.note("killed by the host (SIGKILL)", tab: tab)
-            supervisor.kill(tab)
+            endpoints[tab]?.kill()
         case .saveLayout(let layout): persist { () throws(StoreError) in try database.saveLayout(layout) }
         case .resetLayout: persist { () throws(StoreError) in try database.resetLayout() }
         case .saveView(let tab, let table, let view):
@@ -339,6 +316,18 @@ public final class Runtime {
             .map { Sanitizer.clean(String($0)) }.joined(separator: "\n").trimmingCharacters(in: .newlines)
     }
 
+    /// Puts an endpoint's event on the queue. A plugin's reader thread waits while its tab has
+    /// too many events queued (it holds no lock the main thread needs); the timer, the reaper
+    /// and the host's own threads (the spool's answers) never wait.
+    static func enqueue(_ event: EndpointEvent, on queue: EventQueue) {
+        switch event {
+        case .plugin(let event):
+            if case .message = event { queue.put(translate(event), mayWait: true) } else { queue.put(translate(event)) }
+        case .host(let tab, let message):
+            queue.put(.plugin(tab: tab, .message(message)))
+        }
+    }
+
     static func translate(_ event: SupervisorEvent) -> Event {
         switch event {
         case .message(let tab, let message): .plugin(tab: tab, .message(message))
@@ -357,8 +346,3 @@ public final class Runtime {
     }
 }
 
-/// The spool's way to the supervisor, filled in once the supervisor exists (the supervisor's
-/// event handler needs the spool first).
-final class SpoolSendBox: @unchecked Sendable {
-    var send: (@Sendable (String, Message) -> Void)?
-}

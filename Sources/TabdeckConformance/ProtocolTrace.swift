@@ -200,6 +200,9 @@ public final class ProtocolTracer: @unchecked Sendable {
     }
 }
 
+/// The host's plugin endpoints trace through it (`TabdeckSupervisor.EndpointTrace`).
+extension ProtocolTracer: EndpointTrace {}
+
 /// A trace file that cannot be opened.
 public struct TraceError: Error, Sendable, CustomStringConvertible {
     public var path: String

@@ -4,8 +4,8 @@ import TabdeckProtocol
 /// The edge adapter that gives sorting, paging and export to plugins that cannot sort
 /// (`sort: false`) or cannot page (`paging: false`, streaming plugins).
 ///
-/// It sits between the runtime and the supervisor and makes such a plugin look to the core
-/// like one that sorts, multi-sorts and pages:
+/// It is the logic of a ``SpooledEndpoint`` (one router per tab, in front of the plugin's own
+/// endpoint) and makes such a plugin look to the core like one that sorts, multi-sorts and pages:
 /// - the plugin's `initialize` result reaches the core with `sort`, `multiSort` and `paging`
 ///   set (the plugin's own capabilities are kept here);
 /// - table descriptions (`open`, `children` results) are noted, one spool table per table;
