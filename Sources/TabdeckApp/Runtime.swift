@@ -236,6 +236,11 @@ public final class Runtime {
         case .send(let tab, let message):
             do { try endpoint(tab).send(message) } catch {
                 appendLog(tab, "tabdeck: could not send to plugin: \(error)")
+                // A request that never left is answered now, so that nothing waits for it forever.
+                if case .request(let id, let method, _) = message {
+                    let failure = RPCError(code: RPCError.internalError, message: "could not send \"\(method)\" to the plugin: \(error)")
+                    queue.put(.plugin(tab: tab, .message(.failure(id: id, error: failure))))
+                }
             }
         case .stopPlugin(let tab):
             endpoints[tab]?.stop()

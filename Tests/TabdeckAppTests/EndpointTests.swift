@@ -13,6 +13,8 @@ final class FakePlugin: PluginEndpoint, @unchecked Sendable {
     let tab: String
     let sorts: Bool
     let count = 5
+    /// Requests of this method are refused by `send` (as a full or closed pipe would).
+    var refuse: String?
     private let onEvent: EndpointEvents
     private let replies = DispatchQueue(label: "tabdeck.test.fake-plugin")
     private let lock = NSLock()
@@ -53,6 +55,7 @@ final class FakePlugin: PluginEndpoint, @unchecked Sendable {
         }
         if !taken { throw .notRunning(tab: tab) }
         guard case .request(let id, let method, let params) = message else { return }
+        if method == refuse { throw .notRunning(tab: tab) }
         let answer = self.answer(id: id, method: method, params: params)
         replies.async { [tab, onEvent] in onEvent(.plugin(.message(tab: tab, answer))) }
     }
@@ -122,6 +125,21 @@ final class FakePlugin: PluginEndpoint, @unchecked Sendable {
         #expect(await h.on { $0.supervisor.isRunning("fake") } == false, "no process was started")
         await h.shutdown()
         #expect(!fake.isRunning, "quit stops the plugin through its endpoint")
+    }
+
+    @Test func aRequestThatCannotBeSentFailsItsCommandInsteadOfHangingIt() async throws {
+        let h = try await host { runtime in
+            { tab in
+                let fake = FakePlugin(tab: tab, sorts: true, onEvent: runtime.endpointEvents)
+                fake.refuse = Method.rows
+                return fake
+            }
+        }
+        let show = await h.run("show 2")
+        #expect(!show.ok)
+        #expect(show.err.contains("could not send \"rows\" to the plugin"), "\(show)")
+        #expect((await h.run("columns")).ok, "the session goes on")
+        await h.shutdown()
     }
 
     @Test func theSpoolAnswersThroughTheSameInterface() async throws {
