@@ -228,20 +228,7 @@ private final class Screen {
 
     /// Runs a tmux send-keys command, retrying when tmux itself fails (a client that cannot
     /// reach a loaded server exits non-zero, and a silently lost key looks like a hung host).
-    func send(_ args: [String]) async {
-        var last = ""
-        for _ in 0..<5 {
-            do {
-                let r = try tool("/usr/bin/tmux", ["-L", socket, "-f", "/dev/null"] + args)
-                if r.status == 0 { return }
-                last = "exit \(r.status): \(r.out)"
-            } catch {
-                last = "\(error)"
-            }
-            try? await Task.sleep(for: .milliseconds(200))
-        }
-        Issue.record("tmux \(args.joined(separator: " ")) kept failing: \(last)")
-    }
+    func send(_ args: [String]) async { await tmuxCommand(socket: socket, args) }
 
     func resize(width: Int, height: Int) {
         _ = try? tmux(["resize-window", "-x", String(width), "-y", String(height)])

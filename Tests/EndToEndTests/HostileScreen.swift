@@ -136,21 +136,7 @@ final class HostileScreen {
         await keys("Enter")
     }
 
-    func send(_ args: [String]) async {
-        var last = ""
-        for _ in 0..<5 {
-            do {
-                guard let path = Bin.tmux else { return }
-                let r = try tool(path, ["-L", socket, "-f", "/dev/null"] + args)
-                if r.status == 0 { return }
-                last = "exit \(r.status): \(r.out)"
-            } catch {
-                last = "\(error)"
-            }
-            try? await Task.sleep(for: .milliseconds(200))
-        }
-        Issue.record("tmux \(args.joined(separator: " ")) kept failing: \(last)")
-    }
+    func send(_ args: [String]) async { await tmuxCommand(socket: socket, args) }
 
     func waitFor(_ text: String, timeout: Double = 30) async -> Bool {
         await waitUntil(timeout: timeout) { $0.contains { $0.contains(text) } }

@@ -217,3 +217,21 @@ func isAlive(_ pid: Int32) -> Bool {
           let close = stat.lastIndex(of: ")") else { return false }
     return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
 }
+
+/// Runs a tmux command on the server at `socket`, retrying when tmux itself fails (a client that
+/// cannot reach a loaded server exits non-zero, and a silently lost key looks like a hung host).
+func tmuxCommand(socket: String, _ args: [String]) async {
+    guard let path = Bin.tmux else { return }
+    var last = ""
+    for _ in 0..<5 {
+        do {
+            let r = try tool(path, ["-L", socket, "-f", "/dev/null"] + args)
+            if r.status == 0 { return }
+            last = "exit \(r.status): \(r.out)"
+        } catch {
+            last = "\(error)"
+        }
+        try? await Task.sleep(for: .milliseconds(200))
+    }
+    Issue.record("tmux \(args.joined(separator: " ")) kept failing: \(last)")
+}
