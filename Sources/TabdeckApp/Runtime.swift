@@ -46,6 +46,9 @@ public final class Runtime {
     var currentLine = ""
     /// A write to the database failed during the current command.
     var persistFailure: String?
+    /// Line mode's progress on stderr, when stderr is a terminal and results are text.
+    lazy var progressLine: ProgressLine? = output == .text && isatty(STDERR_FILENO) == 1
+        ? ProgressLine { FileHandle.standardError.write(Data($0.utf8)) } : nil
     /// Commands that failed so far.
     public private(set) var failures = 0
     public private(set) var quitRequested = false
@@ -176,7 +179,10 @@ public final class Runtime {
 
     /// Handles events until `done()` holds.
     func pump(until done: () -> Bool) {
-        while !done() { if let event = next(until: nil) { handle(event) } }
+        while !done() {
+            if let event = next(until: nil) { handle(event) }
+            progressLine?.update(workspace)
+        }
     }
 
     /// The next event, waiting at most until `limit` (``now()`` seconds; nil when it passes);
@@ -287,6 +293,7 @@ public final class Runtime {
 
     func report(_ outcome: Outcome) {
         finished = true
+        progressLine?.clear()
         switch (outcome, output) {
         case (.success(let out), .text):
             if !out.text.isEmpty { write(Sanitizer.cleanLines(out.text)) }  // the edge guard: every line safe

@@ -87,6 +87,10 @@ public struct PluginProgress: Hashable, Sendable {
     public var done: Double
     public var total: Double?
     public var message: String?
+
+    public init(done: Double, total: Double?, message: String?) {
+        self.done = done; self.total = total; self.message = message
+    }
 }
 
 /// Everything the host knows about one tab.
