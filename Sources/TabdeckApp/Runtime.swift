@@ -167,6 +167,9 @@ public final class Runtime {
         execute(workspace.shutdown())
         processes.stopAll()
         for endpoint in endpoints.values { endpoint.close() }
+        // Closed here, not when the runtime goes away: the state folder is free for the next
+        // Tabdeck as soon as this one has quit.
+        try? database.close()
     }
 
     /// The endpoint of `tab`, made on first use.

@@ -86,7 +86,13 @@ import TabdeckTime
     /// If it holds the pipes, the reaper stops waiting for them after idle time on the clock.
     @Test func aProcessThatLeftTheGroupIsOutOfReachAndItsPipesAreGivenUpOnTheClock() async throws {
         let (supervisor, log, clock) = makeManualSupervisor()
-        try supervisor.start(PluginSpec(tab: "escape", command: ["/bin/sh", "-c", "setsid sleep 60 & echo $! >&2; exit 0"]))
+        // The shell exits only once the child has left the group (it touches a file after its
+        // setsid), so the group's cleanup cannot reach it first on a loaded machine.
+        let script = """
+            F=$(mktemp -u); setsid sh -c "touch $F; exec sleep 60" & while [ ! -e "$F" ]; do sleep 0.01; done
+            rm -f "$F"; echo $! >&2; exit 0
+            """
+        try supervisor.start(PluginSpec(tab: "escape", command: ["/bin/sh", "-c", script]))
         #expect(await log.wait { $0.contains { if case .stderrLine("escape", _) = $0 { true } else { false } } })
         let escaped = try #require(log.events.compactMap { event -> pid_t? in
             if case .stderrLine("escape", let line) = event { return pid_t(line) }
