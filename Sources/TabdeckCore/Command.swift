@@ -47,8 +47,6 @@ public enum Command: Hashable, Sendable {
     case action(String, confirmed: Bool)
     case export(path: String, format: ExportFormat?)
     case plugin(PluginVerb, tab: String?)
-    /// Start the tab's plugin again now (replaying the tab's session), or retry what failed.
-    case restart(tab: String?)
     /// Stop the running command and the find (the plugin is told with `$/cancel`).
     case cancel
     case help(String?)
@@ -214,7 +212,7 @@ public enum CommandParser {
             return .plugin(verb, tab: rest.count == 2 ? rest[1] : nil)
         case "restart":
             guard rest.count <= 1 else { throw usage("restart") }
-            return .restart(tab: rest.first)
+            return .plugin(.restart, tab: rest.first)  // `restart` is `plugin restart`
         case "cancel": try noArgs(rest, verb); return .cancel
         case "help":
             return .help(rest.isEmpty ? nil : rest.joined(separator: " "))

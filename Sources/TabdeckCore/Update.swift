@@ -187,10 +187,6 @@ extension Workspace {
                 return .done(CommandOutput(text: "", json: ["quit": true]))
             case .plugin(let verb, let tabWord):
                 return try runPluginCommand(verb, tabWord.map { (w) throws(CommandError) in try resolveTab(w) } ?? a.tab, &a, &effects)
-            case .restart(let tabWord):
-                return try runPluginCommand(.restart, tabWord.map { (w) throws(CommandError) in try resolveTab(w) } ?? a.tab, &a, &effects)
-            case .cancel:
-                return .done(CommandOutput(text: "nothing to cancel", json: ["cancelled": .null]))
             default:
                 return try runTableCommand(&a, &effects)
             }
