@@ -54,7 +54,7 @@ func parseCSV(_ text: String) -> [[String]] {
 /// Swift's `<` on strings is by Unicode scalars for NFC text; the CSV plugin compares UTF-8 bytes.
 func utf8Less(_ a: String, _ b: String) -> Bool { Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) }
 
-@Suite struct CSVPluginTests {
+@Suite(hangGuard) struct CSVPluginTests {
     let dir = TempDir()
 
     func host() throws -> Host {
@@ -193,7 +193,7 @@ extension CSVPluginTests {
     }
 }
 
-@Suite struct ProcessesPluginTests {
+@Suite(hangGuard) struct ProcessesPluginTests {
     @Test func showWorksWhileBadgeAndInvalidateNotificationsArrive() async throws {
         let dir = TempDir()
         // badgeCpu 0: every process counts, so the badge is a live, changing number.
@@ -201,13 +201,13 @@ extension CSVPluginTests {
                                              args: ["interval": 0.2, "badgeCpu": 0], background: true)])
         await h.launch()
         // Line mode handles plugin events when the next command runs.
-        #expect(await eventually { await h.run("tabs").out.contains("[processes] — background, running") },
-                "background plugin started at launch")
+        // The background plugin started at launch.
+        await eventually { await h.run("tabs").out.contains("[processes] — background, running") }
         let first = await h.run("show 5")
         #expect(first.ok, "\(first)")
         #expect(first.out.contains("PID") && first.out.contains("Command"))
-        #expect(await eventually { await h.run("tabs").out.range(of: #"\[processes\] \(\d+\)"#, options: .regularExpression) != nil },
-                "a badge arrived and `tabs` shows it")
+        // A badge arrives and `tabs` shows it.
+        await eventually { await h.run("tabs").out.range(of: #"\[processes\] \(\d+\)"#, options: .regularExpression) != nil }
         for _ in 0..<5 {
             let r = await h.run("show 10")
             #expect(r.ok, "\(r)")

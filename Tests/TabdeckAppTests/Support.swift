@@ -252,13 +252,15 @@ enum Procs {
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes (generous: waiting costs only when the
-/// condition never holds, and a loaded machine can take seconds to start a python plugin).
-func eventually(timeout: Double = 20, _ condition: () async -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if await condition() { return true }
+/// The one wall-clock bound of the suites that wait for real processes: a guard against a test
+/// that hangs for good, far beyond what any machine's load explains. No outcome depends on it.
+let hangGuard = TimeLimitTrait.timeLimit(.minutes(10))
+
+/// Polls `condition` until it holds, with no deadline on the wall clock (a loaded machine can
+/// take seconds to start a python plugin; that is its load, not the code's behaviour). A
+/// condition that never holds is caught by the suite's hang guard.
+func eventually(_ condition: () async -> Bool) async {
+    while !(await condition()) {
         try? await Task.sleep(for: .milliseconds(20))
     }
-    return await condition()
 }

@@ -57,7 +57,6 @@ import TabdeckProtocol
     }
 
     @Test func hangOnRowsTimesOut() throws {
-        let started = ContinuousClock.now
         let report = try checkBroken("hang-on-rows", timeout: .seconds(1))
         let first = report.result("paging: first page")
         #expect(first?.status == .failed)
@@ -66,7 +65,11 @@ import TabdeckProtocol
         #expect(report.result("errors: unknown method")?.status == .passed)
         #expect(report.result("shutdown")?.status == .passed, "\(report.text)")
         #expect(report.result("sort")?.status == .skipped)
-        #expect(started.duration(to: .now) < .seconds(8))
+        // One timeout in the whole run, whatever the machine's load: counted, not timed.
+        let timeouts = report.results.filter { result in
+            ([result.summary] + result.notes).contains { $0.contains("no answer to") }
+        }
+        #expect(timeouts.map(\.name) == ["paging: first page"], "\(report.text)")
         #expect(!report.conforms)
     }
 

@@ -3,7 +3,7 @@ import Testing
 import TabdeckPluginKit
 import TabdeckProtocol
 
-@Suite struct PluginRunnerTests {
+@Suite(.timeLimit(.minutes(10))) struct PluginRunnerTests {
     @Test func handshake() throws {
         let h = Harness(source: TestSource())
         let reply = try h.call(id: 1, "initialize", [
@@ -191,9 +191,9 @@ import TabdeckProtocol
     @Test func shutdownEndsEvenIfInputStaysOpen() throws {
         let h = Harness(source: TestSource(), grace: 0.2)
         _ = try h.call(id: 1, "shutdown")
-        let start = Date()
+        // Input stays open: returning at all shows the runner ended by itself (a runner that
+        // waited for end of input would hang here, caught by the suite's time limit).
         #expect(h.runner.wait() == 0)
-        #expect(Date().timeIntervalSince(start) < 3)
     }
 
     @Test func shutdownCancelsRunningRequests() throws {

@@ -2,7 +2,7 @@ import Testing
 import TabdeckProtocol
 @testable import TabdeckSupervisor
 
-@Suite struct DeadlinesTests {
+@Suite(hangGuard) struct DeadlinesTests {
     @Test func expiresInSendOrderAndOnlyOnce() {
         var deadlines = Deadlines()
         let insertedRows = deadlines.insert(.int(2), method: "rows", timeout: 1, now: 0)

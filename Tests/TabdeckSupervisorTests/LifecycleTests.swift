@@ -5,12 +5,12 @@ import TabdeckProtocol
 import TabdeckTime
 
 /// Processes: spawning, violations, crashes, stderr, the quit sequence, reaping.
-@Suite struct LifecycleTests {
+@Suite(hangGuard) struct LifecycleTests {
     @Test func malformedLineIsAViolationThenExited() async throws {
         let (supervisor, log) = makeSupervisor()
         try supervisor.start(pluginSpec("bad"))
         try supervisor.send(request(1, "echo", .int(1)), to: "bad")
-        #expect(await log.wait { $0.contains { $0.replyID == .int(1) } })
+        await log.wait { $0.contains { $0.replyID == .int(1) } }
         try supervisor.send(request(2, "garbage"), to: "bad")
         let exited = await log.exited("bad")
         #expect(exited?.exit == .signalled(SIGKILL))
@@ -40,17 +40,14 @@ import TabdeckTime
 
     @Test func aHugeLineToAPluginThatDoesNotReadNeverBlocksTheCaller() async throws {
         let (supervisor, log) = makeSupervisor()
-        try supervisor.start(PluginSpec(tab: "full", command: ["/bin/sh", "-c", "sleep 10"]))
+        // The plugin never reads and never ends: a blocking write would wait for it forever
+        // (the hang guard would end the test), so returning at all proves the send is queued.
+        try supervisor.start(PluginSpec(tab: "full", command: ["/bin/sh", "-c", "exec sleep 600"]))
         let big = JSONValue.string(String(repeating: "x", count: 3 * 1024 * 1024))
-        let clock = ContinuousClock()
-        let took = try clock.measure {
-            for _ in 0..<3 {
-                try supervisor.send(.notification(method: "big", params: big), to: "full")  // 9 MiB into a 64 KiB pipe
-            }
+        for _ in 0..<3 {
+            try supervisor.send(.notification(method: "big", params: big), to: "full")  // 9 MiB into a 64 KiB pipe
         }
-        // A blocking write would wait for the plugin, which never reads: 10 s, until it ends. The
-        // bound leaves room for encoding 9 MiB in a debug build on a loaded machine.
-        #expect(took < .seconds(5), "send blocked for \(took)")
+        #expect(supervisor.isRunning("full"), "the sends returned while the plugin still lives and reads nothing")
         supervisor.kill("full")
         #expect(await log.exited("full")?.exit == .signalled(SIGKILL))
     }
@@ -107,7 +104,7 @@ import TabdeckTime
         #expect(orphan != nil)
         #expect(liveGroupMembers(pid, except: pid).isEmpty, "the sleep it left behind is still running")
         // Reparented to init, which reaps it in its own time.
-        #expect(await eventually { groupIsEmpty(pid) })
+        await eventually { groupIsEmpty(pid) }
     }
 
     @Test func stderrGoesToTheLogFileAndNeverBecomesAMessage() async throws {
@@ -117,8 +114,8 @@ import TabdeckTime
         try supervisor.start(pluginSpec("err", logFile: logFile))
         let lines = ["plain text", #"{"jsonrpc":"2.0","id":1,"result":"fake"}"#, "caf\u{E9}"]
         try supervisor.send(request(2, "stderr", .array(lines.map { .string($0) })), to: "err")
-        #expect(await log.wait { $0.contains { $0.replyID == .int(2) } })
-        #expect(await log.wait { events in lines.allSatisfy { events.contains(.stderrLine(tab: "err", line: $0)) } })
+        await log.wait { $0.contains { $0.replyID == .int(2) } }
+        await log.wait { events in lines.allSatisfy { events.contains(.stderrLine(tab: "err", line: $0)) } }
         #expect(!log.events.contains { $0.replyID == .int(1) })
         #expect(supervisor.droppedReplies("err") == 0)
         await supervisor.stopAllOffThePool(grace: .milliseconds(500))
@@ -143,7 +140,7 @@ import TabdeckTime
         let (supervisor, log) = makeSupervisor()
         try supervisor.start(PluginSpec(tab: "env", command: [script], environment: ["FOO": "bar baz"], workingDirectory: folder))
         let pid = try #require(supervisor.processID("env"))
-        #expect(await log.wait { $0.contains { if case .stderrLine("env", _) = $0 { return true } else { return false } } })
+        await log.wait { $0.contains { if case .stderrLine("env", _) = $0 { return true } else { return false } } }
         let realFolder = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
         #expect(log.events.contains(.stderrLine(tab: "env", line: "bar baz 1 \(realFolder) \(pid)")))
         await supervisor.stopAllOffThePool(grace: .milliseconds(500))
@@ -173,9 +170,9 @@ import TabdeckTime
             try supervisor.send(request(2, "echo"), to: "stubborn")
         }
         // shutdown and stdin closed: the grace runs to t = 2, then SIGTERM (ignored) and 2 s more.
-        #expect(await supervisor.waitForStopStep("stubborn", at: 2))
+        await supervisor.waitForStopStep("stubborn", at: 2)
         clock.advance(by: 2)
-        #expect(await supervisor.waitForStopStep("stubborn", at: 4))
+        await supervisor.waitForStopStep("stubborn", at: 4)
         #expect(supervisor.isRunning("stubborn"))
         clock.advance(by: 2)
         #expect(await log.exited("stubborn")?.exit == .signalled(SIGKILL))
@@ -187,7 +184,7 @@ import TabdeckTime
         try supervisor.start(pluginSpec("b", mode: "stubborn"))
         try supervisor.start(PluginSpec(tab: "c", command: ["/bin/sh", "-c", "trap '' TERM; while :; do sleep 0.05; done"]))
         try supervisor.send(request(1, "echo"), to: "b")
-        #expect(await log.wait { $0.contains { $0.replyID == .int(1) } })
+        await log.wait { $0.contains { $0.replyID == .int(1) } }
         let pids = ["a", "b", "c"].compactMap { supervisor.processID($0) }
         #expect(pids.count == 3)
         #expect(throws: SupervisorError.alreadyRunning(tab: "a")) { try supervisor.start(pluginSpec("a")) }
@@ -197,7 +194,7 @@ import TabdeckTime
             supervisor.stopAll(grace: .seconds(2))
             stopped.set()
         }.start()
-        #expect(await drive(clock, supervisor, tabs: ["a", "b", "c"]) { stopped.isSet })
+        await drive(clock, supervisor, tabs: ["a", "b", "c"]) { stopped.isSet }
         for tab in ["a", "b", "c"] {
             #expect(!supervisor.isRunning(tab))
             #expect(log.events.filter { $0.isExited(tab) }.count == 1)
@@ -210,14 +207,13 @@ import TabdeckTime
 
     @Test func writingToAPluginThatClosedItsStdinIsAnErrorNotACrash() async throws {
         let (supervisor, log) = makeSupervisor()
-        // The plugin lives long (it is killed below) and the loop runs by the clock, not by a
-        // count: on a loaded machine the writer thread may take a while to meet EPIPE.
+        // The plugin lives long (it is killed below) and the loop runs until the writer thread
+        // meets EPIPE, however long a loaded machine takes (the hang guard bounds it).
         try supervisor.start(PluginSpec(tab: "deaf", command: ["/bin/sh", "-c", "exec 0<&-; echo closed >&2; sleep 600"]))
-        #expect(await log.wait { $0.contains(.stderrLine(tab: "deaf", line: "closed")) })
+        await log.wait { $0.contains(.stderrLine(tab: "deaf", line: "closed")) }
         var failure: SupervisorError? = nil
-        let deadline = ContinuousClock.now + .seconds(30)
         var id: Int64 = 0
-        while failure == nil && ContinuousClock.now < deadline {
+        while failure == nil {
             id += 1
             do {
                 try supervisor.send(.notification(method: "status", params: .int(id)), to: "deaf")

@@ -5,7 +5,7 @@ import TabdeckProtocol
 
 /// The plugin log file stores plugin text with controls made visible (issue #10, point 6):
 /// `cat` or `tail -f` of a log cannot drive the terminal.
-@Suite struct StderrLogTests {
+@Suite(hangGuard) struct StderrLogTests {
     /// Bytes no log line may hold raw: C0 (the record's own `\n` aside), DEL, and the UTF-8 of
     /// C1 and bidi controls.
     static func unsafeScalars(_ line: String) -> [Unicode.Scalar] { line.unicodeScalars.filter(Sanitizer.isUnsafe) }
@@ -38,7 +38,7 @@ import TabdeckProtocol
         try supervisor.start(pluginSpec("err", logFile: logFile))
         let lines = ["\u{1B}[2J\u{1B}[Hcleared", "osc \u{1B}]8;;http://x\u{1B}\\link", "rtl \u{202E}fdp.exe", "c1 \u{9B}31m"]
         try supervisor.send(request(2, "stderr", .array(lines.map { .string($0) })), to: "err")
-        #expect(await log.wait { events in lines.allSatisfy { events.contains(.stderrLine(tab: "err", line: $0)) } })
+        await log.wait { events in lines.allSatisfy { events.contains(.stderrLine(tab: "err", line: $0)) } }
         await supervisor.stopAllOffThePool(grace: .milliseconds(500))
         let written = try String(contentsOfFile: logFile, encoding: .utf8).split(separator: "\n").map { String($0.dropFirst(25)) }
         #expect(written == lines.map(Sanitizer.clean))
