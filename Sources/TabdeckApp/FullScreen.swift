@@ -3,30 +3,26 @@ import Foundation
 import TabdeckCore
 import TabdeckTerminal
 
-/// The full-screen workspace: keys in, frames out. It drives the same core and command
-/// language as line mode; keys become commands (`goto 5`, `sort name`, `tab select 2`) or
-/// change what only the UI knows (column cursor, help, detail).
+/// The full-screen workspace's shell: terminal bytes in, frames out. What a key does is
+/// decided by the pure ``ScreenModel`` (`update(input) -> effects`); the shell reads the
+/// terminal, carries out the model's effects (core events, the readline prompt, quitting) and
+/// draws diffed frames.
 public final class FullScreen {
     let runtime: Runtime
     let terminal: RawTerminal
     let editor: LineEditor
-    var ui = UIState()
+    /// The UI's state and logic, a value.
+    var model = ScreenModel()
     var decoder = KeyDecoder()
     var previous: ScreenBuffer?
     /// The frame before `previous`, kept to draw the next frame into (no buffer allocated per frame).
     var spare: ScreenBuffer?
     let writer: ANSIWriter
-    var size = RawTerminal.Size(width: 80, height: 24)
-    var running = true
-    /// The command typed at the prompt whose output should be shown (key commands show errors only).
-    var promptCommand: String?
+    var running: Bool { model.running }
     /// Frame statistics for measurement (`TABDECK_FRAME_STATS=FILE`), nil when not asked for.
     let stats: FrameStats?
     /// When the oldest key not yet shown was read from the terminal.
     var keyReadAt: ContinuousClock.Instant?
-    /// The find last announced (text, start, direction, phase), so each outcome is announced
-    /// once; its rows are not compared.
-    var shownFind: [String]?
     /// Seconds without input after which views moved by keys are saved, and the longest they
     /// stay unsaved while events keep coming.
     static let saveAfter = 0.3
@@ -79,7 +75,7 @@ public final class FullScreen {
             if keyed == true { runtime.dispatch(.refresh) }
             if keyed != nil { changed = true }
             if changed && (keyed == true || eventFrames.nextAllowed(now: runtime.now()) == nil) {
-                announceFind()
+                apply(model.update(.coreChanged, workspace: runtime.workspace))
                 draw()
                 if keyed != true { eventFrames.drawn(at: runtime.now()) }
                 changed = false
@@ -142,16 +138,16 @@ public final class FullScreen {
         switch event {
         case .core(let e):
             runtime.dispatch(e)
-            if runtime.quitRequested { running = false }
+            if runtime.quitRequested { model.running = false }
             return false
         case .resize:
             relayout()
             return false
         case .inputClosed:
-            running = false
+            model.running = false
             return false
         case .signal:
-            running = false  // SIGTERM, SIGHUP, SIGINT: quit (views saved, terminal restored, plugins stopped)
+            model.running = false  // SIGTERM, SIGHUP, SIGINT: quit (views saved, terminal restored, plugins stopped)
             return false
         case .input(let bytes, let readAt):
             if keyReadAt == nil { keyReadAt = readAt }
@@ -167,7 +163,7 @@ public final class FullScreen {
     func typeKeys(_ bytes: [UInt8]) {
         var keys = decoder.feedKeepingBytes(bytes)[...]
         while running, let (key, _) = keys.popFirst() {
-            if case .table = ui.mode, let typed = ui.keyMap.action(for: key)?.promptText {
+            if case .table = model.ui.mode, let typed = model.ui.keyMap.action(for: key)?.promptText {
                 let leftover = prompt(typedAhead: Array(typed.utf8) + keys.flatMap(\.bytes) + decoder.takePending())
                 keys = decoder.feedKeepingBytes(leftover)[...]
             } else {
@@ -176,154 +172,32 @@ public final class FullScreen {
         }
     }
 
-    func relayout() {
-        size = terminal.size
-        previous = nil
-        runtime.dispatch(.viewport(rows: WorkspaceRenderer.tableRows(workspace: runtime.workspace, size: (size.width, size.height))))
+    func press(_ key: Key) {
+        apply(model.update(.key(key), workspace: runtime.workspace))
     }
 
-    /// Submits a command without waiting for it (its result comes back as a status message).
-    func submit(_ line: String, fromPrompt: Bool = false) {
-        promptCommand = fromPrompt ? line : nil
-        runtime.submit(line)
-        if runtime.quitRequested { running = false }
+    /// Carries out the model's effects, in order.
+    func apply(_ effects: [ScreenEffect]) {
+        for effect in effects where running {
+            switch effect {
+            case .core(.run(let command)): runtime.submit(command)
+            case .core(.command(let line)): runtime.submit(line)
+            case .core(let event): runtime.dispatch(event)
+            case .prompt(let typed): typeKeys(prompt(typedAhead: Array(typed.utf8)))
+            case .redraw: previous = nil
+            case .quit: model.running = false
+            }
+            if runtime.quitRequested { model.running = false }
+        }
+    }
+
+    func relayout() {
+        let size = terminal.size
+        apply(model.update(.resize(width: size.width, height: size.height), workspace: runtime.workspace))
     }
 
     func show(_ text: String, isError: Bool) {
-        guard isError || promptCommand != nil else { return }
-        if text.contains("\n") {
-            ui.mode = .output(text, scroll: 0)
-        } else {
-            ui.message = .init(text, isError: isError)
-        }
-    }
-
-    // MARK: Keys
-
-    var table: TableState? { runtime.workspace.selectedTab.flatMap { runtime.workspace.tabs[$0]?.table } }
-
-    func press(_ key: Key) {
-        switch ui.mode {
-        case .prompt(let text):
-            editFind(key, text)
-            return
-        case .sectionIndex(let typed):
-            editSectionIndex(key, typed)
-            return
-        case .help(let scroll), .detail(let scroll), .output(_, let scroll):
-            switch key {
-            case .down, .char("j"): ui.mode = ui.mode.scrolled(to: scroll + 1)
-            case .up, .char("k"): ui.mode = ui.mode.scrolled(to: max(0, scroll - 1))
-            case .pageDown, .char(" "): ui.mode = ui.mode.scrolled(to: scroll + size.height - 2)
-            case .pageUp: ui.mode = ui.mode.scrolled(to: max(0, scroll - size.height + 2))
-            case .char("q"), .ctrl("c"): running = false
-            default: ui.mode = .table
-            }
-            return
-        case .table:
-            break
-        }
-        guard let action = ui.keyMap.action(for: key) else { return }
-        ui.message = nil
-        perform(action)
-    }
-
-    func perform(_ action: Action) {
-        let t = table
-        let cursor = t?.view.cursor ?? 0
-        switch action {
-        case .moveDown: runtime.dispatch(.cursor(delta: 1))
-        case .moveUp: runtime.dispatch(.cursor(delta: -1))
-        case .pageDown: runtime.dispatch(.page(.next))
-        case .pageUp: runtime.dispatch(.page(.prev))
-        case .top: runtime.dispatch(.page(.first))
-        case .bottom:
-            if t?.total == nil { ui.message = .init("the row count is not known yet, so there is no last page", isError: true) }
-            runtime.dispatch(.page(.last))
-        case .columnLeft: ui.columnCursor = max(0, ui.columnCursor - 1)
-        case .columnRight: ui.columnCursor = min(max(0, (t?.visibleColumns.count ?? 1) - 1), ui.columnCursor + 1)
-        case .nextTab, .previousTab:
-            let visible = runtime.workspace.layout.visibleTabs
-            guard let current = runtime.workspace.selectedTab.flatMap({ visible.firstIndex(of: $0) }), !visible.isEmpty else { return }
-            let step = action == .nextTab ? 1 : visible.count - 1
-            submit("tab select \((current + step) % visible.count + 1)")
-            ui.columnCursor = 0
-        case .selectTab(let n):
-            if n <= runtime.workspace.layout.visibleTabs.count { submit("tab select \(n)"); ui.columnCursor = 0 }
-        case .sort:
-            guard let t, ui.columnCursor < t.visibleColumns.count else { return }
-            submit("sort \(quoted(t.visibleColumns[ui.columnCursor].id))")
-        case .clearSort: submit("sort clear")
-        case .toggleSelection:
-            guard let t, let row = t.cache.row(at: cursor) else { return }
-            submit((t.view.selection.contains(row.id) ? "unselect " : "select ") + quoted(row.id))
-        case .open: submit("open")
-        case .back: submit("back")
-        case .detail: ui.mode = .detail(scroll: 0)
-        case .help: ui.mode = .help(scroll: 0)
-        case .dismiss:
-            ui.mode = .table; ui.find = nil
-            // Esc also stops long work: the running command (its requests get `$/cancel`) and the find.
-            if runtime.workspace.isBusy || runtime.workspace.find?.isSearching == true { runtime.dispatch(.cancel) }
-        case .restart: submit("restart")
-        case .find: ui.mode = .prompt("/")
-        case .findNext, .findPrevious:
-            guard let text = ui.find, !text.isEmpty else { ui.message = .init("nothing to find yet: type / first", isError: true); return }
-            shownFind = nil  // announce this find's outcome even if it is the same as the last one's
-            runtime.dispatch(.find(text: text, backward: action == .findPrevious))
-        case .sectionIndex:
-            guard let t, !t.sections.isEmpty else { ui.message = .init("this table has no sections", isError: true); return }
-            ui.mode = .sectionIndex("")
-        case .command, .filter: typeKeys(prompt(typedAhead: Array((action.promptText ?? "").utf8)))
-        case .quit: running = false
-        }
-    }
-
-    /// `/` find: type the text, Enter finds it in the whole table (the core pages through the
-    /// plugin from the cursor, wrapping around; the status line shows how far it got).
-    func editFind(_ key: Key, _ text: String) {
-        switch key {
-        case .escape, .ctrl("c"): ui.mode = .table; ui.find = nil
-        case .backspace: ui.mode = text.count > 1 ? .prompt(String(text.dropLast())) : .table
-        case .char(let c): ui.mode = .prompt(text + String(c))
-        case .paste(let s): ui.mode = .prompt(text + s)
-        case .enter:
-            let needle = String(text.dropFirst())
-            ui.find = needle.isEmpty ? nil : needle
-            ui.mode = .table
-            if !needle.isEmpty { shownFind = nil; runtime.dispatch(.find(text: needle, backward: false)) }
-        default: break
-        }
-    }
-
-    /// Says once how a find ended: the row found, or not found.
-    func announceFind() {
-        let f = runtime.workspace.find
-        let seen = f.map { [$0.text, String($0.origin), String($0.backward), String(describing: $0.phase)] }
-        guard seen != shownFind else { return }
-        shownFind = seen
-        guard let f else { return }
-        switch f.phase {
-        case .searching: break
-        case .found(let row, let wrapped):
-            ui.message = .init("found \"\(f.text)\" at row \(formatCount(row + 1))" + (wrapped ? " (wrapped around)" : ""))
-        case .notFound: ui.message = .init("not found: \(f.text)", isError: true)
-        case .stopped(let why): ui.message = .init("find stopped: \(why)", isError: true)
-        }
-    }
-
-    /// The section index: each letter jumps to the first section whose title starts with what
-    /// was typed; Enter or Esc closes it.
-    func editSectionIndex(_ key: Key, _ typed: String) {
-        switch key {
-        case .escape, .ctrl("c"), .enter: ui.mode = .table
-        case .backspace: ui.mode = typed.isEmpty ? .table : .sectionIndex(String(typed.dropLast()))
-        case .char(let c):
-            let now = typed + String(c)
-            ui.mode = .sectionIndex(now)
-            if table?.section(matching: now) != nil { submit("jump " + quoted(now)) }
-        default: break
-        }
+        apply(model.update(.output(text, isError: isError), workspace: runtime.workspace))
     }
 
     /// `:` opens a GNU readline prompt on the bottom line, in cooked mode; the screen is redrawn
@@ -332,7 +206,7 @@ public final class FullScreen {
     /// readline read but did not use (keys after Enter), to be handled as keys.
     func prompt(typedAhead: [UInt8]) -> [UInt8] {
         terminal.suspend()
-        terminal.write(Array("\u{1b}[\(size.height);1H\u{1b}[2K".utf8))
+        terminal.write(Array("\u{1b}[\(model.height);1H\u{1b}[2K".utf8))
         nonisolated(unsafe) let screen = self
         let line = signals.whileReading(ignoresInterrupt: true, quit: { _ in
             // The main thread is blocked in readline: quit from here.
@@ -346,12 +220,8 @@ public final class FullScreen {
         previous = nil
         // Time at the prompt is not key-to-frame latency; keys after Enter start now.
         keyReadAt = leftover.isEmpty ? nil : .now
-        if let line, !line.trimmingCharacters(in: .whitespaces).isEmpty { submit(line, fromPrompt: true) }
+        apply(model.update(.promptClosed(line), workspace: runtime.workspace))
         return leftover
-    }
-
-    func quoted(_ word: String) -> String {
-        word.contains(where: { $0 == " " || $0 == "\"" || $0 == "'" || $0 == "#" }) ? "'\(word)'" : word
     }
 
     // MARK: Frames
@@ -360,14 +230,15 @@ public final class FullScreen {
     /// frame statistics on, records the time since the oldest key shown was read.
     func draw() {
         // The column layout keeps the column scroll in step; the frame is drawn with the same one.
-        let layout = WorkspaceRenderer.columnLayout(workspace: runtime.workspace, size: (size.width, size.height), ui: ui)
-        if let layout { ui.columnScroll = layout.scroll }
+        let size = model.size
+        let layout = WorkspaceRenderer.columnLayout(workspace: runtime.workspace, size: size, ui: model.ui)
+        if let layout { model.ui.columnScroll = layout.scroll }
         var frame = spare ?? ScreenBuffer(width: size.width, height: size.height)
         spare = nil  // `frame` is now the only reference: cleared and drawn in place
         if frame.width == size.width && frame.height == size.height { frame.clear() } else {
             frame = ScreenBuffer(width: size.width, height: size.height)
         }
-        WorkspaceRenderer.render(workspace: runtime.workspace, ui: ui, layout: layout, into: &frame)
+        WorkspaceRenderer.render(workspace: runtime.workspace, ui: model.ui, layout: layout, into: &frame)
         let diff = Diff.between(previous, frame)
         if !diff.runs.isEmpty || diff.isFull { terminal.write(writer.bytes(for: diff)) }
         spare = previous
@@ -375,7 +246,7 @@ public final class FullScreen {
         if let stats {
             if let readAt = keyReadAt { stats.key(ContinuousClock.now - readAt) }
             stats.frame(pageLoaded: { WorkspaceRenderer.visibleRowsLoaded(workspace: runtime.workspace,
-                                                                        size: (size.width, size.height), ui: ui) })
+                                                                        size: size, ui: model.ui) })
         }
         keyReadAt = nil
     }

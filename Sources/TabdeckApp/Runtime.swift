@@ -161,6 +161,13 @@ public final class Runtime {
         dispatch(.command(line))
     }
 
+    /// Submits a typed command (a key of the full screen) without waiting for it.
+    public func submit(_ command: Command) {
+        persistFailure = nil
+        currentLine = command.text
+        dispatch(.run(command))
+    }
+
     /// Stops every plugin and waits for them to exit.
     public func shutdown() {
         queue.stopWaiting()  // nothing takes events any more: a waiting reader must not keep its plugin alive

@@ -112,35 +112,54 @@ public enum CommandParser {
     /// The first words of every command, for suggestions and completion.
     public static let verbs: [String] = Array(Set(catalog.map { String($0.name.split(separator: " ")[0]) })).sorted()
 
-    /// Splits a line into words: whitespace separates, "double" or 'single' quotes group, `#` starts a comment.
+    /// Splits a line into words: whitespace separates, "double" or 'single' quotes group, a
+    /// backslash outside single quotes takes the next character as it is, `#` starts a comment.
     public static func words(_ line: String) throws(CommandError) -> [String] {
-        var words: [String] = []
+        try tokens(line).map(\.text)
+    }
+
+    /// One word of a command line, and whether any of it was quoted or escaped (a quoted
+    /// `'clear'` is a value, never the keyword `clear`).
+    struct Token: Hashable {
+        var text: String
+        var literal: Bool
+    }
+
+    static func tokens(_ line: String) throws(CommandError) -> [Token] {
+        var words: [Token] = []
         var current = ""
         var inWord = false
+        var literal = false
         var quote: Character?
+        var escaped = false
         for ch in line {
+            if escaped { current.append(ch); escaped = false; continue }
             if let q = quote {
-                if ch == q { quote = nil } else { current.append(ch) }
+                if ch == q { quote = nil } else if ch == "\\" && q == "\"" { escaped = true } else { current.append(ch) }
                 continue
             }
-            if ch == "\"" || ch == "'" { quote = ch; inWord = true; continue }
+            if ch == "\\" { escaped = true; inWord = true; literal = true; continue }
+            if ch == "\"" || ch == "'" { quote = ch; inWord = true; literal = true; continue }
             if ch == "#" && !inWord { break }
             if ch.isWhitespace {
-                if inWord { words.append(current); current = ""; inWord = false }
+                if inWord { words.append(Token(text: current, literal: literal)); current = ""; inWord = false; literal = false }
                 continue
             }
             current.append(ch); inWord = true
         }
         if quote != nil { throw CommandError("unterminated quote") }
-        if inWord { words.append(current) }
+        if escaped { throw CommandError("a backslash at the end of the line escapes nothing") }
+        if inWord { words.append(Token(text: current, literal: literal)) }
         return words
     }
 
     /// Parses one line; nil for a blank or comment-only line.
     public static func parse(_ line: String) throws(CommandError) -> Command? {
-        let w = try words(line)
-        guard let verb = w.first else { return nil }
-        let rest = Array(w.dropFirst())
+        let tokens = try tokens(line)
+        guard let verb = tokens.first?.text else { return nil }
+        let rest = tokens.dropFirst().map(\.text)
+        // Keywords are matched only where they were typed bare: a quoted `'clear'` is a value.
+        let bare = tokens.dropFirst().map { $0.literal ? nil : $0.text }
         switch verb {
         case "tabs": try noArgs(rest, "tabs"); return .tabs
         case "tab": return try parseTab(rest)
@@ -149,7 +168,7 @@ public enum CommandParser {
         case "column": return try parseColumn(rest)
         case "sort":
             if rest.isEmpty { return .sortShow }
-            if rest == ["clear"] { return .sortClear }
+            if bare == ["clear"] { return .sortClear }
             if rest.count > 2 { throw usage("sort") }
             var direction: SortDirection?
             if rest.count == 2 {
@@ -162,7 +181,7 @@ public enum CommandParser {
             return .sortBy(rest[0], direction)
         case "filter":
             if rest.isEmpty { return .filterShow }
-            if rest == ["clear"] { return .filterSet(nil) }
+            if bare == ["clear"] { return .filterSet(nil) }
             return .filterSet(rest.joined(separator: " "))
         case "show":
             if rest.isEmpty { return .show(nil) }
@@ -175,7 +194,7 @@ public enum CommandParser {
             guard !rest.isEmpty else { throw usage("jump") }
             return .jump(rest.joined(separator: " "))
         case "find":
-            let backward = rest.first == "--back"
+            let backward = bare.first == "--back"
             let words = backward ? Array(rest.dropFirst()) : rest
             guard !words.isEmpty else { throw usage("find") }
             return .find(words.joined(separator: " "), backward: backward)
@@ -187,8 +206,8 @@ public enum CommandParser {
             return .page(m)
         case "select":
             guard !rest.isEmpty else { throw usage("select") }
-            if rest == ["all"] { return .selectAll }
-            if rest == ["none"] { return .selectNone }
+            if bare == ["all"] { return .selectAll }
+            if bare == ["none"] { return .selectNone }
             return .select(rest)
         case "unselect":
             guard !rest.isEmpty else { throw usage("unselect") }
@@ -199,11 +218,11 @@ public enum CommandParser {
             return .open(rest.first)
         case "back": try noArgs(rest, "back"); return .back
         case "action":
-            let confirmed = rest.contains("--yes")
-            let names = rest.filter { $0 != "--yes" }
+            let confirmed = bare.contains("--yes")
+            let names = zip(rest, bare).filter { $0.1 != "--yes" }.map(\.0)
             guard names.count == 1 else { throw usage("action") }
             return .action(names[0], confirmed: confirmed)
-        case "export": return try parseExport(rest)
+        case "export": return try parseExport(rest, bare: bare)
         case "plugin":
             guard let v = rest.first, rest.count <= 2 else { throw usage("plugin") }
             guard let verb = Command.PluginVerb(rawValue: v) else {
@@ -270,12 +289,12 @@ public enum CommandParser {
         }
     }
 
-    static func parseExport(_ w: [String]) throws(CommandError) -> Command {
+    static func parseExport(_ w: [String], bare: [String?]) throws(CommandError) -> Command {
         var path: String?
         var format: Command.ExportFormat?
         var i = 0
         while i < w.count {
-            if w[i] == "--format" || w[i].hasPrefix("--format=") {
+            if let word = bare[i], word == "--format" || word.hasPrefix("--format=") {
                 let value: String
                 if w[i] == "--format" {
                     guard i + 1 < w.count else { throw usage("export") }

@@ -19,8 +19,10 @@ public enum PluginEvent: Hashable, Sendable {
 
 /// An input to ``Workspace/update(_:)``.
 public enum Event: Hashable, Sendable {
-    /// A command line typed by the user or read in line mode.
+    /// A command line typed by the user or read in line mode (parsed, then run as ``run(_:)``).
     case command(String)
+    /// A command already typed as a value (a key of the full-screen UI): never text parsed again.
+    case run(Command)
     /// Something happened to a tab's plugin.
     case plugin(tab: String, PluginEvent)
     /// A wake-up asked for with ``Effect/wake(at:)``.

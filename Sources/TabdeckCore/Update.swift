@@ -17,6 +17,9 @@ extension Workspace {
         case .command(let line):
             startCommand(line, &effects)
             advanceFind(&effects)
+        case .run(let command):
+            start(command, line: command.text, &effects)
+            advanceFind(&effects)
         case .plugin(let tab, let pluginEvent):
             guard tabs[tab] != nil else { return [] }
             handle(pluginEvent, tab: tab, &effects)
@@ -111,6 +114,11 @@ extension Workspace {
             effects.append(.commandFailed(error.description))
             return
         }
+        start(command, line: line.trimmingWhitespace, &effects)
+    }
+
+    /// Starts `command` (`line`: how it was typed, for messages about it).
+    mutating func start(_ command: Command, line: String, _ effects: inout [Effect]) {
         if command == .cancel {
             let what = cancelWork(&effects)
             effects.append(.commandDone(CommandOutput(text: what.map { "cancelled \($0)" } ?? "nothing to cancel",
@@ -122,7 +130,7 @@ extension Workspace {
             return
         }
         if let tab = layout.selected { tabs[tab]?.notice = nil }
-        active = ActiveCommand(command: command, tab: layout.selected ?? "", line: line.trimmingWhitespace)
+        active = ActiveCommand(command: command, tab: layout.selected ?? "", line: line)
         advance(&effects)
     }
 

@@ -49,7 +49,7 @@ import TabdeckTime
         let (read, resolved) = try #require(screen.escape.lastResolved)
         #expect(resolved - read >= EscapeTimer.wait)
         #expect(resolved - read <= 0.05, "a lone Esc read at \(read) s was resolved at \(resolved) s")
-        guard case .table = screen.ui.mode else { Issue.record("Esc did not close the find prompt: \(screen.ui.mode)"); return }
+        guard case .table = screen.model.ui.mode else { Issue.record("Esc did not close the find prompt: \(screen.model.ui.mode)"); return }
         runtime.shutdown()
     }
 }

@@ -28,3 +28,35 @@ import TabdeckProtocol
         #expect(message("tab move a") == "usage: tab move TAB to N | before TAB | after TAB | to section SECTION")
     }
 }
+
+/// `Command.text` is the command language's own rendering: parsed again, it is the same command.
+@Suite struct CommandTextTests {
+    static let awkward = ["plain", "two words", "it's", #"say "hi""#, #"back\slash"#, "#hash", "all", "clear", "none",
+                          "--yes", "--back", "--format", "--format=csv", "", "both ' and \"", "tab\there", "ünïcødé ✓"]
+
+    @Test(arguments: awkward)
+    func everyCommandReadsBackAsItself(word: String) throws {
+        let commands: [Command] = [
+            .tabSelect(word), .tabMove(word, .before(word)), .tabMove(word, .toSection(word)), .tabHide(word),
+            .tabShow(word), .sectionMove(word, 2), .columnHide(word), .columnShow(word), .columnMove(word, 3),
+            .columnWidth(word, 12), .sortBy(word, nil), .sortBy(word, .descending), .select([word, "x", word]),
+            .unselect([word]), .open(word), .action(word, confirmed: true), .action(word, confirmed: false),
+            .export(path: word, format: .json), .plugin(.restart, tab: word),
+        ] + (word.isEmpty || word.contains(where: \.isWhitespace) && word.split(separator: " ").joined(separator: " ") != word ? [] :
+            [.filterSet(word), .find(word, backward: true), .find(word, backward: false), .jump(word)])
+        for command in commands {
+            let back = try CommandParser.parse(command.text)
+            #expect(back == command, "\(command) → \(command.text) → \(String(describing: back))")
+        }
+    }
+
+    @Test func keywordsAreKeywordsOnlyWhenBare() throws {
+        #expect(try CommandParser.parse("filter clear") == .filterSet(nil))
+        #expect(try CommandParser.parse("filter 'clear'") == .filterSet("clear"))
+        #expect(try CommandParser.parse("select all") == .selectAll)
+        #expect(try CommandParser.parse(#"select "all""#) == .select(["all"]))
+        #expect(try CommandParser.parse(#"select a\ b"#) == .select(["a b"]))
+        #expect(try CommandParser.parse(#"select "a \"b\" \\ c""#) == .select([#"a "b" \ c"#]))
+        #expect(throws: CommandError.self) { try CommandParser.parse(#"select a\"#) }
+    }
+}

@@ -120,8 +120,68 @@ struct Scene {
     }
 }
 
+/// Prints a screen as a Swift array literal, for writing expectations.
+func literal(_ lines: [String]) {
+    print("[")
+    for l in lines { print("    \"" + l.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\",") }
+    print("]")
+}
+
 /// Prints a screen framed by bars, for writing expectations.
 func dump(_ lines: [String]) {
     print("---")
     for l in lines { print("|" + l + "|") }
+}
+
+/// The full-screen UI component over a scene: inputs go through ``ScreenModel/update``, its core
+/// events into the scene's workspace (plugins answer at once), results back into the model, as
+/// the shell does; `lines` renders with the model's own state, at its size.
+struct ScreenScene {
+    var scene: Scene
+    var model: ScreenModel
+    /// Prompts the model asked the shell to open (their typed text).
+    var prompts: [String] = []
+    var redraws = 0
+
+    init(_ scene: Scene = Scene(tables: ["people": .people()]), width: Int, height: Int) {
+        self.scene = scene
+        self.model = ScreenModel(width: width, height: height)
+        apply(model.update(.resize(width: width, height: height), workspace: self.scene.ws))
+        self.scene.feed(.refresh)
+    }
+
+    mutating func input(_ input: ScreenInput) {
+        apply(model.update(input, workspace: scene.ws))
+    }
+
+    mutating func press(_ keys: Key...) {
+        for key in keys { input(.key(key)) }
+    }
+
+    /// Types the characters as keys.
+    mutating func type(_ text: String) {
+        for c in text { input(.key(.char(c))) }
+    }
+
+    mutating func apply(_ effects: [ScreenEffect]) {
+        for effect in effects {
+            switch effect {
+            case .core(let event):
+                let (outputs, failures) = (scene.outputs.count, scene.failures.count)
+                scene.feed(event)
+                scene.feed(.refresh)
+                for text in scene.outputs[outputs...] where !text.isEmpty { apply(model.update(.output(text, isError: false), workspace: scene.ws)) }
+                for text in scene.failures[failures...] { apply(model.update(.output(text, isError: true), workspace: scene.ws)) }
+                apply(model.update(.coreChanged, workspace: scene.ws))
+            case .prompt(let typed): prompts.append(typed)
+            case .redraw: redraws += 1
+            case .quit: break
+            }
+        }
+    }
+
+    /// The screen as the model shows it now.
+    var lines: [String] {
+        TestBackend.lines(WorkspaceRenderer.render(workspace: scene.ws, size: model.size, ui: model.ui))
+    }
 }

@@ -1,0 +1,71 @@
+import TabdeckProtocol
+
+extension Command {
+    /// The command as a line of the command language that ``CommandParser/parse(_:)`` reads
+    /// back as this same command: words that need it are quoted (ids and values with spaces,
+    /// quotes, backslashes, `#`, or that look like a keyword). History, messages about a command
+    /// ("busy: still running …") and the fuzz round trip use it; keys never go through it.
+    public var text: String {
+        switch self {
+        case .tabs: "tabs"
+        case .tabSelect(let t): "tab select \(Self.word(t))"
+        case .tabMove(let t, let move):
+            switch move {
+            case .toPosition(let n): "tab move \(Self.word(t)) to \(n)"
+            case .before(let o): "tab move \(Self.word(t)) before \(Self.word(o))"
+            case .after(let o): "tab move \(Self.word(t)) after \(Self.word(o))"
+            case .toSection(let s): "tab move \(Self.word(t)) to section \(Self.word(s))"
+            }
+        case .tabHide(let t): "tab hide \(Self.word(t))"
+        case .tabShow(let t): "tab show \(Self.word(t))"
+        case .tabReset: "tab reset"
+        case .sectionMove(let s, let n): "section move \(Self.word(s)) to \(n)"
+        case .columns: "columns"
+        case .columnHide(let c): "column hide \(Self.word(c))"
+        case .columnShow(let c): "column show \(Self.word(c))"
+        case .columnMove(let c, let n): "column move \(Self.word(c)) to \(n)"
+        case .columnWidth(let c, let n): "column width \(Self.word(c)) \(n)"
+        case .sortShow: "sort"
+        case .sortBy(let c, let d): "sort \(Self.word(c))" + (d.map { " " + $0.rawValue } ?? "")
+        case .sortClear: "sort clear"
+        case .filterShow: "filter"
+        case .filterSet(let text): text.map { "filter \(Self.word($0))" } ?? "filter clear"
+        case .show(let n): n.map { "show \($0)" } ?? "show"
+        case .goto(let n): "goto \(n)"
+        case .page(let m): "page \(m.rawValue)"
+        case .jump(let s): "jump \(Self.word(s))"
+        case .find(let t, let backward): "find " + (backward ? "--back " : "") + Self.word(t)
+        case .select(let ids): "select " + ids.map(Self.word).joined(separator: " ")
+        case .selectAll: "select all"
+        case .selectNone: "select none"
+        case .unselect(let ids): "unselect " + ids.map(Self.word).joined(separator: " ")
+        case .selection: "selection"
+        case .open(let id): id.map { "open \(Self.word($0))" } ?? "open"
+        case .back: "back"
+        case .action(let name, let confirmed): "action \(Self.word(name))" + (confirmed ? " --yes" : "")
+        case .export(let path, let format): "export \(Self.word(path))" + (format.map { " --format \($0.rawValue)" } ?? "")
+        case .plugin(let verb, let tab): "plugin \(verb.rawValue)" + (tab.map { " " + Self.word($0) } ?? "")
+        case .cancel: "cancel"
+        case .help(let topic): topic.map { "help " + $0.split(separator: " ").map { Self.word(String($0)) }.joined(separator: " ") } ?? "help"
+        case .quit: "quit"
+        }
+    }
+
+    /// `word` as one word of a command line: bare when it reads back as itself and is no
+    /// keyword, else in single quotes, or in double quotes with `\` before `"` and `\` when it
+    /// holds a single quote.
+    static func word(_ word: String) -> String {
+        let keywords: Set<String> = ["clear", "all", "none", "--yes", "--back", "--format"]
+        let plain = !word.isEmpty && !keywords.contains(word) && !word.hasPrefix("--format=") && word.allSatisfy {
+            !$0.isWhitespace && $0 != "\"" && $0 != "'" && $0 != "\\" && $0 != "#"
+        }
+        if plain { return word }
+        if !word.contains("'") { return "'" + word + "'" }
+        var out = "\""
+        for ch in word {
+            if ch == "\"" || ch == "\\" { out.append("\\") }
+            out.append(ch)
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,53 @@
+import TabdeckCore
+
+/// The full-screen UI as a value: what only the screen knows (``UIState``), the terminal's
+/// size, and whose output is shown. It changes only through ``update(_:workspace:)``; the
+/// shell (`FullScreen`) feeds it keys, sizes and results and carries out its ``ScreenEffect``s.
+public struct ScreenModel: Hashable, Sendable {
+    /// What the renderer reads besides the core's state.
+    public var ui: UIState
+    /// The terminal's size in cells.
+    public var width: Int
+    public var height: Int
+    /// Whether a command's output is shown: a command typed at the prompt shows its output,
+    /// one run by a key only its error.
+    public var showsOutput = false
+    /// Whether the UI is still running (false once it asked to quit).
+    public var running = true
+    /// The find last announced (text, start, direction, phase), so each outcome is announced once.
+    var shownFind: [String]?
+
+    /// A model for a terminal of `width` × `height`, showing the table.
+    public init(width: Int = 80, height: Int = 24, ui: UIState = UIState()) {
+        self.width = width; self.height = height; self.ui = ui
+    }
+
+    /// The size as the renderer takes it.
+    public var size: (width: Int, height: Int) { (width, height) }
+}
+
+/// An input to ``ScreenModel/update(_:workspace:)``.
+public enum ScreenInput: Hashable, Sendable {
+    /// A key press (decoded from the terminal's bytes).
+    case key(Key)
+    /// The terminal has a new size.
+    case resize(width: Int, height: Int)
+    /// The core's state changed (a plugin answered, a find moved on): announce what ended.
+    case coreChanged
+    /// A command finished with this output, or failed with this error.
+    case output(String, isError: Bool)
+    /// The `:` prompt closed with this line (nil: abandoned with Esc or Ctrl-C).
+    case promptClosed(String?)
+}
+
+/// What the UI asks its shell to do: data, carried out at the edge.
+public enum ScreenEffect: Hashable, Sendable {
+    /// Give this event to the core (typed commands as ``Event/run(_:)``, never as text).
+    case core(Event)
+    /// Open the readline prompt on the bottom line with this text typed.
+    case prompt(typed: String)
+    /// Redraw the whole screen (Ctrl-L), not only what changed.
+    case redraw
+    /// Leave full screen.
+    case quit
+}

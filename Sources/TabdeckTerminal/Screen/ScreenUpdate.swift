@@ -1,0 +1,177 @@
+import TabdeckCore
+
+extension ScreenModel {
+    /// The UI's update function: applies one input, reading the core's state, and returns what
+    /// the shell must do, in order. Pure: no terminal, no clock, no plugin.
+    public mutating func update(_ input: ScreenInput, workspace ws: Workspace) -> [ScreenEffect] {
+        switch input {
+        case .key(let key):
+            return press(key, ws)
+        case .resize(let width, let height):
+            self.width = width; self.height = height
+            return [.core(.viewport(rows: WorkspaceRenderer.tableRows(workspace: ws, size: size))), .redraw]
+        case .coreChanged:
+            announceFind(ws)
+            return []
+        case .output(let text, let isError):
+            show(text, isError: isError)
+            return []
+        case .promptClosed(let line):
+            guard let line, line.contains(where: { !$0.isWhitespace }) else { return [] }
+            showsOutput = true
+            return [.core(.command(line))]
+        }
+    }
+
+    /// A command run by a key: its errors are shown, its output is not.
+    mutating func run(_ command: Command) -> [ScreenEffect] {
+        showsOutput = false
+        if command == .quit { running = false }
+        return [.core(.run(command))]
+    }
+
+    mutating func show(_ text: String, isError: Bool) {
+        guard isError || showsOutput else { return }
+        if text.contains("\n") {
+            ui.mode = .output(text, scroll: 0)
+        } else {
+            ui.message = .init(text, isError: isError)
+        }
+    }
+
+    // MARK: Keys
+
+    mutating func press(_ key: Key, _ ws: Workspace) -> [ScreenEffect] {
+        switch ui.mode {
+        case .prompt(let text):
+            return editFind(key, text, ws)
+        case .sectionIndex(let typed):
+            return editSectionIndex(key, typed, ws)
+        case .help(let scroll), .detail(let scroll), .output(_, let scroll):
+            switch key {
+            case .down, .char("j"): ui.mode = ui.mode.scrolled(to: scroll + 1)
+            case .up, .char("k"): ui.mode = ui.mode.scrolled(to: max(0, scroll - 1))
+            case .pageDown, .char(" "): ui.mode = ui.mode.scrolled(to: scroll + height - 2)
+            case .pageUp: ui.mode = ui.mode.scrolled(to: max(0, scroll - height + 2))
+            case .char("q"), .ctrl("c"): running = false; return [.quit]
+            default: ui.mode = .table
+            }
+            return []
+        case .table:
+            break
+        }
+        guard let action = ui.keyMap.action(for: key) else { return [] }
+        ui.message = nil
+        return perform(action, ws)
+    }
+
+    mutating func perform(_ action: Action, _ ws: Workspace) -> [ScreenEffect] {
+        let t = ws.selectedTab.flatMap { ws.tabs[$0]?.table }
+        let cursor = t?.view.cursor ?? 0
+        switch action {
+        case .moveDown: return [.core(.cursor(delta: 1))]
+        case .moveUp: return [.core(.cursor(delta: -1))]
+        case .pageDown: return [.core(.page(.next))]
+        case .pageUp: return [.core(.page(.prev))]
+        case .top: return [.core(.page(.first))]
+        case .bottom:
+            if t?.total == nil { ui.message = .init("the row count is not known yet, so there is no last page", isError: true) }
+            return [.core(.page(.last))]
+        case .columnLeft:
+            ui.columnCursor = max(0, ui.columnCursor - 1)
+            return []
+        case .columnRight:
+            ui.columnCursor = min(max(0, (t?.visibleColumns.count ?? 1) - 1), ui.columnCursor + 1)
+            return []
+        case .nextTab, .previousTab:
+            let visible = ws.layout.visibleTabs
+            guard let current = ws.selectedTab.flatMap({ visible.firstIndex(of: $0) }), !visible.isEmpty else { return [] }
+            let step = action == .nextTab ? 1 : visible.count - 1
+            ui.columnCursor = 0
+            return run(.tabSelect(visible[(current + step) % visible.count]))
+        case .selectTab(let n):
+            let visible = ws.layout.visibleTabs
+            guard n >= 1, n <= visible.count else { return [] }
+            ui.columnCursor = 0
+            return run(.tabSelect(visible[n - 1]))
+        case .sort:
+            guard let t, ui.columnCursor < t.visibleColumns.count else { return [] }
+            return run(.sortBy(t.visibleColumns[ui.columnCursor].id, nil))
+        case .clearSort: return run(.sortClear)
+        case .toggleSelection:
+            guard let t, let row = t.cache.row(at: cursor) else { return [] }
+            return run(t.view.selection.contains(row.id) ? .unselect([row.id]) : .select([row.id]))
+        case .open: return run(.open(nil))
+        case .back: return run(.back)
+        case .detail: ui.mode = .detail(scroll: 0); return []
+        case .help: ui.mode = .help(scroll: 0); return []
+        case .dismiss:
+            ui.mode = .table; ui.find = nil
+            // Esc also stops long work: the running command (its requests get `$/cancel`) and the find.
+            if ws.isBusy || ws.find?.isSearching == true { return [.core(.cancel)] }
+            return []
+        case .restart: return run(.plugin(.restart, tab: nil))
+        case .find: ui.mode = .prompt("/"); return []
+        case .findNext, .findPrevious:
+            guard let text = ui.find, !text.isEmpty else { ui.message = .init("nothing to find yet: type / first", isError: true); return [] }
+            shownFind = nil  // announce this find's outcome even if it is the same as the last one's
+            return [.core(.find(text: text, backward: action == .findPrevious))]
+        case .sectionIndex:
+            guard let t, !t.sections.isEmpty else { ui.message = .init("this table has no sections", isError: true); return [] }
+            ui.mode = .sectionIndex("")
+            return []
+        case .command, .filter: return [.prompt(typed: action.promptText ?? "")]
+        case .quit: running = false; return [.quit]
+        }
+    }
+
+    /// `/` find: type the text, Enter finds it in the whole table (the core pages through the
+    /// plugin from the cursor, wrapping around; the status line shows how far it got).
+    mutating func editFind(_ key: Key, _ text: String, _ ws: Workspace) -> [ScreenEffect] {
+        switch key {
+        case .escape, .ctrl("c"): ui.mode = .table; ui.find = nil
+        case .backspace: ui.mode = text.count > 1 ? .prompt(String(text.dropLast())) : .table
+        case .char(let c): ui.mode = .prompt(text + String(c))
+        case .paste(let s): ui.mode = .prompt(text + s)
+        case .enter:
+            let needle = String(text.dropFirst())
+            ui.find = needle.isEmpty ? nil : needle
+            ui.mode = .table
+            if !needle.isEmpty { shownFind = nil; return [.core(.find(text: needle, backward: false))] }
+        default: break
+        }
+        return []
+    }
+
+    /// The section index: each letter jumps to the first section whose title starts with what
+    /// was typed; Enter or Esc closes it.
+    mutating func editSectionIndex(_ key: Key, _ typed: String, _ ws: Workspace) -> [ScreenEffect] {
+        switch key {
+        case .escape, .ctrl("c"), .enter: ui.mode = .table
+        case .backspace: ui.mode = typed.isEmpty ? .table : .sectionIndex(String(typed.dropLast()))
+        case .char(let c):
+            let now = typed + String(c)
+            ui.mode = .sectionIndex(now)
+            let t = ws.selectedTab.flatMap { ws.tabs[$0]?.table }
+            if t?.section(matching: now) != nil { return run(.jump(now)) }
+        default: break
+        }
+        return []
+    }
+
+    /// Says once how a find ended: the row found, or not found.
+    mutating func announceFind(_ ws: Workspace) {
+        let f = ws.find
+        let seen = f.map { [$0.text, String($0.origin), String($0.backward), String(describing: $0.phase)] }
+        guard seen != shownFind else { return }
+        shownFind = seen
+        guard let f else { return }
+        switch f.phase {
+        case .searching: break
+        case .found(let row, let wrapped):
+            ui.message = .init("found \"\(f.text)\" at row \(formatCount(row + 1))" + (wrapped ? " (wrapped around)" : ""))
+        case .notFound: ui.message = .init("not found: \(f.text)", isError: true)
+        case .stopped(let why): ui.message = .init("find stopped: \(why)", isError: true)
+        }
+    }
+}
