@@ -54,6 +54,10 @@ let package = Package(
             "TabdeckPluginKit", .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Plugins/sqlite/SQLiteBrowser"),
         .executableTarget(name: "tabdeck-sqlite", dependencies: ["SQLiteBrowser", "TabdeckPluginKit"], path: "Plugins/sqlite/Main"),
+        .target(name: "TabdeckFuzzTargets", dependencies: [
+            "TabdeckProtocol", "TabdeckCore", "TabdeckTerminal", "TabdeckStore", "CSVTable",
+        ]),
+        .executableTarget(name: "tabdeck-fuzz", dependencies: ["TabdeckFuzzTargets"]),
         .executableTarget(name: "TabdeckBench", dependencies: [
             "TabdeckProtocol", "TabdeckSupervisor", "TabdeckPluginKit", "SeededRandom",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -71,6 +75,7 @@ let package = Package(
         .testTarget(name: "SQLiteBrowserTests", dependencies: ["SQLiteBrowser", "SeededRandom"]),
         .testTarget(name: "TabdeckSpoolTests", dependencies: ["TabdeckSpool"]),
         .testTarget(name: "TabdeckConformanceTests", dependencies: ["TabdeckConformance"]),
+        .testTarget(name: "TabdeckFuzzTests", dependencies: ["TabdeckFuzzTargets"]),
         .testTarget(name: "EndToEndTests", dependencies: []),
     ],
     swiftLanguageModes: [.v6]
