@@ -243,3 +243,18 @@ import TabdeckProtocol
         #expect(Self.savedColumns(s)?.first { $0.id == "status" }?.width == 4)
     }
 }
+
+/// The keys of points 4 and 5 are in the key map (so help lists them) and bound once.
+@Suite struct CustomizationKeyMapTests {
+    @Test func theKeysAreBound() {
+        let expected: [(Key, Action)] = [
+            (.char("T"), .editTabs), (.char("<"), .moveColumnLeft), (.char(">"), .moveColumnRight),
+            (.char("-"), .hideColumn), (.char("{"), .narrowColumn), (.char("}"), .widenColumn), (.char("="), .resetColumns),
+        ]
+        for (key, action) in expected { #expect(KeyMap.standard.action(for: key) == action, "\(key)") }
+        let editKeys = TabEditKeys.bindings.flatMap(\.keys)
+        #expect(Set(editKeys).count == editKeys.count)
+        #expect(TabEditKeys.action(for: .char("K")) == .moveUp && TabEditKeys.action(for: .char("J")) == .moveDown)
+        #expect(TabEditKeys.action(for: .escape) == .leave && TabEditKeys.action(for: .enter) == .leave)
+    }
+}
