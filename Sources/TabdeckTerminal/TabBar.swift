@@ -5,13 +5,19 @@ import TabdeckCore
 enum TabBar {
     /// ` ◆ Title 3 `: the text of one tab's item.
     static func item(_ tab: TabLabel) -> String {
-        // In tab edit mode the cursor's item is in brackets, and hidden tabs say so.
+        // In tab edit mode the cursor's item is in brackets, hidden tabs say so, and the first
+        // tab of a section has the section's title before it.
         let cursor = tab.editing && tab.selected
-        var s = cursor ? "[" : " "
+        var s = sectionPrefix(tab) + (cursor ? "[" : " ")
         if let glyph = tab.glyph { s += glyph + " " }
         s += tab.title
         if tab.hidden { s += " (" + TabEditView.hiddenMark + ")" } else if let badge = tab.badge { s += " " + badge }
         return s + (cursor ? "]" : " ")
+    }
+
+    /// ` System:` before the first tab of a section in tab edit mode, else nothing.
+    static func sectionPrefix(_ tab: TabLabel) -> String {
+        tab.sectionStart.map { " " + $0 + ":" } ?? ""
     }
 
     /// The first and last item shown in `width` cells, and whether marks are needed.
@@ -52,6 +58,8 @@ enum TabBar {
             let text = TextFit.fit(items[i], min(widths[i], room))
             let start = x
             x += buf.set(x: x, y: rect.y, text, style: base, maxWidth: room)
+            let prefix = min(TextFit.width(sectionPrefix(tab)), x - start)
+            if prefix > 0 { buf.restyle(x: start, y: rect.y, count: prefix) { $0 = Palette.sectionHeader } }
             // The badge is the item's last word; colour it when the item is shown whole.
             if let badge = tab.badge, !tab.hidden, text == items[i] {
                 let offset = widths[i] - 1 - TextFit.width(badge)

@@ -3,7 +3,8 @@ import TabdeckCore
 import TabdeckProtocol
 @testable import TabdeckTerminal
 
-/// Tab edit mode (`T`): a cursor on the tabs in the sidebar (120 columns) or the tab bar (40, 80);
+/// Tab edit mode (`T`): a cursor on the tabs in the sidebar (120 columns) or the tab bar (40, 80,
+/// where each section's title comes before its first tab);
 /// `K`/`J` move a tab, across section borders; `x` hides and shows; `{`/`}` move a section; `R`
 /// resets after a y/n; Esc or Enter leaves. Every change is the `tab`/`section` command, saved at once.
 @Suite struct TabEditScreenTests {
@@ -46,7 +47,7 @@ import TabdeckProtocol
 
     static let entered: [Int: [String]] = [
         40: [
-            "[◆ People] $ Orders  ⚙ Processes       >",
+            " Data:[◆ People] $ Orders              >",
             "  Name              Age Status    City",
             "  name0              20 todo      Lyon",
             "  name1              21 doing     Oslo",
@@ -57,7 +58,7 @@ import TabdeckProtocol
             "K/J move x hide {} sect R reset Esc done",
         ],
         80: [
-            "[◆ People] $ Orders  ⚙ Processes  ≡ Logs",
+            " Data:[◆ People] $ Orders  System: ⚙ Processes  ≡ Logs",
             "  Name                   Age Status                     City",
             "  name0                   20 todo                       Lyon",
             "  name1                   21 doing                      Oslo",
@@ -107,8 +108,8 @@ import TabdeckProtocol
     }
 
     static let movedDown: [Int: [String]] = [
-        40: [" $ Orders [◆ People] ⚙ Processes       >", "K/J move x hide {} sect R reset Esc done"],
-        80: [" $ Orders [◆ People] ⚙ Processes  ≡ Logs",
+        40: [" Data: $ Orders [◆ People]             >", "K/J move x hide {} sect R reset Esc done"],
+        80: [" Data: $ Orders [◆ People] System: ⚙ Processes  ≡ Logs",
              "K/J move · x hide/show · {/} section · R reset · Esc done · People in Data"],
         120: [
             " Data                   │",
@@ -124,8 +125,8 @@ import TabdeckProtocol
     ]
 
     static let acrossTheBorder: [Int: [String]] = [
-        40: [" $ Orders [◆ People] ⚙ Processes       >", "K/J move x hide {} sect R reset Esc done"],
-        80: [" $ Orders [◆ People] ⚙ Processes  ≡ Logs",
+        40: [" Data: $ Orders  System:[◆ People]     >", "K/J move x hide {} sect R reset Esc done"],
+        80: [" Data: $ Orders  System:[◆ People] ⚙ Processes  ≡ Logs",
              "K/J move · x hide/show · {/} section · R reset · Esc done · People in System"],
         120: [
             " Data                   │",
@@ -157,8 +158,9 @@ import TabdeckProtocol
             #expect(frame[4, 2].style.dim && frame[19, 2].style.dim)
             #expect(!frame[4, 1].style.dim)
         } else {
-            #expect(frame[14, 0].style.dim)
-            #expect(!frame[3, 0].style.dim)
+            #expect(frame[19, 0].style.dim)  // " Data:[◆ People] $ Orders (hidden)": the O
+            #expect(!frame[9, 0].style.dim)
+            #expect(frame[1, 0].style == Palette.sectionHeader)  // the section's title before its first tab
         }
         s.press(.escape)
         #expect(Self.tabs(s) == Self.hiddenOutside[width])
@@ -168,8 +170,8 @@ import TabdeckProtocol
     }
 
     static let hiddenInEditMode: [Int: [String]] = [
-        40: [" ◆ People [$ Orders (hidden)]          >", "K/J move x hide {} sect R reset Esc done"],
-        80: [" ◆ People [$ Orders (hidden)] ⚙ Processes  ≡ Logs",
+        40: [" Data: ◆ People [$ Orders (hidden)]    >", "K/J move x hide {} sect R reset Esc done"],
+        80: [" Data: ◆ People [$ Orders (hidden)] System: ⚙ Processes  ≡ Logs",
              "K/J move · x hide/show · {/} section · R reset · Esc done · Orders in Data"],
         120: [
             " Data                   │",
@@ -216,8 +218,8 @@ import TabdeckProtocol
     }
 
     static let systemFirst: [Int: [String]] = [
-        40: ["[⚙ Processes] ≡ Logs  ◆ People         >", "K/J move x hide {} sect R reset Esc done"],
-        80: ["[⚙ Processes] ≡ Logs  ◆ People  $ Orders",
+        40: [" System:[⚙ Processes] ≡ Logs           >", "K/J move x hide {} sect R reset Esc done"],
+        80: [" System:[⚙ Processes] ≡ Logs  Data: ◆ People  $ Orders",
              "K/J move · x hide/show · {/} section · R reset · Esc done · Processes in System"],
         120: [
             " System                 │",
