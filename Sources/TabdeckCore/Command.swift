@@ -24,6 +24,8 @@ public enum Command: Hashable, Sendable {
     case columnShow(String)
     case columnMove(String, Int)
     case columnWidth(String, Int)
+    /// Every column shown again, in the plugin's order, at its automatic width.
+    case columnReset
     case sortShow
     case sortBy(String, SortDirection?)
     case sortClear
@@ -88,6 +90,7 @@ public enum CommandParser {
         .init(name: "column show", usage: "column show COL", summary: "show a hidden column"),
         .init(name: "column move", usage: "column move COL to N", summary: "move a column to a 1-based position"),
         .init(name: "column width", usage: "column width COL N", summary: "set a column's width in cells (0 = automatic)"),
+        .init(name: "column reset", usage: "column reset", summary: "show all columns again, in the plugin's order and widths"),
         .init(name: "sort", usage: "sort [COL [asc|desc] | clear]", summary: "show the sort order, sort by a column (again flips it), or clear"),
         .init(name: "filter", usage: "filter [TEXT | clear]", summary: "show the filter, keep only rows with TEXT in a cell, or clear"),
         .init(name: "show", usage: "show [N]", summary: "print the rows in view, or N rows from the current position"),
@@ -273,7 +276,7 @@ public enum CommandParser {
     }
 
     static func parseColumn(_ w: [String]) throws(CommandError) -> Command {
-        guard let sub = w.first else { throw CommandError("column needs a subcommand: hide, show, move or width") }
+        guard let sub = w.first else { throw CommandError("column needs a subcommand: hide, show, move, width or reset") }
         let rest = Array(w.dropFirst())
         switch sub {
         case "hide": guard rest.count == 1 else { throw usage("column hide") }; return .columnHide(rest[0])
@@ -284,8 +287,9 @@ public enum CommandParser {
         case "width":
             guard rest.count == 2, let n = Int(rest[1]), n >= 0, n <= 1000 else { throw usage("column width") }
             return .columnWidth(rest[0], n)
+        case "reset": try noArgs(rest, "column reset"); return .columnReset
         default:
-            throw CommandError("unknown column command \"\(sub)\"", suggestion: suggest(sub, among: ["hide", "show", "move", "width"]))
+            throw CommandError("unknown column command \"\(sub)\"", suggestion: suggest(sub, among: ["hide", "show", "move", "width", "reset"]))
         }
     }
 

@@ -25,6 +25,7 @@ extension Command {
         case .columnShow(let c): "column show \(Self.word(c))"
         case .columnMove(let c, let n): "column move \(Self.word(c)) to \(n)"
         case .columnWidth(let c, let n): "column width \(Self.word(c)) \(n)"
+        case .columnReset: "column reset"
         case .sortShow: "sort"
         case .sortBy(let c, let d): "sort \(Self.word(c))" + (d.map { " " + $0.rawValue } ?? "")
         case .sortClear: "sort clear"

@@ -34,7 +34,7 @@ extension Workspace {
         case ("section", 0): return match(["move"])
         case ("section", 1): return match(sections)
         case ("section", 2): return match(["to"])
-        case ("column", 0): return match(["hide", "show", "move", "width"])
+        case ("column", 0): return match(["hide", "show", "move", "width", "reset"])
         case ("column", 1): return match(columns)
         case ("column", 2) where args[0] == "move": return match(["to"])
         case ("sort", 0):

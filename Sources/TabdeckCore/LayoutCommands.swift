@@ -89,9 +89,8 @@ extension Workspace {
     }
 
     func requireCustomizable(_ id: String, _ verb: String) throws(CommandError) {
-        guard config.tab(id)!.customizable else {
-            throw CommandError("tab \(id) is not customizable (config.json says \"customizable\": false), so it cannot \(verb)")
-        }
+        let tab = config.tab(id)!
+        guard tab.customizable else { throw CommandError(tab.refusal(verb)) }
     }
 
     mutating func commitLayout(_ effects: inout [Effect], _ output: CommandOutput) -> CommandOutput {

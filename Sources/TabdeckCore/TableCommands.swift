@@ -35,6 +35,9 @@ extension Workspace {
             let i = t.view.columns.firstIndex { $0.id == id }!
             t.view.columns[i].width = width == 0 ? nil : width
             return .done(saveTable(t, tab, &effects, columnsOutput(t)))
+        case .columnReset:
+            t.resetColumns()
+            return .done(saveTable(t, tab, &effects, columnsOutput(t)))
         case .sortShow:
             return .done(sortOutput(t))
         case .sortBy(let word, let direction):

@@ -5,8 +5,9 @@ import TabdeckProtocol
 /// The first visible column stays in place; the others scroll horizontally. Every column starts
 /// at its minimum width (the user's width, the plugin's fixed width or `min`, or a default from
 /// its title); space left over first grows columns toward their `ideal`, then is shared equally
-/// among columns below their `max`. When not even one column besides the first fits at its
-/// minimum, the layout is *compact*: the first column alone, with the others folded into it.
+/// among columns below their `max`. When the columns do not all fit, the layout is *compact*:
+/// the first column plus what fits (the first alone when no other fits at its minimum), and the
+/// table shows the cursor row's other values on a detail line under it.
 public struct ColumnLayout: Hashable, Sendable {
     /// One column on screen.
     public struct Placed: Hashable, Sendable {
@@ -20,7 +21,8 @@ public struct ColumnLayout: Hashable, Sendable {
 
     /// The columns shown, left to right (the first column, then the scrolled ones).
     public var placed: [Placed]
-    /// The first column is shown alone, the others folded into it.
+    /// Some visible columns are not placed: the table shows the cursor row's values of those
+    /// (``hidden(count:)``) on a detail line.
     public var compact: Bool
     /// The first scrolled column shown (index into the visible columns).
     public var scroll: Int
@@ -80,7 +82,10 @@ public struct ColumnLayout: Hashable, Sendable {
         }
         let narrowest = b[1...].map(\.min).min()!
         if firstMin + gap + narrowest > width {
-            return ColumnLayout(placed: [Placed(column: 0, x: 0, width: width)], compact: true, scroll: 1, cutLeft: false, cutRight: false)
+            // The first column alone, and a cell for the `>` mark when there is room for it.
+            let room = width > 1 ? width - 1 : width
+            let first = grow([b[0]], [min(b[0].min, room)], room - min(b[0].min, room))[0]
+            return ColumnLayout(placed: [Placed(column: 0, x: 0, width: first)], compact: true, scroll: 1, cutLeft: false, cutRight: width > 1)
         }
         let right = width - firstMin - gap  // room for scrolled columns
         /// The scrolled columns shown from `s`, within `room` cells.
@@ -124,7 +129,14 @@ public struct ColumnLayout: Hashable, Sendable {
             placed.append(Placed(column: i, x: x, width: widths[k]))
             x += widths[k] + gap
         }
-        return ColumnLayout(placed: placed, compact: false, scroll: s, cutLeft: s > 1, cutRight: cut)
+        return ColumnLayout(placed: placed, compact: s > 1 || cut, scroll: s, cutLeft: s > 1, cutRight: cut)
+    }
+
+    /// The columns not placed (indices into the `count` visible columns), in order: what the
+    /// compact layout's detail line shows.
+    public func hidden(count: Int) -> [Int] {
+        let shown = Set(placed.map(\.column))
+        return (0..<count).filter { !shown.contains($0) }
     }
 
     /// Shares `extra` cells: first toward each column's ideal, then equally up to each max.

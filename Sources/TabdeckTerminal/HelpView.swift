@@ -14,6 +14,9 @@ enum HelpView {
         var all = [Line(left: "Keys", heading: true)]
         all += keyMap.helpEntries.map { Line(left: "  " + $0.keys, right: $0.description) }
         all.append(Line(left: ""))
+        all.append(Line(left: "Tab edit mode (T)", heading: true))
+        all += TabEditKeys.bindings.map { Line(left: "  " + KeyMap.label($0.keys), right: $0.description) }
+        all.append(Line(left: ""))
         all.append(Line(left: "Commands (type : first)", heading: true))
         all += CommandParser.catalog.map { Line(left: "  " + $0.usage, right: $0.summary) }
         let leftWidth = min(30, all.filter { !$0.heading }.map { TextFit.width($0.left) }.max() ?? 0) + 2

@@ -28,6 +28,16 @@ public enum Action: Hashable, Sendable {
     case dismiss
     /// Restart the tab's plugin now (replaying the session), or retry what failed.
     case restart
+    /// Enter tab edit mode: move, hide and show tabs, reorder sections (``TabEditKeys``).
+    case editTabs
+    /// Move the column under the cursor left or right (the column cursor follows it).
+    case moveColumnLeft, moveColumnRight
+    /// Hide the column under the cursor.
+    case hideColumn
+    /// Narrow or widen the column under the cursor by ``ScreenModel/columnWidthStep`` cells.
+    case narrowColumn, widenColumn
+    /// Show every column again, in the plugin's order, at its automatic width.
+    case resetColumns
     case quit
 }
 
@@ -89,6 +99,13 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.char("/")], .find, "find in the whole table (Esc stops a long find)"),
         KeyBinding([.char("n")], .findNext, "find the next row"),
         KeyBinding([.char("N")], .findPrevious, "find the previous row"),
+        KeyBinding([.char("<")], .moveColumnLeft, "move the column left"),
+        KeyBinding([.char(">")], .moveColumnRight, "move the column right"),
+        KeyBinding([.char("-")], .hideColumn, "hide the column (:column show COL shows it)"),
+        KeyBinding([.char("{")], .narrowColumn, "narrow the column"),
+        KeyBinding([.char("}")], .widenColumn, "widen the column"),
+        KeyBinding([.char("=")], .resetColumns, "reset the columns: all shown, plugin's order and widths"),
+        KeyBinding([.char("T")], .editTabs, "customize tabs: move, hide, reorder sections"),
         KeyBinding([.char("i")], .sectionIndex, "section index: type a section's first letters to jump there"),
         KeyBinding([.char("f")], .filter, "filter: keep only rows with a text (:filter clear shows all)"),
         KeyBinding([.char(":")], .command, "command line"),

@@ -8,15 +8,16 @@ enum Sidebar {
         case tab(TabLabel)
     }
 
-    /// Tabs without a section first, then each section with a header; empty sections are left out.
-    static func lines(_ ws: Workspace) -> [Line] {
-        let labels = Dictionary(uniqueKeysWithValues: TabLabel.visible(ws).map { ($0.id, $0) })
+    /// Tabs without a section first, then each section with a header; empty sections are left
+    /// out. In tab edit mode (`edit`), hidden tabs and empty sections are listed too.
+    static func lines(_ ws: Workspace, edit: TabEdit? = nil) -> [Line] {
+        let labels = Dictionary(uniqueKeysWithValues: (edit.map { TabLabel.editing(ws, $0) } ?? TabLabel.visible(ws)).map { ($0.id, $0) })
         var lines: [Line] = []
         let loose = ws.layout.tabs.filter { $0.section == nil }.compactMap { labels[$0.tab] }
         lines += loose.map { .tab($0) }
         for section in ws.layout.sections {
             let tabs = ws.layout.tabs.filter { $0.section == section }.compactMap { labels[$0.tab] }
-            if tabs.isEmpty { continue }
+            if tabs.isEmpty && edit == nil { continue }
             if !lines.isEmpty { lines.append(.blank) }
             lines.append(.header(ws.config.section(section)?.title ?? section))
             lines += tabs.map { .tab($0) }
@@ -25,9 +26,9 @@ enum Sidebar {
     }
 
     /// Draws the sidebar in `rect` (its right edge is a separator line).
-    static func draw(_ ws: Workspace, into buf: inout ScreenBuffer, _ rect: Rect) {
+    static func draw(_ ws: Workspace, edit: TabEdit? = nil, into buf: inout ScreenBuffer, _ rect: Rect) {
         guard !rect.isEmpty else { return }
-        let lines = lines(ws)
+        let lines = lines(ws, edit: edit)
         let width = rect.width - 1
         // The glyph column is as wide as the widest glyph (titles stay aligned).
         let glyphs = lines.map { if case .tab(let t) = $0, let g = t.glyph { min(2, TextFit.width(g)) } else { 0 } }.max() ?? 0
@@ -56,8 +57,12 @@ enum Sidebar {
             buf.set(x: cx, y: y, TextFit.fit(tab.glyph ?? "", glyphs), style: base, maxWidth: glyphs)
             cx += glyphs + 1
         }
+        if tab.editing && tab.selected { buf.set(x: x, y: y, "›", style: base) }
         var badgeWidth = 0
-        if let badge = tab.badge {
+        if tab.hidden {
+            badgeWidth = TabEditView.hiddenMark.count + 1
+            buf.set(x: x + width - badgeWidth, y: y, TabEditView.hiddenMark, style: tab.selected ? base : Palette.dim)
+        } else if let badge = tab.badge {
             let text = TextFit.fit(badge, min(6, TextFit.width(badge)))
             badgeWidth = TextFit.width(text) + 1
             var style = tab.badgeStyle
@@ -65,6 +70,7 @@ enum Sidebar {
             buf.set(x: x + width - badgeWidth, y: y, text, style: style)
         }
         let room = x + width - badgeWidth - cx - 1
-        buf.set(x: cx, y: y, TextFit.fit(tab.title, max(0, room)), style: tab.selected ? base.emphasized : base, maxWidth: max(0, room))
+        let titleStyle = tab.selected ? base.emphasized : tab.hidden ? Palette.dim : base
+        buf.set(x: cx, y: y, TextFit.fit(tab.title, max(0, room)), style: titleStyle, maxWidth: max(0, room))
     }
 }

@@ -86,6 +86,10 @@ enum StatusLine {
             buf.set(x: 0, y: y, sectionIndex(typed, t), maxWidth: width)
             return
         }
+        if let edit = ui.tabEdit {
+            TabEditView.drawStatus(ws, edit, ui.message, into: &buf, y: y, width: width)
+            return
+        }
         if case .output = ui.mode {
             buf.set(x: 0, y: y, "output · ↑↓ scroll · Esc closes", style: Palette.dim, maxWidth: width)
             return

@@ -5,11 +5,19 @@ import TabdeckCore
 enum TabBar {
     /// ` ◆ Title 3 `: the text of one tab's item.
     static func item(_ tab: TabLabel) -> String {
-        var s = " "
+        // In tab edit mode the cursor's item is in brackets, hidden tabs say so, and the first
+        // tab of a section has the section's title before it.
+        let cursor = tab.editing && tab.selected
+        var s = sectionPrefix(tab) + (cursor ? "[" : " ")
         if let glyph = tab.glyph { s += glyph + " " }
         s += tab.title
-        if let badge = tab.badge { s += " " + badge }
-        return s + " "
+        if tab.hidden { s += " (" + TabEditView.hiddenMark + ")" } else if let badge = tab.badge { s += " " + badge }
+        return s + (cursor ? "]" : " ")
+    }
+
+    /// ` System:` before the first tab of a section in tab edit mode, else nothing.
+    static func sectionPrefix(_ tab: TabLabel) -> String {
+        tab.sectionStart.map { " " + $0 + ":" } ?? ""
     }
 
     /// The first and last item shown in `width` cells, and whether marks are needed.
@@ -32,9 +40,9 @@ enum TabBar {
         return (first, last(from: first))
     }
 
-    static func draw(_ ws: Workspace, into buf: inout ScreenBuffer, _ rect: Rect) {
+    static func draw(_ ws: Workspace, edit: TabEdit? = nil, into buf: inout ScreenBuffer, _ rect: Rect) {
         guard !rect.isEmpty else { return }
-        let tabs = TabLabel.visible(ws)
+        let tabs = edit.map { TabLabel.editing(ws, $0) } ?? TabLabel.visible(ws)
         let items = tabs.map(item)
         let widths = items.map(TextFit.width)
         let selected = tabs.firstIndex { $0.selected } ?? 0
@@ -45,13 +53,15 @@ enum TabBar {
         let end = rect.maxX - (last < tabs.count - 1 ? 1 : 0)
         for i in first...last {
             let tab = tabs[i]
-            let base: Style = tab.selected ? Style(bold: true, reverse: true) : .plain
+            let base: Style = tab.selected ? Style(bold: true, reverse: true) : tab.hidden ? Palette.dim : .plain
             let room = end - x
             let text = TextFit.fit(items[i], min(widths[i], room))
             let start = x
             x += buf.set(x: x, y: rect.y, text, style: base, maxWidth: room)
+            let prefix = min(TextFit.width(sectionPrefix(tab)), x - start)
+            if prefix > 0 { buf.restyle(x: start, y: rect.y, count: prefix) { $0 = Palette.sectionHeader } }
             // The badge is the item's last word; colour it when the item is shown whole.
-            if let badge = tab.badge, text == items[i] {
+            if let badge = tab.badge, !tab.hidden, text == items[i] {
                 let offset = widths[i] - 1 - TextFit.width(badge)
                 var style = tab.badgeStyle
                 style.reverse = tab.selected

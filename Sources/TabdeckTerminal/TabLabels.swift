@@ -7,7 +7,15 @@ struct TabLabel: Hashable {
     var glyph: String?
     var badge: String?
     var failed: Bool
+    /// The selected tab (in tab edit mode: the tab under the edit cursor).
     var selected: Bool
+    /// Listed in tab edit mode though hidden (drawn dimmed).
+    var hidden = false
+    /// Drawn for tab edit mode (the cursor tab gets a mark besides its reverse video).
+    var editing = false
+    /// In tab edit mode, on the first tab of each section: the section's title, which the tab
+    /// bar shows before it (the sidebar has headers).
+    var sectionStart: String?
 
     /// The visible tabs of the workspace, in display order.
     static func visible(_ ws: Workspace) -> [TabLabel] {
@@ -16,6 +24,22 @@ struct TabLabel: Hashable {
             let state = ws.tabs[id]
             return TabLabel(id: id, title: config.title, glyph: config.glyph, badge: state?.shownBadge,
                             failed: state?.problem != nil, selected: ws.selectedTab == id)
+        }
+    }
+
+    /// Every tab in display order, hidden ones included, for tab edit mode: `selected` is the
+    /// tab under the edit cursor.
+    static func editing(_ ws: Workspace, _ edit: TabEdit) -> [TabLabel] {
+        var previous: String?? = .none
+        return ws.layout.orderedTabs.compactMap { id in
+            guard let config = ws.config.tab(id) else { return nil }
+            let state = ws.tabs[id]
+            let section = ws.layout.tabs.first { $0.tab == id }?.section
+            defer { previous = .some(section) }
+            let starts = previous != .some(section) ? section.map { ws.config.section($0)?.title ?? $0 } : nil
+            return TabLabel(id: id, title: config.title, glyph: config.glyph, badge: state?.shownBadge,
+                            failed: state?.problem != nil, selected: edit.cursor == id,
+                            hidden: ws.layout.hidden.contains(id), editing: true, sectionStart: starts)
         }
     }
 

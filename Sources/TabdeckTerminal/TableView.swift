@@ -40,6 +40,9 @@ enum TableView {
         case row(Int)
         /// A section's footer, after its last row.
         case footer(SectionSpec)
+        /// The compact layout's detail line under the cursor row `index`: the values of the
+        /// columns that do not fit (``CompactDetail``).
+        case compactDetail(Int)
     }
 
     /// The body's lines for `rows` screen lines: data rows from the scroll offset, with section
@@ -97,7 +100,7 @@ enum TableView {
         guard rows > 0 else { return }
         let cells = columns.map { t.cellIndex(of: $0.id) ?? -1 }
         let find = (ui.find ?? "").isEmpty ? nil : ui.find!.lowercased()
-        for (r, line) in lines(t, rows: rows).enumerated() {
+        for (r, line) in CompactDetail.lines(t, layout, rows: rows).enumerated() {
             let y = rect.y + 1 + r
             let index: Int
             switch line {
@@ -110,6 +113,9 @@ enum TableView {
                 continue
             case .footer(let s):
                 buf.set(x: x0 + 1, y: y, Sanitizer.clean(s.footer ?? ""), style: Palette.tableFooter, maxWidth: rect.maxX - x0 - 1)
+                continue
+            case .compactDetail(let i):
+                CompactDetail.draw(t, row: i, columns, cells, layout, cursorColumn: cursorColumn, find: find, into: &buf, x0: x0, y: y, rect: rect)
                 continue
             case .row(let i):
                 index = i
@@ -132,11 +138,6 @@ enum TableView {
     static func drawHeader(_ t: TableState, _ columns: [ColumnSpec], _ layout: ColumnLayout, cursorColumn: Int,
                            into buf: inout ScreenBuffer, x0: Int, rect: Rect) {
         let y = rect.y
-        if layout.compact, let p = layout.placed.first {
-            let text = columns.map { Sanitizer.clean($0.title) + sortMark(t, $0.id) }.joined(separator: " · ")
-            buf.set(x: x0, y: y, TextFit.fit(text, p.width), style: Palette.header, maxWidth: p.width)
-            return
-        }
         for p in layout.placed {
             let column = columns[p.column]
             var mark = sortMark(t, column.id)
@@ -162,12 +163,6 @@ enum TableView {
         func text(_ c: Int) -> String {
             let i = cells[c]
             return i >= 0 && i < row.cells.count ? CellText.of(row.cells[i], in: columns[c]) : ""
-        }
-        if layout.compact, let p = layout.placed.first {
-            let folded = columns.indices.map(text).joined(separator: " · ")
-            let found = find.map { folded.lowercased().contains($0) } ?? false
-            buf.set(x: x0, y: y, TextFit.fit(folded, p.width), style: found ? Palette.found : .plain, maxWidth: p.width)
-            return
         }
         for p in layout.placed {
             let value = text(p.column)

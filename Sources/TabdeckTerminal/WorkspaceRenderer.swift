@@ -33,7 +33,7 @@ public enum WorkspaceRenderer {
             HelpView.draw(ui.keyMap, scroll: scroll, into: &buf, Rect(x: 0, y: 0, width: buf.width, height: regions.status))
             return
         }
-        if regions.sidebar { Sidebar.draw(ws, into: &buf, regions.tabs) } else { TabBar.draw(ws, into: &buf, regions.tabs) }
+        if regions.sidebar { Sidebar.draw(ws, edit: ui.tabEdit, into: &buf, regions.tabs) } else { TabBar.draw(ws, edit: ui.tabEdit, into: &buf, regions.tabs) }
         if case .output(let text, let scroll) = ui.mode {
             OutputPanel.draw(text, scroll: scroll, into: &buf, regions.content)
         } else {

@@ -38,8 +38,20 @@ import TabdeckProtocol
         let columns = [ColumnSpec(id: "name", width: .flexible(min: 20, ideal: nil, max: nil)), ColumnSpec(id: "n", width: .fixed(5))]
         let l = layout(columns, width: 25)
         #expect(l.compact)
-        #expect(widths(l) == [25])
+        // The first column alone, a cell kept for the `>` mark; the other is left for the detail line.
+        #expect(widths(l) == [24])
+        #expect(l.cutRight && !l.cutLeft)
+        #expect(l.hidden(count: 2) == [1])
         #expect(!layout(columns, width: 26).compact)
+        #expect(layout(columns, width: 26).hidden(count: 2) == [])
+    }
+
+    @Test func compactWhenScrolledColumnsAreCutOff() {
+        let columns = (0..<6).map { ColumnSpec(id: "c\($0)", width: .fixed(5)) }
+        let l = layout(columns, width: 18, cursor: 4)
+        #expect(l.compact)
+        #expect(l.hidden(count: 6) == [1, 2, 5])
+        #expect(!layout(columns, width: 35).compact)
     }
 
     @Test func scrollingKeepsTheFirstColumnAndFollowsTheCursor() {

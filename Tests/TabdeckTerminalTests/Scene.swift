@@ -48,6 +48,8 @@ struct Scene {
     var tables: [String: FakeTable]
     var failures: [String] = []
     var outputs: [String] = []
+    /// The store writes the core asked for (`saveLayout`, `resetLayout`, `saveView`), in order.
+    var saved: [Effect] = []
     var now = 0.0
 
     init(config: WorkspaceConfig = config(), tables: [String: FakeTable] = [:], layout: WorkspaceLayout? = nil,
@@ -81,6 +83,7 @@ struct Scene {
                     if let reply = answer(tab, method, params) { queue.append(.plugin(tab: tab, .message(.response(id: id, result: reply)))) }
                 case .commandDone(let o): outputs.append(o.text)
                 case .commandFailed(let m): failures.append(m)
+                case .saveLayout, .resetLayout, .saveView: saved.append(effect)
                 default: break
                 }
             }

@@ -50,8 +50,8 @@ import TabdeckProtocol
     }
 
     @Test func helpListsEveryKeyAndCommand() {
-        let s = people(100, 80)
-        let lines = s.screen(100, 80, ui: UIState(mode: .help(scroll: 0)))
+        let s = people(100, 120)
+        let lines = s.screen(100, 120, ui: UIState(mode: .help(scroll: 0)))
         #expect(Array(lines.prefix(4)) == [
             " Keys",
             "   ↓ j                           move down a row",
@@ -62,6 +62,9 @@ import TabdeckProtocol
             #expect(lines.contains("   " + TextFit.fit(entry.keys, 30) + entry.description))
         }
         #expect(lines.contains("   1–9                           tab by position"))
+        for binding in TabEditKeys.bindings {
+            #expect(lines.contains("   " + TextFit.fit(KeyMap.label(binding.keys), 30) + binding.description))
+        }
         for info in CommandParser.catalog {
             #expect(lines.contains { $0.hasPrefix("   " + info.usage) }, "\(info.usage)")
             #expect(lines.contains { $0.hasSuffix(info.summary) }, "\(info.summary)")

@@ -47,6 +47,8 @@ extension ScreenModel {
             return editFind(key, text, ws)
         case .sectionIndex(let typed):
             return editSectionIndex(key, typed, ws)
+        case .tabEdit(let edit):
+            return editTabs(key, edit, ws)
         case .help(let scroll), .detail(let scroll), .output(_, let scroll):
             switch key {
             case .down, .char("j"): ui.mode = ui.mode.scrolled(to: scroll + 1)
@@ -111,6 +113,9 @@ extension ScreenModel {
             if ws.isBusy || ws.find?.isSearching == true { return [.core(.cancel)] }
             return []
         case .restart: return run(.plugin(.restart, tab: nil))
+        case .editTabs: return startTabEdit(ws)
+        case .moveColumnLeft, .moveColumnRight, .hideColumn, .narrowColumn, .widenColumn, .resetColumns:
+            return editColumn(action, ws)
         case .find: ui.mode = .prompt("/"); return []
         case .findNext, .findPrevious:
             guard let text = ui.find, !text.isEmpty else { ui.message = .init("nothing to find yet: type / first", isError: true); return [] }
