@@ -28,6 +28,10 @@ public enum Action: Hashable, Sendable {
     case dismiss
     /// Restart the tab's plugin now (replaying the session), or retry what failed.
     case restart
+    /// Open the menu of the plugin's actions for the cursor row or the selection.
+    case actions
+    /// Move the cursor row up (down) where the plugin allows it.
+    case moveRowUp, moveRowDown
     case quit
 }
 
@@ -95,6 +99,9 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.char("?")], .help, "this help"),
         KeyBinding([.escape], .dismiss, "close help, detail or find; stop a running command"),
         KeyBinding([.char("r")], .restart, "restart the tab's plugin, back where you were"),
+        KeyBinding([.char("a")], .actions, "actions menu for the row or the selection"),
+        KeyBinding([.char("K")], .moveRowUp, "move the row up (where the plugin allows it)"),
+        KeyBinding([.char("J")], .moveRowDown, "move the row down (where the plugin allows it)"),
         KeyBinding([.char("q"), .ctrl("c")], .quit, "quit"),
     ])
 

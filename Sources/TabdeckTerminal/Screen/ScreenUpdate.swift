@@ -47,6 +47,8 @@ extension ScreenModel {
             return editFind(key, text, ws)
         case .sectionIndex(let typed):
             return editSectionIndex(key, typed, ws)
+        case .action(let overlay):
+            return pressInOverlay(key, overlay, ws)
         case .help(let scroll), .detail(let scroll), .output(_, let scroll):
             switch key {
             case .down, .char("j"): ui.mode = ui.mode.scrolled(to: scroll + 1)
@@ -60,7 +62,7 @@ extension ScreenModel {
         case .table:
             break
         }
-        guard let action = ui.keyMap.action(for: key) else { return [] }
+        guard let action = ui.keyMap.action(for: key) else { return pressHotkey(key, ws) }
         ui.message = nil
         return perform(action, ws)
     }
@@ -111,6 +113,9 @@ extension ScreenModel {
             if ws.isBusy || ws.find?.isSearching == true { return [.core(.cancel)] }
             return []
         case .restart: return run(.plugin(.restart, tab: nil))
+        case .actions: return openActionMenu(ws)
+        case .moveRowUp: return run(.rowMove(.up))
+        case .moveRowDown: return run(.rowMove(.down))
         case .find: ui.mode = .prompt("/"); return []
         case .findNext, .findPrevious:
             guard let text = ui.find, !text.isEmpty else { ui.message = .init("nothing to find yet: type / first", isError: true); return [] }

@@ -14,6 +14,8 @@ public struct UIState: Hashable, Sendable {
         case output(String, scroll: Int)
         /// The section index: the first letters of a section typed so far (each letter jumps).
         case sectionIndex(String)
+        /// The actions menu, the question before an action, or an action's form, over the table.
+        case action(ActionOverlay)
 
         /// The same scrollable mode scrolled to `scroll` (other modes are unchanged).
         public func scrolled(to scroll: Int) -> Mode {
@@ -21,7 +23,7 @@ public struct UIState: Hashable, Sendable {
             case .help: .help(scroll: scroll)
             case .detail: .detail(scroll: scroll)
             case .output(let text, _): .output(text, scroll: scroll)
-            case .table, .prompt, .sectionIndex: self
+            case .table, .prompt, .sectionIndex, .action: self
             }
         }
     }
