@@ -73,6 +73,9 @@ import TabdeckProtocol
         #expect(s.scene.edits.count == 1)
         #expect(s.scene.ws.tabs["people"]?.table?.view.cursor == 2)
         #expect(s.model.ui.keyMap.usableHotkeys(Self.scene().tables["people"]!.actions) == ["delete": "x", "add": "+", "touch": "t"])
+        // A second claim on a key, and a key two cells wide, work nowhere either.
+        let more = [ActionSpec(id: "a", hotkey: "z"), ActionSpec(id: "b", hotkey: "z"), ActionSpec(id: "c", hotkey: "界")]
+        #expect(s.model.ui.keyMap.usableHotkeys(more) == ["a": "z"])
     }
 
     @Test(arguments: [40, 80, 120])

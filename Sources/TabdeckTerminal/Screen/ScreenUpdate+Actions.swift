@@ -153,13 +153,15 @@ extension ScreenModel {
 }
 
 extension KeyMap {
-    /// The hotkeys of `actions` that work: one printable character that no binding of this
-    /// key map uses (the host's keys always win), the first action to claim a key keeps it.
+    /// The hotkeys of `actions` that work: one printable character, one cell wide, that no
+    /// binding of this key map uses (the host's keys always win); the first action to claim a
+    /// key keeps it.
     public func usableHotkeys(_ actions: [ActionSpec]) -> [String: Character] {
         var out: [String: Character] = [:]
         var taken = Set<Character>()
         for action in actions {
-            guard let c = action.hotkey, self.action(for: .char(c)) == nil, taken.insert(c).inserted else { continue }
+            guard let c = action.hotkey, ScreenBuffer.width(of: c) == 1, self.action(for: .char(c)) == nil,
+                  taken.insert(c).inserted else { continue }
             out[action.id] = c
         }
         return out
