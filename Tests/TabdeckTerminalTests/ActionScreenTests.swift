@@ -118,6 +118,47 @@ import TabdeckProtocol
         #expect(s.lines == ActionScreens.added[width])
     }
 
+    /// An action with a form and a question: the form first, then `Rename 1 row? y/n`, and
+    /// `y` sends what the form held. Yes/no and choice fields change with Space, ←/→ and letters.
+    @Test func aFormThenTheQuestionThenTheAction() {
+        var scene = Self.scene()
+        scene.tables["people"]!.actions = [
+            ActionSpec(id: "rename", title: "Rename", confirm: true, hotkey: "e",
+                       input: [ActionField(id: "to", title: "New name", required: true),
+                               ActionField(id: "loud", title: "Loud", type: .boolean),
+                               ActionField(id: "how", title: "How", type: .enumeration, values: ["now", "later", "never"])]),
+            ActionSpec(id: "clear", title: "Clear all", confirm: true, rows: ActionRows.none),
+        ]
+        var s = ScreenScene(scene, width: 80, height: 12)
+        s.press(.char("e"))
+        s.input(.key(.paste("Zoë\n")))
+        s.press(.backspace)
+        s.type("e")
+        s.press(.tab, .char(" "), .tab, .char("n"), .char("n"), .left)
+        guard case .action(.form(let form)) = s.model.ui.mode else { Issue.record("no form"); return }
+        #expect(form.values == ["Zoe", "true", "never"])  // n: never, n: now, ←: never
+        s.press(.enter)
+        guard case .action(.confirm(let question)) = s.model.ui.mode else { Issue.record("no question"); return }
+        #expect(question.question == "Rename 1 row? y/n")
+        #expect(s.scene.edits.isEmpty)
+        s.press(.char("y"))
+        #expect(Self.lastEdit(s) == ["table": "root", "action": "rename", "rows": ["p0"], "input": ["to": "Zoe", "loud": true, "how": "never"]])
+        // An action on no rows asks about the table, not about rows.
+        s.press(.char("a"), .down, .enter)
+        guard case .action(.confirm(let clear)) = s.model.ui.mode else { Issue.record("no question"); return }
+        #expect(clear.question == "Clear all? y/n")
+    }
+
+    /// The menu's title names the cursor row when nothing is selected, and the rows each
+    /// action would go to.
+    @Test func theMenuNamesTheCursorRowWhenNothingIsSelected() {
+        var s = ScreenScene(Self.scene(), width: 80, height: 10)
+        s.press(.down, .down, .char("a"))
+        #expect(s.lines[2] == " ┌ Actions · row p2 ────────────────────────────────────────┐")
+        #expect(s.lines[3] == " │ ▸ Delete                                  x        1 row │")
+        #expect(s.lines[4] == " │   Add person                              +      no rows │")
+    }
+
     @Test func escLeavesTheFormWithoutRunningIt() {
         var s = ScreenScene(Self.scene(), width: 80, height: 10)
         s.press(.char("+"))
@@ -175,6 +216,9 @@ import TabdeckProtocol
         var scene = Self.scene()
         scene.resize(80, 10)
         scene.feed(.refresh)
+        #expect(scene.ws.completions(for: "action add --set ") == .words(["name=", "age=", "status="]))
+        #expect(scene.ws.completions(for: "action add --") == .words(["--yes", "--set"]))
+        #expect(scene.ws.completions(for: "row move ") == .words(["up", "down"]))
         scene.run("action add --set name=Bo --set age=x")
         #expect(scene.failures.last == #"action add: Age: expected a whole number, got "x""#)
         scene.run("action add --set age=4")
