@@ -149,6 +149,21 @@ import TabdeckProtocol
         #expect(clear.question == "Clear all? y/n")
     }
 
+    /// Typing into a field that holds its default replaces it; Backspace edits it instead.
+    @Test func theFirstKeyReplacesADefault() {
+        var scene = Self.scene()
+        scene.tables["people"]!.actions = [
+            ActionSpec(id: "age", title: "Set age", hotkey: "e", input: [ActionField(id: "a", type: .integer, defaultValue: 30),
+                                                                      ActionField(id: "b", type: .integer, defaultValue: 30)])]
+        var s = ScreenScene(scene, width: 80, height: 10)
+        s.press(.char("e"))
+        s.type("4")
+        s.press(.tab, .backspace)
+        s.type("6")
+        guard case .action(.form(let form)) = s.model.ui.mode else { Issue.record("no form"); return }
+        #expect(form.values == ["4", "36"])
+    }
+
     /// The menu's title names the cursor row when nothing is selected, and the rows each
     /// action would go to.
     @Test func theMenuNamesTheCursorRowWhenNothingIsSelected() {

@@ -61,6 +61,9 @@ public struct ActionForm: Hashable, Sendable {
     public var focus: Int
     /// Why the form was not sent (names the field).
     public var error: String?
+    /// Fields edited since the form opened: the first character typed into a field that still
+    /// holds its default replaces it (Backspace edits the default instead).
+    public var edited: Set<Int> = []
 
     /// A form with each field's default.
     init(action: ActionSpec, target: ActionTarget) {

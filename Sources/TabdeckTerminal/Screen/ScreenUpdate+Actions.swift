@@ -89,9 +89,9 @@ extension ScreenModel {
         return []
     }
 
-    /// The form: typing edits the focused field, Tab/↓ and Shift-Tab/↑ move between fields,
-    /// ←/→ or Space change a yes/no or a choice, Enter checks and sends it (an error names the
-    /// field and keeps the form open), Esc cancels.
+    /// The form: typing edits the focused field (the first character replaces a default),
+    /// Tab/↓ and Shift-Tab/↑ move between fields, ←/→ or Space change a yes/no or a choice,
+    /// Enter checks and sends it (an error names the field and keeps the form open), Esc cancels.
     mutating func editForm(_ key: Key, _ form: ActionForm) -> [ScreenEffect] {
         var form = form
         let field = form.action.input[form.focus]
@@ -137,14 +137,16 @@ extension ScreenModel {
                 default: break
                 }
             case .text, .integer, .number:
+                let fresh = !form.edited.contains(form.focus)
                 switch key {
-                case .char(let c): value.append(c)
-                case .paste(let s): value += s.filter { $0 != "\n" && $0 != "\r" }
+                case .char(let c): value = (fresh ? "" : value) + String(c)
+                case .paste(let s): value = (fresh ? "" : value) + s.filter { $0 != "\n" && $0 != "\r" }
                 case .backspace: if !value.isEmpty { value.removeLast() }
                 case .ctrl("u"): value = ""
                 default: break
                 }
             }
+            if value != form.values[form.focus] { form.edited.insert(form.focus) }
             form.values[form.focus] = value
         }
         ui.mode = .action(.form(form))
