@@ -20,10 +20,14 @@ Sorting: any columns, several keys (text ignores case first, then the exact text
 first), within each section: folders always come before files. Ties are broken by name. With
 no sort, names.
 
-Actions (both ask for confirmation, both apply to several rows):
+Actions:
 
-* ``delete``: files, links and **empty** folders (a folder with content is refused, naming it);
-* ``touch``: sets the modification time to now (a link itself, not its target).
+* ``delete`` (hotkey ``x``, destructive: the host asks, No by default; several rows): files,
+  links and **empty** folders (a folder with content is refused, naming it);
+* ``touch`` (hotkey ``t``, asks first; several rows): sets the modification time to now (a
+  link itself, not its target);
+* ``mkdir`` (hotkey ``+``, no rows): a new folder in the table's folder, its name from a form
+  (one path component: no ``/``, not ``.`` or ``..``; an existing name is refused).
 
 If some rows fail the answer is error -32003 naming each path and why, with ``data``
 ``{"failed": {"ID": "reason"}, "done": ["ID", ...]}``; the others were done, and the table is
@@ -47,7 +51,7 @@ from typing import Any
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sdk", "python"))
 
 from tabdeck_plugin import (ACTION_FAILED, INTERNAL_ERROR, INVALID_PARAMS, NOT_SUPPORTED, RpcError,  # noqa: E402
-                            Table, TablePlugin, action_spec, column, row, section_spec, sort_key)
+                            Table, TablePlugin, action_spec, column, field, row, section_spec, sort_key)
 
 KINDS = ["dir", "file", "link", "other"]
 COLUMNS = [
@@ -58,8 +62,10 @@ COLUMNS = [
     column("permissions", "Permissions", width=11),
 ]
 INDEX = {c["id"]: i for i, c in enumerate(COLUMNS)}
-ACTIONS = [action_spec("delete", "Delete", confirm=True, multiple=True),
-           action_spec("touch", "Touch (modified = now)", confirm=True, multiple=True)]
+ACTIONS = [action_spec("delete", "Delete", confirm=True, destructive=True, multiple=True, hotkey="x"),
+           action_spec("touch", "Touch (modified = now)", confirm=True, multiple=True, hotkey="t"),
+           action_spec("mkdir", "New folder", rows="none", hotkey="+",
+                       input=[field("name", "Name", required=True)])]
 MAX_AGE = 2.0  # seconds a listing is trusted when the folder's mtime did not change
 
 
@@ -234,7 +240,9 @@ class Folder(Table):
 
     # ---------------------------------------------------------------- actions
 
-    def action(self, action: str, rows: list[str]) -> dict[str, Any]:
+    def action(self, action: str, rows: list[str], input: dict[str, Any] | None = None) -> dict[str, Any]:
+        if action == "mkdir":
+            return self.mkdir((input or {}).get("name", ""))
         paths = {r: self.entry(r) for r in rows}  # all ids are checked before anything is done
         done: list[str] = []
         failed: dict[str, str] = {}
@@ -259,6 +267,19 @@ class Folder(Table):
             raise RpcError(ACTION_FAILED, f"{len(done)} {verb}, {len(failed)} failed: {reasons}",
                            {"failed": failed, "done": done})
         return {"message": f"{len(done)} {'item' if len(done) == 1 else 'items'} {verb}", "invalidate": True}
+
+    def mkdir(self, name: str) -> dict[str, Any]:
+        """A new, empty folder named ``name`` in this folder (one path component)."""
+        if not name or name in (".", "..") or "/" in name or "\0" in name:
+            raise RpcError(INVALID_PARAMS, f"Name: {name!r} is not a folder name (one name, without '/')",
+                           {"field": "name"})
+        try:
+            os.mkdir(os.path.join(self.path, name))
+        except OSError as e:
+            reason = "already exists" if isinstance(e, FileExistsError) else describe(e)
+            raise RpcError(ACTION_FAILED, f"{self._id(name)}: {reason}") from None
+        self.forget()
+        return {"message": f"created folder {self._id(name)}", "invalidate": True}
 
     plugin: "Files | None" = None  # for notifications
 
@@ -313,8 +334,8 @@ class Files(TablePlugin):
         child.plugin = self
         return child
 
-    def action(self, table: str, action: str, rows: list[str]) -> dict[str, Any]:
-        return self._root().action(action, rows)
+    def action(self, table: str, action: str, rows: list[str], input: dict[str, Any]) -> dict[str, Any]:
+        return self._root().action(action, rows, input)
 
 
 if __name__ == "__main__":

@@ -95,8 +95,11 @@ class FilesPlugin(unittest.TestCase):
         self.assertEqual(self.desc["columns"][2]["type"], "date")
         self.assertEqual(self.desc["total"], 9)
         actions = {a["id"]: a for a in self.desc["actions"]}
-        self.assertEqual(set(actions), {"delete", "touch"})
-        self.assertTrue(all(a["confirm"] and a["multiple"] for a in actions.values()))
+        self.assertEqual(set(actions), {"delete", "touch", "mkdir"})
+        self.assertTrue(all(actions[a]["confirm"] and actions[a]["multiple"] for a in ("delete", "touch")))
+        self.assertIs(actions["delete"]["destructive"], True)
+        self.assertEqual({a["id"]: a.get("hotkey") for a in actions.values()}, {"delete": "x", "touch": "t", "mkdir": "+"})
+        self.assertEqual((actions["mkdir"]["rows"], [f["id"] for f in actions["mkdir"]["input"]]), ("none", ["name"]))
 
     def test_cells(self) -> None:
         rows = {r["id"]: r for r in self.page()["rows"]}
@@ -221,6 +224,23 @@ class FilesPlugin(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.root, "sub", "inner.txt")))
         inv = self.p.notification("invalidate")
         self.assertEqual(inv["params"], {"table": sub["table"]})
+
+    def test_mkdir_makes_a_folder_named_by_its_form(self) -> None:
+        res = self.p.call("action", {"table": "root", "action": "mkdir", "rows": [], "input": {"name": "new"}})
+        self.assertEqual(res["message"], "created folder new")
+        self.assertTrue(os.path.isdir(os.path.join(self.root, "new")))
+        self.assertIn("new", [r["id"] for r in self.page()["rows"]])
+        sub = self.p.call("children", {"table": "root", "row": "sub"})
+        self.p.call("action", {"table": sub["table"], "action": "mkdir", "rows": [], "input": {"name": "kid"}})
+        self.assertTrue(os.path.isdir(os.path.join(self.root, "sub", "kid")))
+        for name, code in (("new", -32003), ("../escape", -32602), ("..", -32602), ("a/b", -32602)):
+            with self.assertRaises(ResponseError, msg=name) as e:
+                self.p.call("action", {"table": "root", "action": "mkdir", "rows": [], "input": {"name": name}})
+            self.assertEqual(e.exception.code, code, name)
+        with self.assertRaises(ResponseError) as e:
+            self.p.call("action", {"table": "root", "action": "mkdir", "rows": [], "input": {}})
+        self.assertIn("Name: required", e.exception.message)
+        self.assertFalse(os.path.exists(os.path.join(os.path.dirname(self.root), "escape")))
 
     def test_touch_sets_modified_to_now_without_following_links(self) -> None:
         before = time.time() - 2

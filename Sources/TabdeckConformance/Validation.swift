@@ -3,7 +3,7 @@ import TabdeckProtocol
 /// Checks of the shapes the plugin sends, against docs/PROTOCOL.md (summary and sections 10,
 /// 11, 12 and 18). Unknown members are always fine (section 4.4).
 enum Validate {
-    static let capabilityKeys = ["sort", "multiSort", "filter", "sections", "children", "actions", "live", "paging"]
+    static let capabilityKeys = ["sort", "multiSort", "filter", "sections", "children", "actions", "live", "paging", "move"]
 
     // MARK: initialize
 
@@ -67,13 +67,16 @@ enum Validate {
             if !capabilities.sections { f.warn("the table has sections but the plugin does not declare the sections capability") }
         }
         if let actions = o["actions"] {
-            validateList(actions, "actions", required: ["id", "title"], optional: [], into: &f)
+            validateList(actions, "actions", required: ["id", "title"], optional: ["hotkey", "rows"], into: &f)
             for (i, a) in (actions.arrayValue ?? []).enumerated() {
-                for key in ["confirm", "multiple"] {
+                for key in ["confirm", "multiple", "destructive"] {
                     if let v = a[key], v.boolValue == nil { f.fail("actions[\(i)].\(key) is \(v.typeDescription), expected a boolean") }
                 }
             }
             if !capabilities.actions { f.warn("the table has actions but the plugin does not declare the actions capability") }
+        }
+        if o["movable"]?.boolValue == true && !capabilities.move {
+            f.warn("the table is movable but the plugin does not declare the move capability")
         }
         guard f.failures.isEmpty else { return nil }
         do { return try TableDescription(value) } catch {

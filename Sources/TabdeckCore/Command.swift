@@ -11,6 +11,8 @@ public enum Command: Hashable, Sendable {
     public enum PageMove: String, Hashable, Sendable, CaseIterable { case next, prev, first, last }
     public enum ExportFormat: String, Hashable, Sendable, CaseIterable { case csv, json }
     public enum PluginVerb: String, Hashable, Sendable, CaseIterable { case status, restart, log }
+    /// Which way `row move` moves the cursor row.
+    public enum RowMove: String, Hashable, Sendable, CaseIterable { case up, down }
 
     case tabs
     case tabSelect(String)
@@ -46,7 +48,10 @@ public enum Command: Hashable, Sendable {
     case selection
     case open(String?)
     case back
-    case action(String, confirmed: Bool)
+    /// Run a plugin action; `input` holds the values typed for its form (field id → text).
+    case action(String, confirmed: Bool, input: [String: String] = [:])
+    /// Move the cursor row up or down past its neighbour (tables the plugin lets move).
+    case rowMove(RowMove)
     case export(path: String, format: ExportFormat?)
     case plugin(PluginVerb, tab: String?)
     /// Stop the running command and the find (the plugin is told with `$/cancel`).
@@ -103,7 +108,8 @@ public enum CommandParser {
         .init(name: "selection", usage: "selection", summary: "list the selected row ids"),
         .init(name: "open", usage: "open [ID]", summary: "drill down into a row's children (the cursor row by default)"),
         .init(name: "back", usage: "back", summary: "go back up one level"),
-        .init(name: "action", usage: "action NAME [--yes]", summary: "run a plugin action on the selected rows (--yes confirms)"),
+        .init(name: "action", usage: "action NAME [--yes] [--set FIELD=VALUE]...", summary: "run a plugin action; --yes confirms, --set fills its form"),
+        .init(name: "row move", usage: "row move up|down", summary: "move the cursor row up or down (where the plugin allows it)"),
         .init(name: "export", usage: "export FILE [--format csv|json]", summary: "write every row of the current table in the current order"),
         .init(name: "plugin", usage: "plugin status|restart|log [TAB]", summary: "plugin state, restart a plugin, or show its log"),
         .init(name: "restart", usage: "restart [TAB]", summary: "restart a plugin now, back where you were"),
@@ -220,11 +226,14 @@ public enum CommandParser {
             guard rest.count <= 1 else { throw usage("open") }
             return .open(rest.first)
         case "back": try noArgs(rest, "back"); return .back
-        case "action":
-            let confirmed = bare.contains("--yes")
-            let names = zip(rest, bare).filter { $0.1 != "--yes" }.map(\.0)
-            guard names.count == 1 else { throw usage("action") }
-            return .action(names[0], confirmed: confirmed)
+        case "action": return try parseAction(rest, bare: bare)
+        case "row":
+            guard rest.first == "move" else {
+                if let s = rest.first { throw CommandError("unknown row command \"\(s)\"", suggestion: suggest(s, among: ["move"])) }
+                throw usage("row move")
+            }
+            guard rest.count == 2, let how = Command.RowMove(rawValue: rest[1]) else { throw usage("row move") }
+            return .rowMove(how)
         case "export": return try parseExport(rest, bare: bare)
         case "plugin":
             guard let v = rest.first, rest.count <= 2 else { throw usage("plugin") }

@@ -43,7 +43,10 @@ extension Command {
         case .selection: "selection"
         case .open(let id): id.map { "open \(Self.word($0))" } ?? "open"
         case .back: "back"
-        case .action(let name, let confirmed): "action \(Self.word(name))" + (confirmed ? " --yes" : "")
+        case .action(let name, let confirmed, let input):
+            "action \(Self.word(name))" + (confirmed ? " --yes" : "")
+                + input.sorted { $0.key < $1.key }.map { " --set " + Self.word($0.key + "=" + $0.value) }.joined()
+        case .rowMove(let how): "row move \(how.rawValue)"
         case .export(let path, let format): "export \(Self.word(path))" + (format.map { " --format \($0.rawValue)" } ?? "")
         case .plugin(let verb, let tab): "plugin \(verb.rawValue)" + (tab.map { " " + Self.word($0) } ?? "")
         case .cancel: "cancel"
@@ -56,7 +59,7 @@ extension Command {
     /// keyword, else in single quotes, or in double quotes with `\` before `"` and `\` when it
     /// holds a single quote.
     static func word(_ word: String) -> String {
-        let keywords: Set<String> = ["clear", "all", "none", "--yes", "--back", "--format"]
+        let keywords: Set<String> = ["clear", "all", "none", "--yes", "--back", "--format", "--set"]
         let plain = !word.isEmpty && !keywords.contains(word) && !word.hasPrefix("--format=") && word.allSatisfy {
             !$0.isWhitespace && $0 != "\"" && $0 != "'" && $0 != "\\" && $0 != "#"
         }

@@ -45,7 +45,12 @@ extension Workspace {
         case ("jump", 0): return match(table?.sections.filter { $0.count != 0 }.map(\.title) ?? [])
         case ("select", 0): return match(["all", "none"])
         case ("action", 0): return match(table?.description.actions.map(\.id) ?? [])
-        case ("action", 1): return match(["--yes"])
+        case ("action", _) where args.last == "--set":
+            let action = table?.description.actions.first { $0.id == args[0] }
+            return match(action?.input.map { $0.id + "=" } ?? [])
+        case ("action", _): return match(["--yes", "--set"])
+        case ("row", 0): return match(["move"])
+        case ("row", 1): return match(Command.RowMove.allCases.map(\.rawValue))
         case ("export", _) where args.last == "--format": return match(["csv", "json"])
         case ("export", 0): return .path
         case ("export", 1): return match(["--format"])

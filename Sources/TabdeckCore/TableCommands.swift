@@ -145,8 +145,10 @@ extension Workspace {
             effects.append(.send(tab: tab, .notification(method: Method.close, params: ["table": .string(child.description.table)])))
             for id in child.cache.inflight.values { cancel(id, &effects) }
             return .done(breadcrumbOutput(tab))
-        case .action(let word, let confirmed):
-            return try runAction(word, confirmed: confirmed, &a, &effects)
+        case .action(let word, let confirmed, let input):
+            return try runAction(word, confirmed: confirmed, input: input, &a, &effects)
+        case .rowMove(let how):
+            return try runRowMove(how, &a, &effects)
         default:
             throw CommandError("not a table command")
         }

@@ -292,7 +292,7 @@ extension Workspace {
             findReply(id: id, offset: offset, outcome, &effects)
         case .reopen(let level):
             reopenReply(tab, level: level, outcome, &effects)
-        case .children, .action:
+        case .children, .action, .move:
             if active?.awaiting == id { active?.reply = outcome; active?.awaiting = nil }
         }
     }

@@ -46,6 +46,7 @@ enum RequestPurpose: Hashable, Sendable {
     case find(table: String, generation: Int, offset: Int)
     case children(table: String, row: String)
     case action(String)
+    case move
     /// Opening level `level` of a tab's stack again in a restarted plugin (0: `open`, deeper:
     /// `children`).
     case reopen(level: Int)
@@ -76,6 +77,8 @@ struct ActiveCommand: Hashable, Sendable {
     var note: String?
     /// The row ids an "all, except" selection resolved to, once the scan for an action ended.
     var resolved: [String]?
+    /// The row ids an action was sent to.
+    var sent: [String]?
 }
 
 enum ReplyOutcome: Hashable, Sendable {

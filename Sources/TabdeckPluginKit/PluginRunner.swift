@@ -179,7 +179,7 @@ public final class PluginRunner: @unchecked Sendable {
             state.broadcast()
             state.unlock()
             reply(id, .success(.null))
-        case Method.open, Method.rows, Method.children, Method.action:
+        case Method.open, Method.rows, Method.children, Method.action, Method.move:
             let flag = CancellationFlag()
             state.lock()
             inFlight[id] = flag
@@ -298,7 +298,11 @@ public final class PluginRunner: @unchecked Sendable {
                 default: throw JSONFieldError(path: "params.rows[\(i)]", reason: "expected a string, got \(v.typeDescription)")
                 }
             }
-            return .value(try source.action(table: try r.string("table"), action: try r.string("action"), rows: rows).json)
+            let input = try r.optionalObject("input")?.object ?? JSONObject()
+            return .value(try source.action(table: try r.string("table"), action: try r.string("action"), rows: rows,
+                                            input: input).json)
+        case Method.move:
+            return .value(try source.move(try MoveRequest(params)).json)
         default:
             throw RPCError(code: RPCError.methodNotFound, message: "method not found: \(method)")
         }

@@ -50,6 +50,14 @@ public protocol TableDataSource: Sendable {
     /// Runs an action on rows. Default: not supported.
     func action(table: String, action: String, rows: [String]) throws -> ActionResult
 
+    /// Runs an action with the values of its form (`input`, empty for an action without one).
+    /// Default: the action without them.
+    func action(table: String, action: String, rows: [String], input: JSONObject) throws -> ActionResult
+
+    /// Moves a row just before or after its neighbour (a `movable` table; declare the `move`
+    /// capability). Default: not supported.
+    func move(_ request: MoveRequest) throws -> ActionResult
+
     /// The host no longer needs a table. Default: nothing.
     func close(table: String)
 
@@ -65,6 +73,14 @@ extension TableDataSource {
 
     public func action(table: String, action: String, rows: [String]) throws -> ActionResult {
         throw RPCError.unsupported("this plugin has no actions")
+    }
+
+    public func action(table: String, action: String, rows: [String], input: JSONObject) throws -> ActionResult {
+        try self.action(table: table, action: action, rows: rows)
+    }
+
+    public func move(_ request: MoveRequest) throws -> ActionResult {
+        throw RPCError.unsupported("the rows of this table cannot be moved")
     }
 
     public func close(table: String) {}

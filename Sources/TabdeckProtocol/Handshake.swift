@@ -7,13 +7,16 @@ public struct PluginCapabilities: Hashable, Sendable {
     public var children = false
     public var actions = false
     public var live = false
+    /// Answers `move` for tables that say they are `movable`.
+    public var move = false
     /// Serves random offsets (true unless the plugin says otherwise).
     public var paging = true
 
     public init(sort: Bool = false, multiSort: Bool = false, filter: Bool = false, sections: Bool = false,
-                children: Bool = false, actions: Bool = false, live: Bool = false, paging: Bool = true) {
+                children: Bool = false, actions: Bool = false, live: Bool = false, paging: Bool = true, move: Bool = false) {
         self.sort = sort; self.multiSort = multiSort; self.filter = filter; self.sections = sections
         self.children = children; self.actions = actions; self.live = live; self.paging = paging
+        self.move = move
     }
 
     public init(reader r: JSONReader) throws(JSONFieldError) {
@@ -25,11 +28,14 @@ public struct PluginCapabilities: Hashable, Sendable {
         actions = try r.bool("actions", default: false)
         live = try r.bool("live", default: false)
         paging = try r.bool("paging", default: true)
+        move = try r.bool("move", default: false)
     }
 
     public var json: JSONValue {
-        ["sort": .bool(sort), "multiSort": .bool(multiSort), "filter": .bool(filter), "sections": .bool(sections),
-         "children": .bool(children), "actions": .bool(actions), "live": .bool(live), "paging": .bool(paging)]
+        var o: JSONObject = ["sort": .bool(sort), "multiSort": .bool(multiSort), "filter": .bool(filter), "sections": .bool(sections),
+                             "children": .bool(children), "actions": .bool(actions), "live": .bool(live), "paging": .bool(paging)]
+        if move { o["move"] = .bool(true) }
+        return .object(o)
     }
 }
 

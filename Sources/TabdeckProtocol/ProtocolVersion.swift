@@ -12,6 +12,7 @@ public enum Method {
     public static let children = "children"
     public static let close = "close"
     public static let action = "action"
+    public static let move = "move"
     public static let shutdown = "shutdown"
     public static let cancel = "$/cancel"
     public static let badge = "badge"

@@ -26,29 +26,6 @@ public struct SectionSpec: Hashable, Sendable {
     }
 }
 
-/// An action a plugin offers on selected rows.
-public struct ActionSpec: Hashable, Sendable {
-    public var id: String
-    public var title: String
-    /// Ask the user before running it.
-    public var confirm: Bool
-    /// Applies to many rows at once (otherwise exactly one).
-    public var multiple: Bool
-
-    public init(id: String, title: String? = nil, confirm: Bool = false, multiple: Bool = true) {
-        self.id = id; self.title = title ?? id; self.confirm = confirm; self.multiple = multiple
-    }
-
-    public init(reader r: JSONReader) throws(JSONFieldError) {
-        self.init(id: try r.string("id"), title: try r.optionalString("title"),
-                  confirm: try r.bool("confirm", default: false), multiple: try r.bool("multiple", default: true))
-    }
-
-    public var json: JSONValue {
-        ["id": .string(id), "title": .string(title), "confirm": .bool(confirm), "multiple": .bool(multiple)]
-    }
-}
-
 /// A table as described by `open` and `children`.
 public struct TableDescription: Hashable, Sendable {
     /// The plugin's handle for this table.
@@ -59,11 +36,13 @@ public struct TableDescription: Hashable, Sendable {
     public var total: Int?
     public var sections: [SectionSpec]
     public var actions: [ActionSpec]
+    /// Whether the user may move this table's rows up and down (`move`; needs the `move` capability).
+    public var movable: Bool
 
     public init(table: String, title: String? = nil, columns: [ColumnSpec], total: Int?,
-                sections: [SectionSpec] = [], actions: [ActionSpec] = []) {
+                sections: [SectionSpec] = [], actions: [ActionSpec] = [], movable: Bool = false) {
         self.table = table; self.title = title; self.columns = columns; self.total = total
-        self.sections = sections; self.actions = actions
+        self.sections = sections; self.actions = actions; self.movable = movable
     }
 
     public init(_ value: JSONValue, path: String = "result") throws(JSONFieldError) {
@@ -81,9 +60,17 @@ public struct TableDescription: Hashable, Sendable {
         var sections: [SectionSpec] = []
         for s in try r.optionalObjects("sections") { sections.append(try SectionSpec(reader: s)) }
         var actions: [ActionSpec] = []
-        for a in try r.optionalObjects("actions") { actions.append(try ActionSpec(reader: a)) }
+        var actionIDs = Set<String>()
+        for a in try r.optionalObjects("actions") {
+            let action = try ActionSpec(reader: a)
+            guard actionIDs.insert(action.id).inserted else {
+                throw JSONFieldError(path: a.pathOf("id"), reason: "duplicate action id \"\(action.id)\"")
+            }
+            actions.append(action)
+        }
         self.init(table: try r.string("table"), title: try r.optionalString("title"), columns: columns,
-                  total: try r.optionalInt("total"), sections: sections, actions: actions)
+                  total: try r.optionalInt("total"), sections: sections, actions: actions,
+                  movable: try r.bool("movable", default: false))
     }
 
     public var json: JSONValue {
@@ -93,6 +80,7 @@ public struct TableDescription: Hashable, Sendable {
         o["total"] = total.map { .int(Int64($0)) } ?? .null
         if !sections.isEmpty { o["sections"] = .array(sections.map(\.json)) }
         if !actions.isEmpty { o["actions"] = .array(actions.map(\.json)) }
+        if movable { o["movable"] = .bool(true) }
         return .object(o)
     }
 }

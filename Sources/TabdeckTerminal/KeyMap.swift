@@ -38,6 +38,10 @@ public enum Action: Hashable, Sendable {
     case narrowColumn, widenColumn
     /// Show every column again, in the plugin's order, at its automatic width.
     case resetColumns
+    /// Open the menu of the plugin's actions for the cursor row or the selection.
+    case actions
+    /// Move the cursor row up (down) where the plugin allows it.
+    case moveRowUp, moveRowDown
     case quit
 }
 
@@ -112,6 +116,9 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.char("?")], .help, "this help"),
         KeyBinding([.escape], .dismiss, "close help, detail or find; stop a running command"),
         KeyBinding([.char("r")], .restart, "restart the tab's plugin, back where you were"),
+        KeyBinding([.char("a")], .actions, "actions menu for the row or the selection"),
+        KeyBinding([.char("K")], .moveRowUp, "move the row up (where the plugin allows it)"),
+        KeyBinding([.char("J")], .moveRowDown, "move the row down (where the plugin allows it)"),
         KeyBinding([.char("q"), .ctrl("c")], .quit, "quit"),
     ])
 

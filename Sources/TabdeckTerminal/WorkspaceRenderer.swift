@@ -39,6 +39,7 @@ public enum WorkspaceRenderer {
         } else {
             drawContent(ws, ui: ui, layout: layout, regions, into: &buf)
         }
+        if case .action(let overlay) = ui.mode { ActionOverlayView.draw(overlay, into: &buf, regions.table) }
     }
 
     /// Table rows on screen for `size` (send it to the core as ``Event/viewport(rows:)``).

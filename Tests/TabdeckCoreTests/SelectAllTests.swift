@@ -76,7 +76,10 @@ import TabdeckProtocol
         let before = rowsRequests(h)
         let out = h.run("action touch")
         #expect(out?.text == "did touch on 2498", "\(h.failures)")
-        #expect(rowsRequests(h) - before == 3, "three pages of 1,000 rows")
+        // Three pages of 1,000 rows for the ids, then the view fetched again after the action
+        // (its page and the page read ahead).
+        #expect(rowsRequests(h) - before == 3 + 2, "three pages of 1,000 rows, then the view")
+        #expect(h.sends(Method.rows).suffix(5).map { $0.2["limit"]?.intValue } == [1000, 1000, 1000, 100, 100])
         let sent = h.effects.compactMap { effect -> [String]? in
             if case .send(_, .request(_, Method.action, let params)) = effect {
                 return params["rows"]?.arrayValue?.compactMap(\.stringValue)

@@ -14,6 +14,9 @@ struct FakeTable {
     var sections: [SectionSpec] = []
     /// Whether `open` and `rows` leave the total out (a table still being counted).
     var totalUnknown = false
+    /// The table's actions (answered by `act`, SceneEditing.swift) and whether its rows move.
+    var actions: [ActionSpec] = []
+    var movable = false
 
     /// People: name, age, status, city; `count` rows.
     static func people(count: Int = 1_000_000, nameWidth: ColumnWidth? = .flexible(min: 8, ideal: 12, max: 20)) -> FakeTable {
@@ -51,6 +54,8 @@ struct Scene {
     /// The store writes the core asked for (`saveLayout`, `resetLayout`, `saveView`), in order.
     var saved: [Effect] = []
     var now = 0.0
+    /// The params of the `action` and `move` requests the plugins got, in order.
+    var edits: [JSONValue] = []
 
     init(config: WorkspaceConfig = config(), tables: [String: FakeTable] = [:], layout: WorkspaceLayout? = nil,
          views: [TableViewKey: TableViewState] = [:]) {
@@ -80,7 +85,7 @@ struct Scene {
             for effect in ws.update(e, now: now) {
                 switch effect {
                 case .send(let tab, .request(let id, let method, let params)):
-                    if let reply = answer(tab, method, params) { queue.append(.plugin(tab: tab, .message(.response(id: id, result: reply)))) }
+                    if let reply = answer(tab, method, params) { queue.append(.plugin(tab: tab, .message(Self.message(id, reply)))) }
                 case .commandDone(let o): outputs.append(o.text)
                 case .commandFailed(let m): failures.append(m)
                 case .saveLayout, .resetLayout, .saveView: saved.append(effect)
@@ -90,15 +95,19 @@ struct Scene {
         }
     }
 
-    func answer(_ tab: String, _ method: String, _ params: JSONValue) -> JSONValue? {
+    mutating func answer(_ tab: String, _ method: String, _ params: JSONValue) -> JSONValue? {
         let table = tables[tab] ?? FakeTable.people(count: 3)
         switch method {
         case Method.initialize:
             return InitializeResult(name: "fake", version: "1", capabilities:
-                PluginCapabilities(sort: true, multiSort: true, sections: !table.sections.isEmpty, children: table.children)).json
+                PluginCapabilities(sort: true, multiSort: true, sections: !table.sections.isEmpty, children: table.children,
+                                   actions: !table.actions.isEmpty, move: table.movable)).json
         case Method.open:
             return TableDescription(table: "root", columns: table.columns, total: table.totalUnknown ? nil : table.total,
-                                    sections: table.sections).json
+                                    sections: table.sections, actions: table.actions, movable: table.movable).json
+        case Method.action, Method.move:
+            edits.append(params)
+            return edit(tab, method, params)
         case Method.children:
             let row = params["row"]?.stringValue ?? "?"
             return TableDescription(table: "child-" + row, title: row, columns: table.columns, total: table.total).json

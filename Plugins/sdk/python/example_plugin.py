@@ -5,6 +5,10 @@ A deterministic "people" table (open args: ``{"rows": N}``, default 100) with ev
 type, multi-key sorting, a string filter, a child table per row ("tasks"), actions, and
 optional live notifications (``{"tick": seconds}``) and slow pages (``{"delay": seconds}``,
 polling for cancellation).
+
+Editing rows: ``add`` (hotkey ``+``) inserts a person from a form (name, age, state, active),
+``delete`` (hotkey ``x``) is destructive (the host asks, No by default), and the rows can be
+moved up and down (``move``; K/J in full screen) while the table is not sorted.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from tabdeck_plugin import (ACTION_FAILED, INVALID_PARAMS, RpcError, Table,  # noqa: E402
-                            TablePlugin, action_spec, column, row)
+                            TablePlugin, action_spec, column, field, move_in_list, row)
 
 NAMES = ["ada", "Bob", "carol", "Dave", "eve", "Frank", "grace", "Heidi", "ivan", "Judy"]
 STATES = ["todo", "doing", "done"]
@@ -65,12 +69,13 @@ class People(TablePlugin):
     def __init__(self) -> None:
         super().__init__()
         self.people: list[dict[str, Any]] = []
+        self.added = 0
         self.delay = 0.0
         self.stop = threading.Event()
 
     def capabilities(self) -> dict[str, bool]:
         return {"sort": True, "multiSort": True, "filter": True, "children": True,
-                "actions": True, "live": True}
+                "actions": True, "live": True, "move": True}
 
     def columns(self) -> list[dict[str, Any]]:
         return [
@@ -87,7 +92,16 @@ class People(TablePlugin):
         return [action_spec("touch", "Touch", multiple=True),
                 action_spec("fail", "Fail", confirm=True, multiple=True),
                 action_spec("print", "Print to stdout"),
-                action_spec("single", "One row only")]
+                action_spec("single", "One row only"),
+                action_spec("add", "Add a person", rows="none", hotkey="+", input=[
+                    field("name", "Name", required=True),
+                    field("age", "Age", "integer", default=30),
+                    field("state", "State", "enum", values=STATES),
+                    field("active", "Active", "boolean", default=True)]),
+                action_spec("delete", "Delete", destructive=True, multiple=True, hotkey="x")]
+
+    def movable(self) -> bool:
+        return True
 
     def open(self, args: dict[str, Any]) -> None:
         n = args.get("rows", 100)
@@ -115,7 +129,19 @@ class People(TablePlugin):
             raise RpcError(INVALID_PARAMS, f"unknown row: {row}")
         return Tasks(row)
 
-    def action(self, table: str, action: str, rows: list[str]) -> dict[str, Any]:
+    def action(self, table: str, action: str, rows: list[str], input: dict[str, Any]) -> dict[str, Any]:
+        if action == "add":
+            self.added += 1
+            i = len(self.people) + self.added * 100_000  # ids never reused
+            self.people.append(row(f"p{i}", [input["name"], input["age"], input.get("state"), None,
+                                             input.get("active", False), None, "added"], detail="added by hand"))
+            return {"message": f"added {input['name']}"}
+        if action == "delete":
+            gone = set(rows)
+            before = len(self.people)
+            self.people = [p for p in self.people if p["id"] not in gone]
+            n = before - len(self.people)
+            return {"message": f"deleted {n} {'person' if n == 1 else 'people'}"}
         if action == "fail":
             raise RpcError(ACTION_FAILED, f"cannot do that to {rows[0]}", {"row": rows[0]})
         if action == "print":
@@ -123,6 +149,10 @@ class People(TablePlugin):
             os.write(1, b"stray fd-1 write\n")
             return {"message": "printed"}
         return {"message": f"touched {len(rows)} rows", "invalidate": True}
+
+    def move(self, table: str, row: str, place: str, target: str) -> str:
+        move_in_list(self.people, row, place, target)
+        return f"moved {row} {place} {target}"
 
     def live(self, tick: float) -> None:
         k = 0

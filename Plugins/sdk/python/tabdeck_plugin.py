@@ -22,8 +22,10 @@ What :meth:`TablePlugin.run` does for you:
 
 * reads stdin as bytes and splits lines itself (4 MiB maximum, longer lines are discarded);
 * answers ``initialize`` (protocol version 1; unknown host capabilities are ignored);
-* validates params and dispatches ``open``, ``rows``, ``children``, ``action``, ``close``,
-  ``shutdown`` and ``$/cancel``; answers with the documented error codes;
+* validates params and dispatches ``open``, ``rows``, ``children``, ``action``, ``move``,
+  ``close``, ``shutdown`` and ``$/cancel``; answers with the documented error codes;
+* checks an action's rows against its ``rows`` (none, one, many) and its ``input`` against
+  its form's fields (types, required fields, defaults filled in) before your handler runs;
 * echoes ``generation`` in ``rows`` results, validates the sort keys against the columns;
 * writes compact UTF-8 JSON, one object per line, under a lock, flushing each line, so the
   notification helpers (:meth:`~TablePlugin.badge`, :meth:`~TablePlugin.invalidate`,
@@ -44,6 +46,7 @@ Diagnostics go to stderr only (the ``logging`` module, level from ``TABDECK_LOG_
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import math
@@ -59,7 +62,7 @@ __all__ = [
     "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR",
     "REQUEST_CANCELLED", "UNKNOWN_TABLE", "NOT_SUPPORTED", "ACTION_FAILED",
     "RpcError", "Cancelled",
-    "column", "row", "action_spec", "section_spec",
+    "column", "row", "action_spec", "field", "section_spec", "validate_input", "move_in_list",
     "sort_key", "sort_rows", "filter_rows", "validate_sort",
     "sort_rows_in_sections", "count_sections",
     "TableSource", "Table", "TablePlugin",
@@ -168,11 +171,131 @@ def row(id: str | int, cells: Sequence[Any], *, section: str | None = None,
     return r
 
 
+ACTION_ROWS = ("none", "one", "many")
+FIELD_TYPES = ("text", "integer", "number", "boolean", "enum")
+
+
 def action_spec(id: str, title: str | None = None, *, confirm: bool = False,
-                multiple: bool = False) -> dict[str, Any]:
-    """Build an action description (the entries of a table description's ``actions``)."""
-    return {"id": id, "title": title if title is not None else id,
-            "confirm": bool(confirm), "multiple": bool(multiple)}
+                multiple: bool = False, destructive: bool = False, rows: str | None = None,
+                hotkey: str | None = None, input: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """Build an action description (the entries of a table description's ``actions``).
+
+    ``rows`` is ``"none"`` (an insert: no rows are sent), ``"one"`` or ``"many"`` (default:
+    ``"many"`` with ``multiple=True``, else ``"one"``); ``destructive=True`` makes the host ask
+    first with No as the default answer (as ``confirm`` does); ``hotkey`` is one character
+    that runs the action from the table (the host's own keys win); ``input`` is a form, a list
+    of :func:`field` s whose values the action receives.
+    """
+    if rows is not None and rows not in ACTION_ROWS:
+        raise ValueError(f"action {id!r}: rows must be one of {', '.join(ACTION_ROWS)}, not {rows!r}")
+    if hotkey is not None and (not isinstance(hotkey, str) or len(hotkey) != 1 or not hotkey.isprintable()
+                               or hotkey.isspace()):
+        raise ValueError(f"action {id!r}: hotkey must be one printable character, not {hotkey!r}")
+    kind = rows or ("many" if multiple else "one")
+    spec: dict[str, Any] = {"id": id, "title": title if title is not None else id,
+                            "confirm": bool(confirm), "multiple": kind == "many"}
+    if rows is not None:
+        spec["rows"] = rows
+    if destructive:
+        spec["destructive"] = True
+    if hotkey is not None:
+        spec["hotkey"] = hotkey
+    if input:
+        ids = [f["id"] for f in input]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"action {id!r}: field ids must be unique")
+        spec["input"] = [dict(f) for f in input]
+    return spec
+
+
+def field(id: str, title: str | None = None, type: str = "text", *, values: Sequence[str] | None = None,
+          required: bool = False, default: Any = None) -> dict[str, Any]:
+    """Build a field of an action's form (``input``): ``type`` is text, integer, number,
+    boolean or enum (``values`` required); ``default`` is the value the form starts with."""
+    if type not in FIELD_TYPES:
+        raise ValueError(f"field {id!r}: unknown type {type!r}")
+    if not id or "=" in id:
+        raise ValueError(f"field {id!r}: an id must be non-empty and without '='")
+    if type == "enum" and not values:
+        raise ValueError(f"field {id!r}: an enum field needs values")
+    f: dict[str, Any] = {"id": id, "title": title if title is not None else id, "type": type}
+    if values is not None:
+        f["values"] = list(values)
+    if required:
+        f["required"] = True
+    if default is not None:
+        _check_field_value(f, default)
+        f["default"] = default
+    return f
+
+
+def _check_field_value(f: Mapping[str, Any], value: Any) -> None:
+    """Raise ``ValueError`` unless ``value`` is a value of the field ``f``."""
+    kind = f.get("type", "text")
+    ok = {"text": isinstance(value, str),
+          "integer": isinstance(value, int) and not isinstance(value, bool),
+          "number": isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value),
+          "boolean": isinstance(value, bool),
+          "enum": value in (f.get("values") or [])}.get(kind, False)
+    if not ok:
+        expected = {"integer": "an integer", "number": "a number", "boolean": "true or false",
+                    "enum": "one of " + ", ".join(map(str, f.get("values") or []))}.get(kind, "a string")
+        raise ValueError(f"{f.get('title', f.get('id'))}: expected {expected}, got {value!r}")
+
+
+def validate_input(spec: Mapping[str, Any], input: Any) -> dict[str, Any]:
+    """Check an ``action`` request's ``input`` against the action's fields; return it with the
+    defaults of the fields it leaves out. Raises :class:`RpcError` -32602 naming the field."""
+    if input is None:
+        input = {}
+    if not isinstance(input, dict):
+        raise RpcError(INVALID_PARAMS, "input must be an object")
+    fields = spec.get("input") or []
+    known = {f["id"] for f in fields}
+    unknown = sorted(k for k in input if k not in known)
+    if unknown:
+        raise RpcError(INVALID_PARAMS, f"unknown field: {unknown[0]}", {"field": unknown[0]})
+    out: dict[str, Any] = {}
+    for f in fields:
+        value = input.get(f["id"], f.get("default"))
+        if value is None:
+            if f.get("required"):
+                raise RpcError(INVALID_PARAMS, f"{f.get('title', f['id'])}: required", {"field": f["id"]})
+            continue
+        try:
+            _check_field_value(f, value)
+        except ValueError as e:
+            raise RpcError(INVALID_PARAMS, str(e), {"field": f["id"]}) from None
+        out[f["id"]] = value
+    return out
+
+
+def move_in_list(items: list[Any], row: str, place: str, target: str,
+                 key: Callable[[Any], str] = lambda r: r["id"]) -> None:
+    """Move the item whose ``key`` is ``row`` to just ``place`` ("before" or "after") the item
+    ``target``, in place (a ``move`` handler's usual work). Raises :class:`RpcError` -32602
+    for an unknown id."""
+    ids = [key(r) for r in items]
+    if row not in ids or target not in ids:
+        missing = row if row not in ids else target
+        raise RpcError(INVALID_PARAMS, f"unknown row: {missing}", {"row": missing})
+    item = items.pop(ids.index(row))
+    at = [key(r) for r in items].index(target)
+    items.insert(at if place == "before" else at + 1, item)
+
+
+def _takes_input(fn: Callable[..., Any], given: int) -> bool:
+    """Whether ``fn`` accepts one more positional argument (the action's ``input``) after
+    ``given`` ones: handlers written before forms keep their signature."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        return True
+    positional = [p for p in params if p.kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                                  inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    return len(positional) > given
 
 
 # --------------------------------------------------------------------------- sections
@@ -392,6 +515,11 @@ class TableSource:
         """The actions of this table (see :func:`action_spec`). Default: none."""
         return []
 
+    def movable(self) -> bool:
+        """Whether the user may move this table's rows up and down (``move`` requests; declare
+        the ``move`` capability too). Default: False."""
+        return False
+
     def sections(self) -> list[dict[str, Any]] | None:
         """The sections of this table (see :func:`section_spec`). Default: none.
 
@@ -407,6 +535,8 @@ class TableSource:
         actions = self.actions()
         if actions:
             desc["actions"] = actions
+        if self.movable():
+            desc["movable"] = True
         sections = self.sections()
         if sections:
             if any("count" not in s for s in sections):
@@ -430,8 +560,13 @@ class Table(TableSource):
     handle: str | None = None
 
     def action(self, action: str, rows: list[str]) -> dict[str, Any] | str | None:
-        """Run an action on rows of this table; see :meth:`TablePlugin.action`."""
+        """Run an action on rows of this table; see :meth:`TablePlugin.action` (an ``input``
+        parameter, if declared, receives the form's values)."""
         raise RpcError(NOT_SUPPORTED, "this table has no actions")
+
+    def move(self, row: str, place: str, target: str) -> dict[str, Any] | str | None:
+        """Move ``row`` just ``place`` ("before" or "after") ``target``; see :meth:`TablePlugin.move`."""
+        raise RpcError(NOT_SUPPORTED, "the rows of this table cannot be moved")
 
     def children(self, row: str) -> "Table":
         """The child table of one of this table's rows."""
@@ -492,7 +627,7 @@ class TablePlugin(TableSource):
         """Capabilities sent in the ``initialize`` result.
 
         Keys: ``sort``, ``multiSort``, ``filter``, ``sections``, ``children``, ``actions``,
-        ``live``, ``paging``. Default: none (the host sorts; ``paging`` defaults to true).
+        ``live``, ``paging``, ``move``. Default: none (the host sorts; ``paging`` defaults to true).
         """
         return {}
 
@@ -516,11 +651,21 @@ class TablePlugin(TableSource):
     def action(self, table: str, action: str, rows: list[str]) -> dict[str, Any] | str | None:
         """Run ``action`` on the rows (ids) of the root table ``table``.
 
-        The action id is already checked against :meth:`actions`. Return a dict with optional
-        ``message`` and ``invalidate``, a message string, or ``None``; raise
-        ``RpcError(ACTION_FAILED, "...")`` on failure.
+        The action id is already checked against :meth:`actions`, the rows against its
+        ``rows`` (``[]`` for ``rows="none"``). A handler that declares a fourth parameter
+        ``input`` receives the form's values (checked against the action's fields, defaults
+        filled in). Return a dict with optional ``message`` and ``invalidate``, a message
+        string, or ``None``; raise ``RpcError(ACTION_FAILED, "...")`` on failure. The host
+        fetches the rows in view again after every action.
         """
         raise RpcError(NOT_SUPPORTED, "this plugin has no actions")
+
+    def move(self, table: str, row: str, place: str, target: str) -> dict[str, Any] | str | None:
+        """Move ``row`` of the root table just ``place`` ("before" or "after") ``target``, its
+        neighbour in the view the user sees (``move`` request; :meth:`movable` must be True and
+        the ``move`` capability declared). :func:`move_in_list` does it for a list of rows.
+        Return like :meth:`action`; the host fetches the rows in view again."""
+        raise RpcError(NOT_SUPPORTED, "the rows of this table cannot be moved")
 
     def close(self, table: str) -> None:
         """``close`` for a table handled by the plugin itself (not a child :class:`Table`)."""
@@ -816,7 +961,7 @@ class TablePlugin(TableSource):
                 and self._initialized:
             return self._stream_rows(req.id, req.params)
         handler = {"open": self._open, "rows": self._rows, "children": self._children,
-                   "action": self._action}.get(method)
+                   "action": self._action, "move": self._move}.get(method)
         if handler is None:
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {method}")
         if not self._initialized:
@@ -1019,13 +1164,36 @@ class TablePlugin(TableSource):
         spec = next((a for a in source.actions() if a.get("id") == act), None)
         if spec is None:
             raise RpcError(INVALID_PARAMS, f"unknown action: {act}")
-        if len(rows) > 1 and not spec.get("multiple"):
+        kind = spec.get("rows") or ("many" if spec.get("multiple") else "one")
+        if kind == "none":
+            rows = []
+        elif len(rows) > 1 and kind != "many":
             raise RpcError(INVALID_PARAMS, f"action {act} applies to one row at a time")
+        args: list[Any] = [act, rows]
+        handler = source.action
         if source is self:
-            result = self.action(params["table"], act, rows)
-        else:
-            assert isinstance(source, Table)
-            result = source.action(act, rows)
+            args.insert(0, params["table"])
+        values = validate_input(spec, params.get("input"))
+        if _takes_input(handler, len(args)):
+            args.append(values)  # {} for an action without a form
+        return self._outcome(handler(*args))
+
+    def _move(self, params: dict[str, Any]) -> dict[str, Any]:
+        source = self._source(params.get("table"))
+        row_id = self._row_id(params)
+        before, after = params.get("before"), params.get("after")
+        if (before is None) == (after is None) or not isinstance(before if after is None else after, (str, int)):
+            raise RpcError(INVALID_PARAMS, "move needs exactly one of before and after (a row id)")
+        place, target = ("before", str(before)) if after is None else ("after", str(after))
+        if not self._caps().get("move") or not source.movable():
+            raise RpcError(NOT_SUPPORTED, "the rows of this table cannot be moved")
+        if source is self:
+            return self._outcome(self.move(params["table"], row_id, place, target))
+        assert isinstance(source, Table)
+        return self._outcome(source.move(row_id, place, target))
+
+    @staticmethod
+    def _outcome(result: Any) -> dict[str, Any]:
         if result is None:
             return {}
         if isinstance(result, str):

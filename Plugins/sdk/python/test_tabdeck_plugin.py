@@ -101,7 +101,9 @@ class HandshakeAndOpen(Shared):
         self.assertEqual(d["columns"][2], {"id": "state", "title": "State", "type": "enum",
                                            "values": STATES})
         self.assertIs(d["columns"][6]["sortable"], False)
-        self.assertEqual([a["id"] for a in d["actions"]], ["touch", "fail", "print", "single"])
+        self.assertEqual([a["id"] for a in d["actions"]], ["touch", "fail", "print", "single", "add", "delete"])
+        self.assertIs(d["movable"], True)
+        self.assertIs(self.init["capabilities"]["move"], True)
 
     def test_open_bad_args(self) -> None:
         self.assertEqual(self.error("open", {"args": [1, 2]}).code, -32602)
@@ -310,6 +312,99 @@ class Errors(Shared):
         self.p.notify("close", {"table": "never-opened"})
         self.assertEqual(self.p.call("rows", rows_params(limit=1))["rows"][0]["id"], "p0")
         self.assertNotIn(4242, self.p.responses)
+
+
+class Editing(unittest.TestCase):
+    """Insert with a form, destructive delete and row moves, each on a plugin of its own."""
+
+    def setUp(self) -> None:
+        self.p = spawn()
+        self.p.initialize()
+        self.desc = self.p.call("open", {"args": {"rows": 5}})
+
+    def tearDown(self) -> None:
+        self.p.close()
+
+    def ids(self) -> list[str]:
+        return [r["id"] for r in self.p.call("rows", rows_params(limit=50))["rows"]]
+
+    def error(self, method: str, params: Any) -> ResponseError:
+        with self.assertRaises(ResponseError) as cm:
+            self.p.call(method, params)
+        return cm.exception
+
+    def test_the_new_action_fields_are_described(self) -> None:
+        add, delete = self.desc["actions"][-2:]
+        self.assertEqual(add["rows"], "none")
+        self.assertEqual(add["hotkey"], "+")
+        self.assertEqual([f["id"] for f in add["input"]], ["name", "age", "state", "active"])
+        self.assertEqual(add["input"][1], {"id": "age", "title": "Age", "type": "integer", "default": 30})
+        self.assertIs(delete["destructive"], True)
+
+    def test_add_takes_its_input_with_defaults(self) -> None:
+        res = self.p.call("action", {"table": "root", "action": "add", "rows": [], "input": {"name": "Ada"}})
+        self.assertEqual(res, {"message": "added Ada"})
+        page = self.p.call("rows", rows_params(limit=50))
+        self.assertEqual(page["total"], 6)
+        self.assertEqual(page["rows"][-1]["cells"][:3], ["Ada", 30, None])
+        self.assertIs(page["rows"][-1]["cells"][4], True)
+
+    def test_bad_input_is_refused_naming_the_field(self) -> None:
+        for input, message in (({}, "Name: required"), ({"name": "A", "age": "x"}, "Age: expected an integer"),
+                               ({"name": "A", "state": "later"}, "State: expected one of todo, doing, done"),
+                               ({"name": "A", "nope": 1}, "unknown field: nope")):
+            with self.subTest(input=input):
+                err = self.error("action", {"table": "root", "action": "add", "rows": [], "input": input})
+                self.assertEqual(err.code, -32602)
+                self.assertIn(message, err.message)
+        self.assertEqual(self.p.call("rows", rows_params())["total"], 5)
+
+    def test_delete_removes_the_rows(self) -> None:
+        res = self.p.call("action", {"table": "root", "action": "delete", "rows": ["p1", "p3"]})
+        self.assertEqual(res, {"message": "deleted 2 people"})
+        self.assertEqual(self.ids(), ["p0", "p2", "p4"])
+
+    def test_move_before_and_after_a_neighbour(self) -> None:
+        self.assertEqual(self.p.call("move", {"table": "root", "row": "p3", "before": "p2"}),
+                         {"message": "moved p3 before p2"})
+        self.assertEqual(self.ids(), ["p0", "p1", "p3", "p2", "p4"])
+        self.p.call("move", {"table": "root", "row": "p0", "after": "p1"})
+        self.assertEqual(self.ids(), ["p1", "p0", "p3", "p2", "p4"])
+        self.assertEqual(self.error("move", {"table": "root", "row": "p0", "after": "p9"}).code, -32602)
+        self.assertEqual(self.error("move", {"table": "root", "row": "p0"}).code, -32602)
+        self.assertEqual(self.error("move", {"table": "root", "row": "p0", "before": "p1", "after": "p2"}).code, -32602)
+        child = self.p.call("children", {"table": "root", "row": "p0"})
+        self.assertNotIn("movable", child)
+        self.assertEqual(self.error("move", {"table": child["table"], "row": "p0-t1", "before": "p0-t0"}).code, -32002)
+
+
+class Builders(unittest.TestCase):
+    def test_action_spec_and_field_check_their_arguments(self) -> None:
+        self.assertEqual(sdk.action_spec("a", rows="none"),
+                         {"id": "a", "title": "a", "confirm": False, "multiple": False, "rows": "none"})
+        self.assertEqual(sdk.action_spec("a", multiple=True)["multiple"], True)
+        for bad in ({"rows": "all"}, {"hotkey": "ab"}, {"hotkey": " "},
+                    {"input": [sdk.field("x"), sdk.field("x")]}):
+            with self.subTest(bad=bad), self.assertRaises(ValueError):
+                sdk.action_spec("a", **bad)
+        for args, kwargs in ((("x", None, "date"), {}), (("a=b",), {}), (("s", None, "enum"), {}),
+                             (("n", None, "integer"), {"default": "3"})):
+            with self.subTest(args=args), self.assertRaises(ValueError):
+                sdk.field(*args, **kwargs)
+
+    def test_move_in_list(self) -> None:
+        items = [{"id": i} for i in "abcd"]
+        sdk.move_in_list(items, "d", "before", "b")
+        self.assertEqual([r["id"] for r in items], list("adbc"))
+        sdk.move_in_list(items, "a", "after", "c")
+        self.assertEqual([r["id"] for r in items], list("dbca"))
+        with self.assertRaises(sdk.RpcError):
+            sdk.move_in_list(items, "z", "after", "c")
+
+    def test_handlers_without_input_keep_working(self) -> None:
+        self.assertFalse(sdk._takes_input(lambda table, action, rows: None, 3))
+        self.assertTrue(sdk._takes_input(lambda table, action, rows, input: None, 3))
+        self.assertTrue(sdk._takes_input(lambda *args: None, 3))
 
 
 class ActionsAndChildren(Shared):

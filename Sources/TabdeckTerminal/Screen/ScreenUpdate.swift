@@ -49,6 +49,8 @@ extension ScreenModel {
             return editSectionIndex(key, typed, ws)
         case .tabEdit(let edit):
             return editTabs(key, edit, ws)
+        case .action(let overlay):
+            return pressInOverlay(key, overlay, ws)
         case .help(let scroll), .detail(let scroll), .output(_, let scroll):
             switch key {
             case .down, .char("j"): ui.mode = ui.mode.scrolled(to: scroll + 1)
@@ -62,7 +64,7 @@ extension ScreenModel {
         case .table:
             break
         }
-        guard let action = ui.keyMap.action(for: key) else { return [] }
+        guard let action = ui.keyMap.action(for: key) else { return pressHotkey(key, ws) }
         ui.message = nil
         return perform(action, ws)
     }
@@ -116,6 +118,9 @@ extension ScreenModel {
         case .editTabs: return startTabEdit(ws)
         case .moveColumnLeft, .moveColumnRight, .hideColumn, .narrowColumn, .widenColumn, .resetColumns:
             return editColumn(action, ws)
+        case .actions: return openActionMenu(ws)
+        case .moveRowUp: return run(.rowMove(.up))
+        case .moveRowDown: return run(.rowMove(.down))
         case .find: ui.mode = .prompt("/"); return []
         case .findNext, .findPrevious:
             guard let text = ui.find, !text.isEmpty else { ui.message = .init("nothing to find yet: type / first", isError: true); return [] }

@@ -16,6 +16,8 @@ public struct UIState: Hashable, Sendable {
         case sectionIndex(String)
         /// Tab edit mode: a cursor on the tabs (hidden ones included) that keys move, hide and show.
         case tabEdit(TabEdit)
+        /// The actions menu, the question before an action, or an action's form, over the table.
+        case action(ActionOverlay)
 
         /// The same scrollable mode scrolled to `scroll` (other modes are unchanged).
         public func scrolled(to scroll: Int) -> Mode {
@@ -23,7 +25,7 @@ public struct UIState: Hashable, Sendable {
             case .help: .help(scroll: scroll)
             case .detail: .detail(scroll: scroll)
             case .output(let text, _): .output(text, scroll: scroll)
-            case .table, .prompt, .sectionIndex, .tabEdit: self
+            case .table, .prompt, .sectionIndex, .tabEdit, .action: self
             }
         }
     }
