@@ -65,11 +65,13 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
         self.file = file; self.path = path; self.line = line; self.column = column; self.reason = reason
     }
 
+    /// The error as one line, with every character from the file made visible (a key quoted in
+    /// the reason may hold an escape sequence: found by the `config` fuzz target).
     public var description: String {
-        var place = file
+        var place = Sanitizer.clean(file)
         if let line, let column { place += ":\(line):\(column)" }
-        if !path.isEmpty { place += ": \(path)" }
-        return "\(place): \(reason)"
+        if !path.isEmpty { place += ": \(Sanitizer.clean(path))" }
+        return "\(place): \(Sanitizer.clean(reason))"
     }
 }
 

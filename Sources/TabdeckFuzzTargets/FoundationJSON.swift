@@ -19,6 +19,9 @@ enum FoundationJSON {
         case duplicateKey = "a duplicate key: the parsers keep different values"
         /// Nesting deeper than ``JSONParser/maxDepth``: JSONParser refuses by design.
         case deepNesting = "nesting deeper than JSONParser.maxDepth"
+        /// A comma before `]` or `}`: Foundation accepts it (JSON5 leniency of its parser),
+        /// RFC 8259 and JSONParser do not.
+        case trailingComma = "a trailing comma: Foundation accepts it, RFC 8259 does not"
         /// Numbers Foundation reads as Decimal or with another rounding (more than 17
         /// significant digits or out of Double's range): compared only when both are finite
         /// doubles of at most 17 digits.
@@ -39,7 +42,7 @@ enum FoundationJSON {
             return FuzzViolation("codec", "JSONParser and JSONSerialization accept the same texts",
                                  "JSONParser accepts \(excerpt(bytes)) as \(value), Foundation rejects it")
         case (nil, _?):
-            if depth(bytes) > JSONParser.maxDepth || hasLongNumber(bytes) { return nil }
+            if depth(bytes) > JSONParser.maxDepth || hasLongNumber(bytes) || hasTrailingComma(bytes) { return nil }
             return FuzzViolation("codec", "JSONParser and JSONSerialization accept the same texts",
                                  "Foundation accepts \(excerpt(bytes)), JSONParser rejects it")
         case (let value?, let object?):
@@ -111,6 +114,25 @@ enum FoundationJSON {
             if (0x30...0x39).contains(b) { digits += 1; if digits > 17 { return true } } else if b == 0x65 || b == 0x45 {
                 if digits > 0 { return true }
             } else if b != 0x2E && b != 0x2D && b != 0x2B { digits = 0 }
+        }
+        return false
+    }
+
+    /// Whether a `,` is followed (after whitespace) by `]` or `}` outside strings.
+    static func hasTrailingComma(_ bytes: [UInt8]) -> Bool {
+        var inString = false, escaped = false, afterComma = false
+        for b in bytes {
+            if inString {
+                if escaped { escaped = false } else if b == 0x5C { escaped = true } else if b == 0x22 { inString = false }
+                continue
+            }
+            switch b {
+            case 0x22: inString = true; afterComma = false
+            case 0x2C: afterComma = true
+            case 0x5D, 0x7D: if afterComma { return true }
+            case 0x20, 0x09, 0x0A, 0x0D: break
+            default: afterComma = false
+            }
         }
         return false
     }

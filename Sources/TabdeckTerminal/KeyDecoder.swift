@@ -46,7 +46,9 @@ public struct KeyDecoder: Sendable {
     }
 
     /// Decodes what is pending as if no more bytes were coming: a lone ESC is the Esc key,
-    /// an incomplete sequence is ESC followed by its characters.
+    /// an incomplete sequence is ESC followed by its characters, and a paste whose end marker
+    /// never came ends here with what it has (found by the `keys` fuzz target: otherwise every
+    /// later key, Esc included, went into the paste).
     public mutating func flush() -> [Key] {
         decode(final: true).map(\.key)
     }
@@ -70,13 +72,13 @@ public struct KeyDecoder: Sendable {
                     i = end + Self.pasteEnd.count
                     continue
                 }
-                // Keep a suffix that may be the start of the end marker.
-                let keep = Self.markerPrefixLength(b[i...])
+                // Keep a suffix that may be the start of the end marker (unless no more bytes come).
+                let keep = final ? 0 : Self.markerPrefixLength(b[i...])
                 paste! += b[i..<(b.count - keep)]
                 i = b.count - keep
-                if paste!.count >= maxPaste {
-                    keys.append((.paste(String(decoding: paste!, as: UTF8.self)), paste!))
-                    paste = []
+                if paste!.count >= maxPaste || final {
+                    if !paste!.isEmpty { keys.append((.paste(String(decoding: paste!, as: UTF8.self)), paste!)) }
+                    paste = final ? nil : []
                 }
                 break
             }
@@ -90,6 +92,10 @@ public struct KeyDecoder: Sendable {
             }
         }
         pending.removeFirst(i)
+        if final, let open = paste {  // nothing more is coming: the paste ends with what it has
+            if !open.isEmpty { keys.append((.paste(String(decoding: open, as: UTF8.self)), open)) }
+            paste = nil
+        }
         return keys
     }
 
