@@ -44,6 +44,10 @@ public enum Command: Hashable, Sendable {
     case selection
     case open(String?)
     case back
+    /// Expand or collapse a row's children in place (nil: the cursor row).
+    case expand(String?)
+    /// Fetch the view again (restarting the plugin if it is down).
+    case refresh
     case action(String, confirmed: Bool)
     case export(path: String, format: ExportFormat?)
     case plugin(PluginVerb, tab: String?)
@@ -100,6 +104,8 @@ public enum CommandParser {
         .init(name: "selection", usage: "selection", summary: "list the selected row ids"),
         .init(name: "open", usage: "open [ID]", summary: "drill down into a row's children (the cursor row by default)"),
         .init(name: "back", usage: "back", summary: "go back up one level"),
+        .init(name: "expand", usage: "expand [ID]", summary: "expand or collapse a row in place (the cursor row by default)"),
+        .init(name: "refresh", usage: "refresh", summary: "fetch the rows in view again (restarts a down plugin)"),
         .init(name: "action", usage: "action NAME [--yes]", summary: "run a plugin action on the selected rows (--yes confirms)"),
         .init(name: "export", usage: "export FILE [--format csv|json]", summary: "write every row of the current table in the current order"),
         .init(name: "plugin", usage: "plugin status|restart|log [TAB]", summary: "plugin state, restart a plugin, or show its log"),
@@ -217,6 +223,10 @@ public enum CommandParser {
             guard rest.count <= 1 else { throw usage("open") }
             return .open(rest.first)
         case "back": try noArgs(rest, "back"); return .back
+        case "expand":
+            guard rest.count <= 1 else { throw usage("expand") }
+            return .expand(rest.first)
+        case "refresh": try noArgs(rest, "refresh"); return .refresh
         case "action":
             let confirmed = bare.contains("--yes")
             let names = zip(rest, bare).filter { $0.1 != "--yes" }.map(\.0)

@@ -42,6 +42,8 @@ extension Command {
         case .selection: "selection"
         case .open(let id): id.map { "open \(Self.word($0))" } ?? "open"
         case .back: "back"
+        case .expand(let id): id.map { "expand \(Self.word($0))" } ?? "expand"
+        case .refresh: "refresh"
         case .action(let name, let confirmed): "action \(Self.word(name))" + (confirmed ? " --yes" : "")
         case .export(let path, let format): "export \(Self.word(path))" + (format.map { " --format \($0.rawValue)" } ?? "")
         case .plugin(let verb, let tab): "plugin \(verb.rawValue)" + (tab.map { " " + Self.word($0) } ?? "")

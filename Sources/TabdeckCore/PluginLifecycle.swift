@@ -191,6 +191,7 @@ extension Workspace {
             if state.stack[i].cursorRowID == nil { state.stack[i].cursorRowID = t.cache.row(at: t.view.cursor)?.id }
             state.stack[i].cache.inflight = [:]
             state.stack[i].rowsFailure = nil
+            state.stack[i].forgetOutlineTables()
         }
         state.reopenLevel = state.stack.isEmpty ? nil : 0
         state.openFailure = nil

@@ -9,6 +9,8 @@ public struct PluginCapabilities: Hashable, Sendable {
     public var live = false
     /// Serves random offsets (true unless the plugin says otherwise).
     public var paging = true
+    /// Answers `locate`: where rows are in an order (optional, false by default).
+    public var locate = false
 
     public init(sort: Bool = false, multiSort: Bool = false, filter: Bool = false, sections: Bool = false,
                 children: Bool = false, actions: Bool = false, live: Bool = false, paging: Bool = true) {
@@ -25,11 +27,14 @@ public struct PluginCapabilities: Hashable, Sendable {
         actions = try r.bool("actions", default: false)
         live = try r.bool("live", default: false)
         paging = try r.bool("paging", default: true)
+        locate = try r.bool("locate", default: false)
     }
 
     public var json: JSONValue {
-        ["sort": .bool(sort), "multiSort": .bool(multiSort), "filter": .bool(filter), "sections": .bool(sections),
-         "children": .bool(children), "actions": .bool(actions), "live": .bool(live), "paging": .bool(paging)]
+        var o: JSONObject = ["sort": .bool(sort), "multiSort": .bool(multiSort), "filter": .bool(filter), "sections": .bool(sections),
+                             "children": .bool(children), "actions": .bool(actions), "live": .bool(live), "paging": .bool(paging)]
+        if locate { o["locate"] = true }
+        return .object(o)
     }
 }
 

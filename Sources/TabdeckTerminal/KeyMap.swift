@@ -26,8 +26,14 @@ public enum Action: Hashable, Sendable {
     case help
     /// Close help, the detail view or the find.
     case dismiss
-    /// Restart the tab's plugin now (replaying the session), or retry what failed.
-    case restart
+    /// Fetch the view again (restart the tab's plugin when it is down), the cursor on its row.
+    case refresh
+    /// Expand or collapse the cursor row's children in place.
+    case expand
+    /// Show or hide the cursor row's detail line under it.
+    case detailLine
+    /// Draw the whole screen again.
+    case redraw
     case quit
 }
 
@@ -84,8 +90,10 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.char("S")], .clearSort, "clear the sort"),
         KeyBinding([.char(" ")], .toggleSelection, "select or unselect the row"),
         KeyBinding([.enter], .open, "open the row (drill down)"),
+        KeyBinding([.char("o")], .expand, "expand or collapse the row's children in place (▸ ▾)"),
         KeyBinding([.backspace], .back, "back up one level"),
         KeyBinding([.char("d")], .detail, "detail view of the row"),
+        KeyBinding([.char("v")], .detailLine, "show or hide the row's detail line under it"),
         KeyBinding([.char("/")], .find, "find in the whole table (Esc stops a long find)"),
         KeyBinding([.char("n")], .findNext, "find the next row"),
         KeyBinding([.char("N")], .findPrevious, "find the previous row"),
@@ -94,7 +102,8 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.char(":")], .command, "command line"),
         KeyBinding([.char("?")], .help, "this help"),
         KeyBinding([.escape], .dismiss, "close help, detail or find; stop a running command"),
-        KeyBinding([.char("r")], .restart, "restart the tab's plugin, back where you were"),
+        KeyBinding([.char("r")], .refresh, "fetch the rows again (restarts the tab's plugin when it is down)"),
+        KeyBinding([.ctrl("l")], .redraw, "redraw the screen"),
         KeyBinding([.char("q"), .ctrl("c")], .quit, "quit"),
     ])
 

@@ -110,7 +110,10 @@ extension ScreenModel {
             // Esc also stops long work: the running command (its requests get `$/cancel`) and the find.
             if ws.isBusy || ws.find?.isSearching == true { return [.core(.cancel)] }
             return []
-        case .restart: return run(.plugin(.restart, tab: nil))
+        case .refresh: return run(.refresh)
+        case .expand: return run(.expand(nil))
+        case .detailLine: return toggleDetailLine(t)
+        case .redraw: return [.redraw]
         case .find: ui.mode = .prompt("/"); return []
         case .findNext, .findPrevious:
             guard let text = ui.find, !text.isEmpty else { ui.message = .init("nothing to find yet: type / first", isError: true); return [] }
