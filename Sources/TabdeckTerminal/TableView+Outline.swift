@@ -125,6 +125,15 @@ extension TableView {
         }
     }
 
+    /// Where the cursor is among the rows of the child table it is in, for the status line
+    /// (` › 2 of 5`; empty on a top-level row).
+    static func childPosition(_ t: TableState) -> String {
+        let p = t.cursorPosition
+        guard let k = p.path.last else { return "" }
+        let total = t.outlineChild(holding: p)?.total.map(formatCount) ?? "?"
+        return " › \(formatCount(k + 1)) of \(total)"
+    }
+
     /// The cursor row's detail line, under its text.
     static func drawDetail(_ text: String, depth: Int, into buf: inout ScreenBuffer, x0: Int, y: Int, rect: Rect) {
         let x = x0 + 2 * depth + 1

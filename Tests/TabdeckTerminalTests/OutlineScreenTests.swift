@@ -1,0 +1,457 @@
+import Testing
+import TabdeckCore
+import TabdeckProtocol
+@testable import TabdeckTerminal
+
+/// Expand in place (`o`), the detail line (`v`), refresh (`r`) and redraw (Ctrl-L), as screens.
+@Suite struct OutlineScreenTests {
+    static func file(_ id: String, _ name: String, _ size: Int?, detail: String? = nil, folder: Bool = false) -> Row {
+        Row(id: id, cells: [.string(name), size.map { .int(Int64($0)) } ?? .null], detail: detail, hasChildren: folder)
+    }
+
+    /// A folder tree: src (main.swift, lib (util.swift)), docs (guide.md), README.
+    static func tree(top: [Row]? = nil) -> FakeTable {
+        let top = top ?? [file("src", "src", nil, folder: true), file("docs", "docs", nil, detail: "2 guides, 4 KB", folder: true),
+                          file("readme", "README", 300, detail: "read me first")]
+        var t = FakeTable(columns: [ColumnSpec(id: "name", title: "Name"),
+                                    ColumnSpec(id: "size", title: "Size", type: .integer, width: .fixed(6))],
+                          total: top.count, row: { top[$0] })
+        t.children = true
+        t.childRows = ["child-src": [file("main", "main.swift", 120), file("lib", "lib", nil, folder: true)],
+                       "child-lib": [file("util", "util.swift", 80)],
+                       "child-docs": [file("guide", "guide.md", 4000, detail: "how to")]]
+        return t
+    }
+
+    static func scene(width: Int) -> ScreenScene {
+        ScreenScene(Scene(tables: ["people": tree()]), width: width, height: 9)
+    }
+
+    func table(_ s: ScreenScene) -> TableState { s.scene.ws.tabs["people"]!.table! }
+
+    /// Only rows with children get a marker; `o` expands the cursor row (▾, its children under
+    /// it, two cells in), `j j o` the child "lib" inside it, `k k o` collapses "src" again with
+    /// everything under it; the cursor walks through the child rows.
+    @Test(arguments: [40, 80, 120])
+    func oExpandsAndCollapsesTheTreeInPlace(width: Int) {
+        var s = Self.scene(width: width)
+        #expect(s.lines == Self.collapsed[width])
+        s.press(.char("o"))
+        #expect(s.lines == Self.expanded[width])
+        s.press(.char("j"), .char("j"))
+        #expect(table(s).cursorPosition == OutlinePosition(row: 0, path: [1]))
+        s.press(.char("o"))
+        #expect(s.lines == Self.nested[width])
+        #expect(table(s).view.expanded == [["src"], ["src", "lib"]])
+        s.press(.char("j"))
+        #expect(table(s).cursorPosition == OutlinePosition(row: 0, path: [1, 0]))
+        s.press(.char("k"), .char("k"), .char("k"), .char("o"))
+        #expect(s.lines == Self.collapsedAgain[width])
+        #expect(table(s).view.expanded.isEmpty && table(s).cursorPosition == OutlinePosition(row: 0, path: []))
+    }
+
+    /// A row with a million children: only the pages of child rows that can be on screen are
+    /// fetched; deep inside them the screen shows the child rows around the cursor, with the
+    /// detail line kept on screen under it.
+    @Test(arguments: [40, 80, 120])
+    func aMillionChildrenArePagedLazily(width: Int) {
+        var people = FakeTable.people()
+        let plain = people.row
+        people.row = { i in var r = plain(i); r.hasChildren = i == 0; r.detail = "person \(i)"; return r }
+        people.children = true
+        var s = ScreenScene(Scene(tables: ["people": people]), width: width, height: 8)
+        s.press(.char("o"))
+        for _ in 0..<120 { s.press(.char("j")) }
+        s.press(.char("v"))
+        #expect(table(s).cursorPosition == OutlinePosition(row: 0, path: [119]))
+        #expect(table(s).outline[["p0"]]?.cache.cachedPages == [0, 1])
+        #expect(table(s).outline[["p0"]]?.total == 1_000_000)
+        #expect(s.lines == Self.deepInside[width])
+    }
+
+    /// `v` puts the cursor row's detail on a line under it (and follows the cursor into the
+    /// children); `v` again takes it away.
+    @Test(arguments: [40, 80, 120])
+    func vShowsTheDetailLineUnderTheCursorRow(width: Int) {
+        var s = Self.scene(width: width)
+        s.press(.char("j"), .char("v"))
+        #expect(s.lines == Self.detailLine[width])
+        s.press(.char("o"), .char("j"))
+        #expect(s.lines == Self.childDetailLine[width])
+        s.press(.char("v"))
+        #expect(s.lines == Self.detailLineOff[width])
+    }
+
+    /// `r` drops the cached rows and fetches them again: a row inserted at the top shows, and
+    /// the cursor stays on README (now row 4). Ctrl-L asks the shell to redraw.
+    @Test(arguments: [40, 80, 120])
+    func rFetchesTheRowsAgainAndTheCursorKeepsItsRow(width: Int) {
+        var s = Self.scene(width: width)
+        s.press(.char("j"), .char("j"))
+        s.scene.tables["people"] = Self.tree(top: [Self.file("new", "NEW.txt", 1), Self.file("src", "src", nil, folder: true),
+                                                   Self.file("docs", "docs", nil, folder: true), Self.file("readme", "README", 310)])
+        #expect(s.lines == Self.beforeRefresh[width])  // the cache still holds the old rows
+        s.press(.char("r"))
+        #expect(s.lines == Self.refreshed[width])
+        #expect(table(s).cache.row(at: table(s).view.cursor)?.id == "readme")
+        s.press(.ctrl("l"))
+        #expect(s.redraws == 2)
+    }
+
+    static let collapsed: [Int: [String]] = [
+        40: [
+                " ◆ People  $ Orders  ⚙ Processes       >",
+                "  Name                              Size",
+                " ▸src",
+                " ▸docs",
+                "  README                             300",
+                "",
+                "",
+                "",
+                "row 1 of 3",
+        ],
+        80: [
+                " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+                "  Name                                                                      Size",
+                " ▸src",
+                " ▸docs",
+                "  README                                                                     300",
+                "",
+                "",
+                "",
+                "row 1 of 3",
+        ],
+        120: [
+                " Data                   │  Name                                                                                     Size",
+                "  ◆ People              │ ▸src",
+                "  $ Orders              │ ▸docs",
+                "                        │  README                                                                                    300",
+                " System                 │",
+                "  ⚙ Processes           │",
+                "  ≡ Logs                │",
+                "                        │",
+                "row 1 of 3",
+        ],
+    ]
+
+    static let expanded: [Int: [String]] = [
+        40: [
+                " ◆ People  $ Orders  ⚙ Processes       >",
+                "  Name                              Size",
+                " ▾src",
+                "    main.swift                       120",
+                "   ▸lib",
+                " ▸docs",
+                "  README                             300",
+                "",
+                "row 1 of 3",
+        ],
+        80: [
+                " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+                "  Name                                                                      Size",
+                " ▾src",
+                "    main.swift                                                               120",
+                "   ▸lib",
+                " ▸docs",
+                "  README                                                                     300",
+                "",
+                "row 1 of 3",
+        ],
+        120: [
+                " Data                   │  Name                                                                                     Size",
+                "  ◆ People              │ ▾src",
+                "  $ Orders              │    main.swift                                                                              120",
+                "                        │   ▸lib",
+                " System                 │ ▸docs",
+                "  ⚙ Processes           │  README                                                                                    300",
+                "  ≡ Logs                │",
+                "                        │",
+                "row 1 of 3",
+        ],
+    ]
+
+    static let nested: [Int: [String]] = [
+        40: [
+                " ◆ People  $ Orders  ⚙ Processes       >",
+                "  Name                              Size",
+                " ▾src",
+                "    main.swift                       120",
+                "   ▾lib",
+                "      util.swift                      80",
+                " ▸docs",
+                "  README                             300",
+                "row 1 of 3 › 2 of 2",
+        ],
+        80: [
+                " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+                "  Name                                                                      Size",
+                " ▾src",
+                "    main.swift                                                               120",
+                "   ▾lib",
+                "      util.swift                                                              80",
+                " ▸docs",
+                "  README                                                                     300",
+                "row 1 of 3 › 2 of 2",
+        ],
+        120: [
+                " Data                   │  Name                                                                                     Size",
+                "  ◆ People              │ ▾src",
+                "  $ Orders              │    main.swift                                                                              120",
+                "                        │   ▾lib",
+                " System                 │      util.swift                                                                             80",
+                "  ⚙ Processes           │ ▸docs",
+                "  ≡ Logs                │  README                                                                                    300",
+                "                        │",
+                "row 1 of 3 › 2 of 2",
+        ],
+    ]
+
+    static let collapsedAgain: [Int: [String]] = [
+        40: [
+                " ◆ People  $ Orders  ⚙ Processes       >",
+                "  Name                              Size",
+                " ▸src",
+                " ▸docs",
+                "  README                             300",
+                "",
+                "",
+                "",
+                "row 1 of 3",
+        ],
+        80: [
+                " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+                "  Name                                                                      Size",
+                " ▸src",
+                " ▸docs",
+                "  README                                                                     300",
+                "",
+                "",
+                "",
+                "row 1 of 3",
+        ],
+        120: [
+                " Data                   │  Name                                                                                     Size",
+                "  ◆ People              │ ▸src",
+                "  $ Orders              │ ▸docs",
+                "                        │  README                                                                                    300",
+                " System                 │",
+                "  ⚙ Processes           │",
+                "  ≡ Logs                │",
+                "                        │",
+                "row 1 of 3",
+        ],
+    ]
+
+    static let detailLine: [Int: [String]] = [
+        40: [
+                " ◆ People  $ Orders  ⚙ Processes       >",
+                "  Name                              Size",
+                " ▸src",
+                " ▸docs",
+                "   2 guides, 4 KB",
+                "  README                             300",
+                "",
+                "",
+                "row 2 of 3",
+        ],
+        80: [
+                " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+                "  Name                                                                      Size",
+                " ▸src",
+                " ▸docs",
+                "   2 guides, 4 KB",
+                "  README                                                                     300",
+                "",
+                "",
+                "row 2 of 3",
+        ],
+        120: [
+                " Data                   │  Name                                                                                     Size",
+                "  ◆ People              │ ▸src",
+                "  $ Orders              │ ▸docs",
+                "                        │   2 guides, 4 KB",
+                " System                 │  README                                                                                    300",
+                "  ⚙ Processes           │",
+                "  ≡ Logs                │",
+                "                        │",
+                "row 2 of 3",
+        ],
+    ]
+
+    static let childDetailLine: [Int: [String]] = [
+        40: [
+                " ◆ People  $ Orders  ⚙ Processes       >",
+                "  Name                              Size",
+                " ▸src",
+                " ▾docs",
+                "    guide.md                        4000",
+                "     how to",
+                "  README                             300",
+                "",
+                "row 2 of 3 › 1 of 1",
+        ],
+        80: [
+                " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+                "  Name                                                                      Size",
+                " ▸src",
+                " ▾docs",
+                "    guide.md                                                                4000",
+                "     how to",
+                "  README                                                                     300",
+                "",
+                "row 2 of 3 › 1 of 1",
+        ],
+        120: [
+                " Data                   │  Name                                                                                     Size",
+                "  ◆ People              │ ▸src",
+                "  $ Orders              │ ▾docs",
+                "                        │    guide.md                                                                               4000",
+                " System                 │     how to",
+                "  ⚙ Processes           │  README                                                                                    300",
+                "  ≡ Logs                │",
+                "                        │",
+                "row 2 of 3 › 1 of 1",
+        ],
+    ]
+
+    static let detailLineOff: [Int: [String]] = [
+        40: [
+                " ◆ People  $ Orders  ⚙ Processes       >",
+                "  Name                              Size",
+                " ▸src",
+                " ▾docs",
+                "    guide.md                        4000",
+                "  README                             300",
+                "",
+                "",
+                "row 2 of 3 › 1 of 1",
+        ],
+        80: [
+                " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+                "  Name                                                                      Size",
+                " ▸src",
+                " ▾docs",
+                "    guide.md                                                                4000",
+                "  README                                                                     300",
+                "",
+                "",
+                "row 2 of 3 › 1 of 1",
+        ],
+        120: [
+                " Data                   │  Name                                                                                     Size",
+                "  ◆ People              │ ▸src",
+                "  $ Orders              │ ▾docs",
+                "                        │    guide.md                                                                               4000",
+                " System                 │  README                                                                                    300",
+                "  ⚙ Processes           │",
+                "  ≡ Logs                │",
+                "                        │",
+                "row 2 of 3 › 1 of 1",
+        ],
+    ]
+
+    static let beforeRefresh: [Int: [String]] = [
+        40: [
+                " ◆ People  $ Orders  ⚙ Processes       >",
+                "  Name                              Size",
+                " ▸src",
+                " ▸docs",
+                "  README                             300",
+                "",
+                "",
+                "",
+                "row 3 of 3",
+        ],
+        80: [
+                " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+                "  Name                                                                      Size",
+                " ▸src",
+                " ▸docs",
+                "  README                                                                     300",
+                "",
+                "",
+                "",
+                "row 3 of 3",
+        ],
+        120: [
+                " Data                   │  Name                                                                                     Size",
+                "  ◆ People              │ ▸src",
+                "  $ Orders              │ ▸docs",
+                "                        │  README                                                                                    300",
+                " System                 │",
+                "  ⚙ Processes           │",
+                "  ≡ Logs                │",
+                "                        │",
+                "row 3 of 3",
+        ],
+    ]
+
+    static let refreshed: [Int: [String]] = [
+        40: [
+                " ◆ People  $ Orders  ⚙ Processes       >",
+                "  Name                              Size",
+                "  NEW.txt                              1",
+                " ▸src",
+                " ▸docs",
+                "  README                             310",
+                "",
+                "",
+                "row 4 of 4",
+        ],
+        80: [
+                " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+                "  Name                                                                      Size",
+                "  NEW.txt                                                                      1",
+                " ▸src",
+                " ▸docs",
+                "  README                                                                     310",
+                "",
+                "",
+                "row 4 of 4",
+        ],
+        120: [
+                " Data                   │  Name                                                                                     Size",
+                "  ◆ People              │  NEW.txt                                                                                     1",
+                "  $ Orders              │ ▸src",
+                "                        │ ▸docs",
+                " System                 │  README                                                                                    310",
+                "  ⚙ Processes           │",
+                "  ≡ Logs                │",
+                "                        │",
+                "row 4 of 4",
+        ],
+    ]
+
+    static let deepInside: [Int: [String]] = [
+        40: [
+            " ◆ People  $ Orders  ⚙ Processes       >",
+            "  Name              Age Status    City",
+            "    name116          36 done      Lyon",
+            "    name117          37 todo      Oslo",
+            "    name118          38 doing     Kyoto",
+            "    name119          39 done      Lima",
+            "     person 119",
+            "row 1 of 1,000,000 › 120 of 1,000,000",
+        ],
+        80: [
+            " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+            "  Name                   Age Status                     City",
+            "    name116               36 done                       Lyon",
+            "    name117               37 todo                       Oslo",
+            "    name118               38 doing                      Kyoto",
+            "    name119               39 done                       Lima",
+            "     person 119",
+            "row 1 of 1,000,000 › 120 of 1,000,000",
+        ],
+        120: [
+            " Data                   │  Name                   Age Status                             City",
+            "  ◆ People              │    name115               35 doing                              Lima",
+            "  $ Orders              │    name116               36 done                               Lyon",
+            "                        │    name117               37 todo                               Oslo",
+            " System                 │    name118               38 doing                              Kyoto",
+            "  ⚙ Processes           │    name119               39 done                               Lima",
+            "  ≡ Logs                │     person 119",
+            "row 1 of 1,000,000 › 120 of 1,000,000",
+        ],
+    ]
+}
