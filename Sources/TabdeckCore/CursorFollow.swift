@@ -22,6 +22,7 @@ extension Workspace {
             guard pageDropped else { return }  // the cursor's page stays
         }
         t.cursorRowID = row.id
+        t.cursorPath = []  // a cursor on a child row goes with its top-level row
         t.cursorFallbacks = [t.view.cursor + 1, t.view.cursor - 1].compactMap { $0 >= 0 ? t.cache.row(at: $0)?.id : nil }
         t.locateWanted = true
         t.locating = nil

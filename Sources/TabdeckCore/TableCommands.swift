@@ -128,6 +128,7 @@ extension Workspace {
         case .export:
             return try runScan(&a, &effects)
         case .open(let rowWord):
+            if rowWord == nil && !t.cursorPath.isEmpty { throw CommandError("child rows expand in place: press o") }
             return try runOpen(rowWord, &a, &effects)
         case .expand(let rowWord):
             return try runExpand(rowWord, &t, &effects)
@@ -139,6 +140,7 @@ extension Workspace {
             for id in child.cache.inflight.values { cancel(id, &effects) }
             return .done(breadcrumbOutput(tab))
         case .action(let word, let confirmed):
+            if !t.cursorPath.isEmpty && t.view.selection.isEmpty { throw CommandError("actions work on the table's own rows, not on an expanded row's children") }
             return try runAction(word, confirmed: confirmed, &a, &effects)
         default:
             throw CommandError("not a table command")

@@ -69,6 +69,34 @@ import TabdeckProtocol
         #expect(s.lines == Self.deepInside[width])
     }
 
+    /// `d` on a child row shows that row's fields (its own table's columns); Enter and space on
+    /// it are refused with a message, the tree stays.
+    @Test(arguments: [40, 80, 120])
+    func aChildRowHasItsDetailViewAndIsNotDrilledIntoOrSelected(width: Int) {
+        var s = Self.scene(width: width)
+        s.press(.char("o"), .char("j"), .char("d"))
+        #expect(s.lines == Self.childDetailView[width])
+        s.press(.escape, .enter)
+        #expect(s.lines == Self.childRefusesEnter[width])
+        s.press(.char(" "))
+        #expect(s.model.ui.message == .init("only the table's own rows can be selected", isError: true))
+        #expect(table(s).view.selection.isEmpty && s.scene.ws.tabs["people"]!.stack.count == 1)
+    }
+
+    /// The detail line of the last row on screen scrolls the view by a line to show it.
+    @Test(arguments: [40, 80, 120])
+    func theDetailLineOfTheLastRowOnScreenScrollsTheView(width: Int) {
+        var people = FakeTable.people()
+        let plain = people.row
+        people.row = { i in var r = plain(i); r.detail = "person \(i)"; return r }
+        var s = ScreenScene(Scene(tables: ["people": people]), width: width, height: 8)
+        let rows = WorkspaceRenderer.tableRows(workspace: s.scene.ws, size: s.model.size)
+        for _ in 1..<rows { s.press(.char("j")) }  // onto the last row on screen
+        s.press(.char("v"))
+        #expect(table(s).view.cursor == rows - 1)
+        #expect(s.lines == Self.lastRowDetailLine[width])
+    }
+
     /// `v` puts the cursor row's detail on a line under it (and follows the cursor into the
     /// children); `v` again takes it away.
     @Test(arguments: [40, 80, 120])
@@ -452,6 +480,111 @@ import TabdeckProtocol
             "  ⚙ Processes           │    name119               39 done                               Lima",
             "  ≡ Logs                │     person 119",
             "row 1 of 1,000,000 › 120 of 1,000,000",
+        ],
+    ]
+
+    static let childDetailView: [Int: [String]] = [
+        40: [
+                " ◆ People  $ Orders  ⚙ Processes       >",
+                " row 1 of 3 › 1 of 2",
+                " Name    main.swift",
+                " Size    120",
+                " row id  main",
+                "",
+                "",
+                "",
+                "row 1 of 3 › 1 of 2",
+        ],
+        80: [
+                " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+                " row 1 of 3 › 1 of 2",
+                " Name    main.swift",
+                " Size    120",
+                " row id  main",
+                "",
+                "",
+                "",
+                "row 1 of 3 › 1 of 2",
+        ],
+        120: [
+                " Data                   │ row 1 of 3 › 1 of 2",
+                "  ◆ People              │ Name    main.swift",
+                "  $ Orders              │ Size    120",
+                "                        │ row id  main",
+                " System                 │",
+                "  ⚙ Processes           │",
+                "  ≡ Logs                │",
+                "                        │",
+                "row 1 of 3 › 1 of 2",
+        ],
+    ]
+
+    static let childRefusesEnter: [Int: [String]] = [
+        40: [
+                " ◆ People  $ Orders  ⚙ Processes       >",
+                "  Name                              Size",
+                " ▾src",
+                "    main.swift                       120",
+                "   ▸lib",
+                " ▸docs",
+                "  README                             300",
+                "",
+                "child rows expand in place: press o · r…",
+        ],
+        80: [
+                " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+                "  Name                                                                      Size",
+                " ▾src",
+                "    main.swift                                                               120",
+                "   ▸lib",
+                " ▸docs",
+                "  README                                                                     300",
+                "",
+                "child rows expand in place: press o · row 1 of 3 › 1 of 2",
+        ],
+        120: [
+                " Data                   │  Name                                                                                     Size",
+                "  ◆ People              │ ▾src",
+                "  $ Orders              │    main.swift                                                                              120",
+                "                        │   ▸lib",
+                " System                 │ ▸docs",
+                "  ⚙ Processes           │  README                                                                                    300",
+                "  ≡ Logs                │",
+                "                        │",
+                "child rows expand in place: press o · row 1 of 3 › 1 of 2",
+        ],
+    ]
+
+    static let lastRowDetailLine: [Int: [String]] = [
+        40: [
+                " ◆ People  $ Orders  ⚙ Processes       >",
+                "  Name              Age Status    City",
+                "  name1              21 doing     Oslo",
+                "  name2              22 done      Kyoto",
+                "  name3              23 todo      Lima",
+                "  name4              24 doing     Lyon",
+                "   person 4",
+                "row 5 of 1,000,000",
+        ],
+        80: [
+                " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+                "  Name                   Age Status                     City",
+                "  name1                   21 doing                      Oslo",
+                "  name2                   22 done                       Kyoto",
+                "  name3                   23 todo                       Lima",
+                "  name4                   24 doing                      Lyon",
+                "   person 4",
+                "row 5 of 1,000,000",
+        ],
+        120: [
+                " Data                   │  Name                   Age Status                             City",
+                "  ◆ People              │  name1                   21 doing                              Oslo",
+                "  $ Orders              │  name2                   22 done                               Kyoto",
+                "                        │  name3                   23 todo                               Lima",
+                " System                 │  name4                   24 doing                              Lyon",
+                "  ⚙ Processes           │  name5                   25 done                               Oslo",
+                "  ≡ Logs                │   person 5",
+                "row 6 of 1,000,000",
         ],
     ]
 }

@@ -99,6 +99,7 @@ extension ScreenModel {
             return run(.sortBy(t.visibleColumns[ui.columnCursor].id, nil))
         case .clearSort: return run(.sortClear)
         case .toggleSelection:
+            if t?.cursorPath.isEmpty == false { ui.message = .init("only the table's own rows can be selected", isError: true); return [] }
             guard let t, let row = t.cache.row(at: cursor) else { return [] }
             return run(t.view.selection.contains(row.id) ? .unselect([row.id]) : .select([row.id]))
         case .open: return run(.open(nil))
