@@ -96,6 +96,18 @@ import TabdeckProtocol
         #expect(h.ws.tabs["people"]!.phase.name == "running")
     }
 
+    @Test func aRestartedPluginIsAskedWhereTheRowWent() {
+        var h = harness(count: 500, locates: true)
+        h.run("goto 50")
+        #expect(cursorID(h) == "49")
+        h.plugins["people"]!.idOffset = -150  // the new process's table moved row "49" to row 200
+        h.run("restart")
+        h.feed(.refresh)
+        #expect(cursorID(h) == "49")
+        #expect(table(h).view.cursor == 199)
+        #expect(h.sends(Method.locate).count == 1)
+    }
+
     @Test func restartKeepsTheCursorRowThroughLocate() {
         var h = harness(count: 50, locates: true)
         h.run("sort name")
