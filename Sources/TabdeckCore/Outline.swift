@@ -15,7 +15,8 @@ public struct OutlineChild: Hashable, Sendable {
     /// Bumped when its rows are dropped (refresh, invalidate), so late pages are ignored.
     var generation = 1
 
-    init(cache: PageCache) { self.cache = cache }
+    /// A child table not asked for yet, its rows to go in `cache`.
+    public init(cache: PageCache) { self.cache = cache }
 
     /// Lines its rows take under the expanded row: the count once known, else the rows loaded
     /// so far plus one placeholder (at least one line while `children` is asked for).

@@ -67,6 +67,9 @@ extension TableView {
     /// skipped: they could not be on screen.
     private static func subtree(_ t: TableState, _ row: Int, _ ids: [String], _ prefix: [Int], _ cursor: OutlinePosition,
                                 _ note: String?, _ rows: Int, _ em: inout Emitter) {
+        if t.isExpanded(ids), let failure = t.outline[ids]?.failure, !em.full {
+            em.lines.append(.childError(failure + " (r retries)", depth: prefix.count + 1))
+        }
         let count = t.childLines(ids)
         guard count > 0 else { return }
         var start = 0
@@ -134,10 +137,11 @@ extension TableView {
         return " › \(formatCount(k + 1)) of \(total)"
     }
 
-    /// The cursor row's detail line, under its text.
-    static func drawDetail(_ text: String, depth: Int, into buf: inout ScreenBuffer, x0: Int, y: Int, rect: Rect) {
+    /// The cursor row's detail line (or a child table's error), under its text.
+    static func drawDetail(_ text: String, depth: Int, style: Style = Palette.dim, into buf: inout ScreenBuffer,
+                           x0: Int, y: Int, rect: Rect) {
         let x = x0 + 2 * depth + 1
         guard x < rect.maxX else { return }
-        buf.set(x: x, y: y, Sanitizer.clean(text), style: Palette.dim, maxWidth: rect.maxX - x)
+        buf.set(x: x, y: y, Sanitizer.clean(text), style: style, maxWidth: rect.maxX - x)
     }
 }

@@ -44,6 +44,8 @@ enum TableView {
         case child(OutlinePosition)
         /// The cursor row's detail, under it, indented to its depth.
         case detail(String, depth: Int)
+        /// Why an expanded row's children could not be shown, under it.
+        case childError(String, depth: Int)
     }
 
     /// The body's lines for `rows` screen lines: data rows from the scroll offset, with section
@@ -121,6 +123,9 @@ enum TableView {
                 continue
             case .detail(let text, let depth):
                 drawDetail(text, depth: depth, into: &buf, x0: x0, y: y, rect: rect)
+                continue
+            case .childError(let text, let depth):
+                drawDetail("! " + text, depth: depth, style: Palette.error, into: &buf, x0: x0, y: y, rect: rect)
                 continue
             case .row(let i):
                 index = i

@@ -88,6 +88,20 @@ import TabdeckProtocol
         #expect(many.run("expand nosuch") == nil)
     }
 
+    @Test func aFailedChildrenRequestIsKeptUntilRefresh() {
+        var h = harness()
+        h.plugins["people"]!.failChildren = true
+        h.run("expand")
+        h.feed(.refresh)
+        #expect(table(h).outline[["0"]]?.failure == "children of 0: plugin people: no such row (code -32002)")
+        h.feed(.refresh)
+        #expect(h.sends(Method.children).count == 1, "not asked again in a loop")
+        h.plugins["people"]!.failChildren = false
+        #expect(h.run("refresh")?.text == "refreshed People")
+        #expect(table(h).outline[["0"]]?.failure == nil && table(h).outline[["0"]]?.description != nil)
+        #expect(table(h).view.expanded == [["0"]], "the row stays expanded")
+    }
+
     @Test func invalidatingAChildTableFetchesItsRowsAgain() {
         var h = harness()
         h.run("expand")

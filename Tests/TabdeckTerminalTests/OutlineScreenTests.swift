@@ -97,6 +97,24 @@ import TabdeckProtocol
         #expect(s.lines == Self.lastRowDetailLine[width])
     }
 
+    /// When `children` failed, the expanded row says why on a line under it (in the table's
+    /// area, drawn from a table state).
+    @Test(arguments: [40, 80, 120])
+    func aFailedExpansionSaysWhyUnderTheRow(width: Int) {
+        let top = Self.tree()
+        let d = TableDescription(table: "root", columns: top.columns, total: 2)
+        var t = TableState(key: "", description: d,
+                           view: TableViewState(columns: [.init(id: "name"), .init(id: "size")], expanded: [["src"]]),
+                           label: "Files", cache: PageCache())
+        t.cache.store(page: 0, rows: [top.row(0), top.row(2)])
+        var child = OutlineChild(cache: PageCache())
+        child.failure = "children of src: plugin files: permission denied\u{1b}[31m (code -32603)"
+        t.outline[["src"]] = child
+        var buf = ScreenBuffer(width: width, height: 5)
+        TableView.draw(t, ui: UIState(), into: &buf, Rect(x: 0, y: 0, width: width, height: 5))
+        #expect(TestBackend.lines(buf) == Self.failedExpansion[width])
+    }
+
     /// `v` puts the cursor row's detail on a line under it (and follows the cursor into the
     /// children); `v` again takes it away.
     @Test(arguments: [40, 80, 120])
@@ -585,6 +603,30 @@ import TabdeckProtocol
                 "  ⚙ Processes           │  name5                   25 done                               Oslo",
                 "  ≡ Logs                │   person 5",
                 "row 6 of 1,000,000",
+        ],
+    ]
+
+    static let failedExpansion: [Int: [String]] = [
+        40: [
+                "  Name                              Size",
+                " ▾src",
+                "     ! children of src: plugin files: pe",
+                "  README                             300",
+                "",
+        ],
+        80: [
+                "  Name                                                                      Size",
+                " ▾src",
+                "     ! children of src: plugin files: permission denied\\e[31m (code -32603) (r r",
+                "  README                                                                     300",
+                "",
+        ],
+        120: [
+                "  Name                                                                                                              Size",
+                " ▾src",
+                "     ! children of src: plugin files: permission denied\\e[31m (code -32603) (r retries)",
+                "  README                                                                                                             300",
+                "",
         ],
     ]
 }
