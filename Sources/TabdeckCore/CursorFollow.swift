@@ -15,15 +15,19 @@ extension Workspace {
     /// (`droppedRows`: only these ids are dropped; nil: every row). Keeps an earlier anchor
     /// when the cursor's row is not loaded (a second sort before the first one's rows came).
     func anchorCursor(_ t: inout TableState, droppedRows: Set<String>?) {
-        guard let row = t.cache.row(at: t.view.cursor) else { return }
-        if let dropped = droppedRows {
-            let start = t.cache.page(of: t.view.cursor) * t.cache.pageSize
-            let pageDropped = (start..<(start + t.cache.pageSize)).contains { t.cache.row(at: $0).map { dropped.contains($0.id) } ?? false }
-            guard pageDropped else { return }  // the cursor's page stays
+        if let row = t.cache.row(at: t.view.cursor) {
+            if let dropped = droppedRows {
+                let start = t.cache.page(of: t.view.cursor) * t.cache.pageSize
+                let pageDropped = (start..<(start + t.cache.pageSize)).contains { t.cache.row(at: $0).map { dropped.contains($0.id) } ?? false }
+                guard pageDropped else { return }  // the cursor's page stays
+            }
+            t.cursorRowID = row.id
+            t.cursorFallbacks = [t.view.cursor + 1, t.view.cursor - 1].compactMap { $0 >= 0 ? t.cache.row(at: $0)?.id : nil }
+        } else if t.cursorRowID == nil {
+            return  // nothing known of the cursor's row
         }
-        t.cursorRowID = row.id
+        // (An earlier anchor whose row is not loaded yet is asked for again in the new order.)
         t.cursorPath = []  // a cursor on a child row goes with its top-level row
-        t.cursorFallbacks = [t.view.cursor + 1, t.view.cursor - 1].compactMap { $0 >= 0 ? t.cache.row(at: $0)?.id : nil }
         t.locateWanted = true
         t.locating = nil
     }

@@ -29,6 +29,12 @@ import TabdeckProtocol
 
     func table(_ s: ScreenScene) -> TableState { s.scene.ws.tabs["people"]!.table! }
 
+    /// The screen lines drawn in reverse (the cursor's line), right of the sidebar if any.
+    func reversedLines(_ s: ScreenScene) -> [Int] {
+        let buf = WorkspaceRenderer.render(workspace: s.scene.ws, size: s.model.size, ui: s.model.ui)
+        return (0..<(buf.height - 1)).filter { y in buf[buf.width - 1, y].style.reverse }
+    }
+
     /// Only rows with children get a marker; `o` expands the cursor row (▾, its children under
     /// it, two cells in), `j j o` the child "lib" inside it, `k k o` collapses "src" again with
     /// everything under it; the cursor walks through the child rows.
@@ -42,6 +48,7 @@ import TabdeckProtocol
         #expect(table(s).cursorPosition == OutlinePosition(row: 0, path: [1]))
         s.press(.char("o"))
         #expect(s.lines == Self.nested[width])
+        #expect(reversedLines(s) == [s.lines.firstIndex { $0.contains("▾lib") }!], "the cursor is on the child row lib")
         #expect(table(s).view.expanded == [["src"], ["src", "lib"]])
         s.press(.char("j"))
         #expect(table(s).cursorPosition == OutlinePosition(row: 0, path: [1, 0]))
