@@ -50,6 +50,10 @@ public protocol TableDataSource: Sendable {
     /// Runs an action on rows. Default: not supported.
     func action(table: String, action: String, rows: [String]) throws -> ActionResult
 
+    /// Where the first of `request.rows` is in the request's order and filter (`locate`, sent
+    /// only when ``capabilities`` declares `locate`). Default: not supported.
+    func locate(_ request: LocateRequest, cancel: CancellationFlag) throws -> LocateResult
+
     /// The host no longer needs a table. Default: nothing.
     func close(table: String)
 
@@ -65,6 +69,10 @@ extension TableDataSource {
 
     public func action(table: String, action: String, rows: [String]) throws -> ActionResult {
         throw RPCError.unsupported("this plugin has no actions")
+    }
+
+    public func locate(_ request: LocateRequest, cancel: CancellationFlag) throws -> LocateResult {
+        throw RPCError(code: RPCError.methodNotFound, message: "method not found: locate")
     }
 
     public func close(table: String) {}
