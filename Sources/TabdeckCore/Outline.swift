@@ -68,10 +68,11 @@ extension TableState {
         return ids
     }
 
-    /// Lines the children of the row with these ids take (0 unless it is expanded).
+    /// Lines the children of the row with these ids take: 0 unless it is expanded and its child
+    /// table is asked for (a plugin that lost the `children` capability shows no placeholder).
     public func childLines(_ ids: [String]) -> Int {
         guard isExpanded(ids) else { return 0 }
-        return outline[ids]?.lineCount ?? 1
+        return outline[ids]?.lineCount ?? 0
     }
 
     /// The child table holding the row at `p` (nil for a top-level row).
