@@ -294,7 +294,8 @@ class Files(TablePlugin):
         self.folder: Folder | None = None
 
     def capabilities(self) -> dict[str, bool]:
-        return {"sort": True, "multiSort": True, "filter": True, "sections": True, "children": True, "actions": True}
+        return {"sort": True, "multiSort": True, "filter": True, "sections": True, "children": True, "actions": True,
+                "locate": True}
 
     def open(self, args: dict[str, Any]) -> dict[str, Any]:
         path = args.get("path", ".")

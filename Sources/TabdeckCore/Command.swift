@@ -52,6 +52,10 @@ public enum Command: Hashable, Sendable {
     case action(String, confirmed: Bool, input: [String: String] = [:])
     /// Move the cursor row up or down past its neighbour (tables the plugin lets move).
     case rowMove(RowMove)
+    /// Expand or collapse a row's children in place (nil: the cursor row).
+    case expand(String?)
+    /// Fetch the view again (restarting the plugin if it is down).
+    case refresh
     case export(path: String, format: ExportFormat?)
     case plugin(PluginVerb, tab: String?)
     /// Stop the running command and the find (the plugin is told with `$/cancel`).
@@ -110,6 +114,8 @@ public enum CommandParser {
         .init(name: "back", usage: "back", summary: "go back up one level"),
         .init(name: "action", usage: "action NAME [--yes] [--set FIELD=VALUE]...", summary: "run a plugin action; --yes confirms, --set fills its form"),
         .init(name: "row move", usage: "row move up|down", summary: "move the cursor row up or down (where the plugin allows it)"),
+        .init(name: "expand", usage: "expand [ID]", summary: "expand or collapse a row in place (the cursor row by default)"),
+        .init(name: "refresh", usage: "refresh", summary: "fetch the rows in view again (restarts a down plugin)"),
         .init(name: "export", usage: "export FILE [--format csv|json]", summary: "write every row of the current table in the current order"),
         .init(name: "plugin", usage: "plugin status|restart|log [TAB]", summary: "plugin state, restart a plugin, or show its log"),
         .init(name: "restart", usage: "restart [TAB]", summary: "restart a plugin now, back where you were"),
@@ -234,6 +240,10 @@ public enum CommandParser {
             }
             guard rest.count == 2, let how = Command.RowMove(rawValue: rest[1]) else { throw usage("row move") }
             return .rowMove(how)
+        case "expand":
+            guard rest.count <= 1 else { throw usage("expand") }
+            return .expand(rest.first)
+        case "refresh": try noArgs(rest, "refresh"); return .refresh
         case "export": return try parseExport(rest, bare: bare)
         case "plugin":
             guard let v = rest.first, rest.count <= 2 else { throw usage("plugin") }

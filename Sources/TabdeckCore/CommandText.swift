@@ -47,6 +47,8 @@ extension Command {
             "action \(Self.word(name))" + (confirmed ? " --yes" : "")
                 + input.sorted { $0.key < $1.key }.map { " --set " + Self.word($0.key + "=" + $0.value) }.joined()
         case .rowMove(let how): "row move \(how.rawValue)"
+        case .expand(let id): id.map { "expand \(Self.word($0))" } ?? "expand"
+        case .refresh: "refresh"
         case .export(let path, let format): "export \(Self.word(path))" + (format.map { " --format \($0.rawValue)" } ?? "")
         case .plugin(let verb, let tab): "plugin \(verb.rawValue)" + (tab.map { " " + Self.word($0) } ?? "")
         case .cancel: "cancel"

@@ -189,8 +189,10 @@ extension Workspace {
         for i in state.stack.indices {
             let t = state.stack[i]
             if state.stack[i].cursorRowID == nil { state.stack[i].cursorRowID = t.cache.row(at: t.view.cursor)?.id }
+            state.stack[i].locateWanted = state.stack[i].cursorRowID != nil  // asked once the stack is open again
             state.stack[i].cache.inflight = [:]
             state.stack[i].rowsFailure = nil
+            state.stack[i].forgetOutlineTables()
         }
         state.reopenLevel = state.stack.isEmpty ? nil : 0
         state.openFailure = nil

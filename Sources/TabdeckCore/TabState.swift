@@ -45,6 +45,23 @@ public struct TableState: Hashable, Sendable {
     /// After a restart: the id of the row the cursor was on, so the cursor follows that row
     /// when the first page around it arrives (nil once settled).
     public var cursorRowID: String?
+    /// The ids of the rows next to the cursor's when it was anchored (below, then above): the
+    /// nearest row takes the cursor when its own row left the view (see CursorFollow.swift).
+    public var cursorFallbacks: [String] = []
+    /// A `locate` for the anchored row is due (the plugin has the capability).
+    var locateWanted = false
+    /// The `locate` request in flight, and the cursor position it was asked from.
+    var locating: (id: RequestID, from: Int)? {
+        get { locatingID.map { ($0, locatingFrom) } }
+        set { locatingID = newValue?.id; locatingFrom = newValue?.from ?? 0 }
+    }
+    private var locatingID: RequestID?
+    private var locatingFrom = 0
+    /// The cursor's place below its top-level row (`view.cursor`) in the expanded tree: empty on
+    /// the row itself, `[3]` on its child row 3, `[3, 0]` on that row's first child (Outline.swift).
+    public var cursorPath: [Int] = []
+    /// The child tables opened for expanded rows, by the path of row ids to the expanded row.
+    public var outline: [[String]: OutlineChild] = [:]
 
     public init(key: String, description: TableDescription, view: TableViewState, label: String, cache: PageCache) {
         self.key = key; self.description = description; self.view = view; self.total = description.total

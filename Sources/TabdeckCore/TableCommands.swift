@@ -77,15 +77,8 @@ extension Workspace {
             case .unavailable(let reason): return .failed(reason)
             case .ready: break
             }
-            t = tabs[tab]!.table!
-            let output = TableText.rows(t, from: start, count: count)
-            if n != nil {
-                // `show N` pages on: the next `show N` prints the N rows after these.
-                let printed = output.json["rows"]?.arrayValue?.count ?? 0
-                move(&t, cursor: start + printed, scroll: start + printed)
-                saveTable(t, tab, &effects, ())
-            }
-            return .done(output)
+            // `show` only prints: the view and the cursor stay where they are.
+            return .done(TableText.rows(tabs[tab]!.table!, from: start, count: count))
         case .goto(let row):
             if let total = t.total, row > total { throw CommandError("row \(row) is past the end (\(total) rows)") }
             move(&t, cursor: row - 1)
@@ -138,14 +131,19 @@ extension Workspace {
         case .export:
             return try runScan(&a, &effects)
         case .open(let rowWord):
+            if rowWord == nil && !t.cursorPath.isEmpty { throw CommandError("child rows expand in place: press o") }
             return try runOpen(rowWord, &a, &effects)
+        case .expand(let rowWord):
+            return try runExpand(rowWord, &t, &effects)
         case .back:
             guard tabs[tab]!.stack.count > 1 else { throw CommandError("already at the top of \(tab)") }
             let child = tabs[tab]!.stack.removeLast()
+            closeOutline(child, tab, &effects)
             effects.append(.send(tab: tab, .notification(method: Method.close, params: ["table": .string(child.description.table)])))
             for id in child.cache.inflight.values { cancel(id, &effects) }
             return .done(breadcrumbOutput(tab))
         case .action(let word, let confirmed, let input):
+            if !t.cursorPath.isEmpty && t.view.selection.isEmpty { throw CommandError("actions work on the table's own rows, not on an expanded row's children") }
             return try runAction(word, confirmed: confirmed, input: input, &a, &effects)
         case .rowMove(let how):
             return try runRowMove(how, &a, &effects)
@@ -187,7 +185,7 @@ extension Workspace {
     }
 
     /// Changes the filter: a new generation, an empty cache, an unknown row count, in-flight
-    /// pages cancelled, the cursor back at the first row.
+    /// pages cancelled, the cursor on its row (or the nearest one) once it is found.
     mutating func setFilter(_ t: inout TableState, _ filter: String?, _ tab: String, _ effects: inout [Effect]) {
         guard filter != t.view.filter else { return }
         t.view.filter = filter
@@ -210,12 +208,12 @@ extension Workspace {
         startGeneration(&t, &effects)
     }
 
-    /// A new sort or filter: the next generation, from the first row, with no page kept or
-    /// awaited and no pending jump to the end.
+    /// A new sort or filter: the next generation, with no page kept or awaited and no pending
+    /// jump to the end. The cursor keeps its row (CursorFollow.swift): its id is anchored, and
+    /// the cursor stays at its offset until the row is found.
     mutating func startGeneration(_ t: inout TableState, _ effects: inout [Effect]) {
         t.endWanted = nil
-        t.view.cursor = 0
-        t.view.scrollOffset = 0
+        anchorCursor(&t, droppedRows: nil)
         t.generation += 1
         for id in t.cache.inflight.values { cancel(id, &effects) }
         t.cache.removeAll()
@@ -302,6 +300,7 @@ extension Workspace {
         if cursor >= scroll + viewportRows { scroll = cursor - viewportRows + 1 }
         t.view.cursor = cursor
         t.view.scrollOffset = scroll
+        t.cursorPath = []
     }
 
     /// Makes sure the rows in `range` are cached, requesting missing pages (plus read-ahead)
@@ -310,6 +309,7 @@ extension Workspace {
     /// before the backoff has passed, and then only the first missing page, as a probe.
     mutating func fetch(_ tab: String, _ range: Range<Int>, _ effects: inout [Effect]) -> Readiness {
         guard case .ready = tabs[tab]!.phase, tabs[tab]!.reopenLevel == nil, !tabs[tab]!.terminating else { return .waiting }
+        locateCursorRow(tab, &effects)
         var t = tabs[tab]!.table!
         var range = range
         if let total = t.total { range = min(range.lowerBound, total)..<min(range.upperBound, total) }
@@ -391,18 +391,5 @@ extension Workspace {
     mutating func pageFailed(_ t: inout TableState, _ message: String, _ effects: inout [Effect]) {
         t.rowsFailure = .next(after: t.rowsFailure, message, now: now, settings: settings)
         effects.append(.wake(at: t.rowsFailure!.retryAt))
-    }
-
-    /// After a restart the cursor follows the row it was on: when the page holding the cursor's
-    /// position arrives, the row with the remembered id in that page becomes the cursor's
-    /// (the view scrolls by as much); if the page does not hold it, the position stays.
-    func followCursorRow(_ t: inout TableState, page: Int) {
-        guard let id = t.cursorRowID, t.cache.page(of: t.view.cursor) == page else { return }
-        t.cursorRowID = nil
-        let start = page * t.cache.pageSize
-        guard let found = (start..<(start + t.cache.pageSize)).first(where: { t.cache.row(at: $0)?.id == id }),
-              found != t.view.cursor else { return }
-        let shift = found - t.view.cursor
-        move(&t, cursor: found, scroll: max(0, t.view.scrollOffset + shift))
     }
 }

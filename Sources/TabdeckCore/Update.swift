@@ -73,6 +73,7 @@ extension Workspace {
         guard let tab = layout.selected, tabs[tab] != nil else { return }
         guard case .ready = ensureTable(tab, &effects), let t = tabs[tab]!.table else { return }
         _ = fetch(tab, t.view.scrollOffset..<(t.view.scrollOffset + viewportRows), &effects)
+        fetchOutline(tab, &effects)
     }
 
     /// Goes to the last row of `tab`'s table if `G` asked for it before the row count was
@@ -88,6 +89,7 @@ extension Workspace {
     /// Moves the selected table's cursor, keeping the scroll unless the cursor leaves the view.
     mutating func moveCursor(by delta: Int, _ effects: inout [Effect]) {
         guard let tab = layout.selected, var t = tabs[tab]?.table else { return }
+        if stepOutline(&t, tab, by: delta, &effects) { return }
         var cursor = max(0, t.view.cursor + delta)
         if let total = t.total { cursor = min(cursor, max(0, total - 1)) }
         var scroll = t.view.scrollOffset
@@ -193,6 +195,8 @@ extension Workspace {
                 effects.append(contentsOf: shutdown())
                 effects.append(.quit)
                 return .done(CommandOutput(text: "", json: ["quit": true]))
+            case .refresh:
+                return try runRefresh(&a, &effects)
             case .plugin(let verb, let tabWord):
                 return try runPluginCommand(verb, tabWord.map { (w) throws(CommandError) in try resolveTab(w) } ?? a.tab, &a, &effects)
             default:
@@ -271,7 +275,9 @@ extension Workspace {
                 effects.append(.log(tab: tab, "tabdeck: bad \"invalidate\" notification: \(BadRowCount(field: "total", value: count)); the count is ignored"))
                 total = nil
             }
+            invalidateOutline(tab, table: table, rows: rows)
             for i in tabs[tab]!.stack.indices where table == nil || tabs[tab]!.stack[i].description.table == table {
+                anchorCursor(&tabs[tab]!.stack[i], droppedRows: rows.map(Set.init))
                 if let rows { tabs[tab]!.stack[i].cache.remove(ids: Set(rows)) } else { tabs[tab]!.stack[i].cache.removeAll() }
                 if let total { tabs[tab]!.stack[i].total = total }
             }
@@ -292,6 +298,10 @@ extension Workspace {
             findReply(id: id, offset: offset, outcome, &effects)
         case .reopen(let level):
             reopenReply(tab, level: level, outcome, &effects)
+        case .locate(let table, let generation): locateReply(tab, table: table, generation: generation, id: id, outcome)
+        case .expand(let table, let path): expandReply(tab, table: table, path: path, outcome, &effects)
+        case .childRows(let table, let path, let generation, let page):
+            childRowsReply(tab, table: table, path: path, generation: generation, page: page, outcome)
         case .children, .action, .move:
             if active?.awaiting == id { active?.reply = outcome; active?.awaiting = nil }
         }

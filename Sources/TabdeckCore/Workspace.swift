@@ -45,6 +45,12 @@ enum RequestPurpose: Hashable, Sendable {
     case scan(table: String, generation: Int, offset: Int)
     case find(table: String, generation: Int, offset: Int)
     case children(table: String, row: String)
+    /// `locate` of the anchored cursor row of table `table` (its key) in generation `generation`.
+    case locate(table: String, generation: Int)
+    /// `children` of an expanded row: `path` is the ids from a row of table `table` to it.
+    case expand(table: String, path: [String])
+    /// A page of an expanded row's child table.
+    case childRows(table: String, path: [String], generation: Int, page: Int)
     case action(String)
     case move
     /// Opening level `level` of a tab's stack again in a restarted plugin (0: `open`, deeper:

@@ -48,10 +48,16 @@ public struct TableViewState: Hashable, Sendable, Codable {
     /// The filter: only rows with this text in a cell (case-insensitive), as the plugin
     /// filters; nil for every row.
     public var filter: String?
+    /// The expanded rows (`o`), each as the path of row ids from a row of this table down to
+    /// it, oldest first; at most ``maxExpanded`` are kept.
+    public var expanded: [[String]]
+
+    /// The most expanded rows a table keeps (the oldest expansions go first).
+    public static let maxExpanded = 200
 
     public init(sort: [SortKey] = [], columns: [ColumnCustomization] = [], scrollOffset: Int = 0, cursor: Int = 0,
-                selection: RowSelection = [], filter: String? = nil) {
+                selection: RowSelection = [], filter: String? = nil, expanded: [[String]] = []) {
         self.sort = sort; self.columns = columns; self.scrollOffset = scrollOffset; self.cursor = cursor; self.selection = selection
-        self.filter = filter
+        self.filter = filter; self.expanded = expanded
     }
 }

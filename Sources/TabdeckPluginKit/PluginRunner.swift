@@ -179,7 +179,7 @@ public final class PluginRunner: @unchecked Sendable {
             state.broadcast()
             state.unlock()
             reply(id, .success(.null))
-        case Method.open, Method.rows, Method.children, Method.action, Method.move:
+        case Method.open, Method.rows, Method.children, Method.action, Method.move, Method.locate:
             let flag = CancellationFlag()
             state.lock()
             inFlight[id] = flag
@@ -285,6 +285,8 @@ public final class PluginRunner: @unchecked Sendable {
             if request.offset < 0 { throw JSONFieldError(path: "params.offset", reason: "must not be negative") }
             if request.limit < 0 { throw JSONFieldError(path: "params.limit", reason: "must not be negative") }
             return .rows(try source.rows(request, cancel: cancel))
+        case Method.locate:
+            return .value(try source.locate(try LocateRequest(params, path: "params"), cancel: cancel).json)
         case Method.children:
             let r = try JSONReader(params, path: "params")
             return .value(try source.children(table: try r.string("table"), row: try rowID(r, "row")).json)

@@ -58,6 +58,10 @@ public protocol TableDataSource: Sendable {
     /// capability). Default: not supported.
     func move(_ request: MoveRequest) throws -> ActionResult
 
+    /// Where the first of `request.rows` is in the request's order and filter (`locate`, sent
+    /// only when ``capabilities`` declares `locate`). Default: not supported.
+    func locate(_ request: LocateRequest, cancel: CancellationFlag) throws -> LocateResult
+
     /// The host no longer needs a table. Default: nothing.
     func close(table: String)
 
@@ -81,6 +85,10 @@ extension TableDataSource {
 
     public func move(_ request: MoveRequest) throws -> ActionResult {
         throw RPCError.unsupported("the rows of this table cannot be moved")
+    }
+
+    public func locate(_ request: LocateRequest, cancel: CancellationFlag) throws -> LocateResult {
+        throw RPCError(code: RPCError.methodNotFound, message: "method not found: locate")
     }
 
     public func close(table: String) {}

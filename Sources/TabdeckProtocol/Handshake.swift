@@ -11,6 +11,8 @@ public struct PluginCapabilities: Hashable, Sendable {
     public var move = false
     /// Serves random offsets (true unless the plugin says otherwise).
     public var paging = true
+    /// Answers `locate`: where rows are in an order (optional, false by default).
+    public var locate = false
 
     public init(sort: Bool = false, multiSort: Bool = false, filter: Bool = false, sections: Bool = false,
                 children: Bool = false, actions: Bool = false, live: Bool = false, paging: Bool = true, move: Bool = false) {
@@ -29,12 +31,14 @@ public struct PluginCapabilities: Hashable, Sendable {
         live = try r.bool("live", default: false)
         paging = try r.bool("paging", default: true)
         move = try r.bool("move", default: false)
+        locate = try r.bool("locate", default: false)
     }
 
     public var json: JSONValue {
         var o: JSONObject = ["sort": .bool(sort), "multiSort": .bool(multiSort), "filter": .bool(filter), "sections": .bool(sections),
                              "children": .bool(children), "actions": .bool(actions), "live": .bool(live), "paging": .bool(paging)]
         if move { o["move"] = .bool(true) }
+        if locate { o["locate"] = true }
         return .object(o)
     }
 }

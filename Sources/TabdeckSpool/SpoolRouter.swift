@@ -237,6 +237,7 @@ public final class SpoolRouter: @unchecked Sendable {
         caps["multiSort"] = true
         caps["paging"] = true
         caps["filter"] = true  // the spool filters its rows (whether or not the plugin can)
+        caps["locate"] = false  // offsets are the spool's, which the plugin cannot know
         o["capabilities"] = .object(caps)
         deliver(tab, .response(id: id, result: .object(o)))
         return true

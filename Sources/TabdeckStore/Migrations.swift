@@ -37,6 +37,9 @@ import GRDB
 ///   the selection is "every row (under the view's filter) except" the ids in `selected_row`
 ///   (``RowSelection/allExcept(_:)``), so `select all` stores no id at all. Written in the
 ///   same transaction as the ids; views saved before v4 keep their explicit ids.
+/// - `table_view.expanded_json` (v5_expanded): the rows expanded in place, a JSON array of
+///   row-id paths (`[["r1"],["r1","c3"]]`), oldest first. A small list always read and written
+///   whole, like `sort_json`; the core keeps at most ``TableViewState/maxExpanded`` paths.
 ///
 /// Ids are TEXT and compared byte for byte. Nothing is ever keyed by a tab being present
 /// in config, so the state of a tab that leaves config.json stays here and comes back
@@ -90,6 +93,9 @@ enum Migrations {
         }
         migrator.registerMigration("v4") { db in
             try db.execute(sql: "ALTER TABLE table_view ADD COLUMN selection_all INTEGER NOT NULL DEFAULT 0")
+        }
+        migrator.registerMigration("v5_expanded") { db in
+            try db.execute(sql: "ALTER TABLE table_view ADD COLUMN expanded_json TEXT NOT NULL DEFAULT '[]'")
         }
         return migrator
     }

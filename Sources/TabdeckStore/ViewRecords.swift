@@ -19,12 +19,14 @@ struct TableViewRecord: Codable, FetchableRecord, TableRecord {
     /// The ids in `selected_row` are the excepted ones of an "all, except" selection (v4).
     var selectionAll: Bool
     var filter: String?
+    /// The expanded rows' id paths, as JSON (v5_expanded).
+    var expandedJSON: String
 
     enum CodingKeys: String, CodingKey {
         case tabId = "tab_id", tableKey = "table_key", sortJSON = "sort_json", columnsJSON = "columns_json"
         case scrollOffset = "scroll_offset", cursor
         case selectionCount = "selection_count", selectionDigest = "selection_digest", selectionAll = "selection_all"
-        case filter
+        case filter, expandedJSON = "expanded_json"
     }
 
     init(_ view: TableViewState, key: ViewKey) throws {
@@ -39,6 +41,7 @@ struct TableViewRecord: Codable, FetchableRecord, TableRecord {
         selectionDigest = digest.sum
         selectionAll = view.selection.isAll
         filter = view.filter
+        expandedJSON = try Self.encode(Array(view.expanded.suffix(TableViewState.maxExpanded)))
     }
 
     var digest: SelectionDigest { SelectionDigest(count: selectionCount, sum: selectionDigest) }
@@ -50,7 +53,8 @@ struct TableViewRecord: Codable, FetchableRecord, TableRecord {
         TableViewState(sort: try decode([SortKey].self, sortJSON, column: "sort_json"),
                        columns: try decode([ColumnCustomization].self, columnsJSON, column: "columns_json"),
                        scrollOffset: scrollOffset, cursor: cursor,
-                       selection: selectionAll ? .allExcept(ids) : .ids(ids), filter: filter)
+                       selection: selectionAll ? .allExcept(ids) : .ids(ids), filter: filter,
+                       expanded: try decode([[String]].self, expandedJSON, column: "expanded_json"))
     }
 
     private static func encode<T: Encodable>(_ value: T) throws -> String {
@@ -126,16 +130,17 @@ enum ViewStore {
         // table rejects ("no such column: rowid").
         try db.cachedStatement(sql: """
             INSERT INTO table_view (tab_id, table_key, sort_json, columns_json, scroll_offset, cursor,
-                                    selection_count, selection_digest, selection_all, filter, last_used)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(strftime('%s', 'now') AS INTEGER))
+                                    selection_count, selection_digest, selection_all, filter, expanded_json, last_used)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(strftime('%s', 'now') AS INTEGER))
             ON CONFLICT (tab_id, table_key) DO UPDATE SET
                 sort_json = excluded.sort_json, columns_json = excluded.columns_json,
                 scroll_offset = excluded.scroll_offset, cursor = excluded.cursor,
                 selection_count = excluded.selection_count, selection_digest = excluded.selection_digest,
-                selection_all = excluded.selection_all, filter = excluded.filter, last_used = excluded.last_used
+                selection_all = excluded.selection_all, filter = excluded.filter, expanded_json = excluded.expanded_json,
+                last_used = excluded.last_used
             """).execute(arguments: [record.tabId, record.tableKey, record.sortJSON, record.columnsJSON,
                                      record.scrollOffset, record.cursor, record.selectionCount, record.selectionDigest,
-                                     record.selectionAll, record.filter])
+                                     record.selectionAll, record.filter, record.expandedJSON])
 
         guard previous != record.digest else { return }
         // No previous row means no selected_row rows either (foreign key).

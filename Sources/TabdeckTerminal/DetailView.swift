@@ -4,10 +4,12 @@ import TabdeckProtocol
 /// Every field of the cursor row, one per line (long values wrap).
 enum DetailView {
     static func lines(_ t: TableState) -> [(label: String, value: String)] {
-        guard let row = t.cache.row(at: t.view.cursor) else { return [] }
+        // The cursor may be on a child row of an expanded row: its own table's columns then.
+        guard let row = t.outlineRow(t.cursorPosition) else { return [] }
+        let child = t.outlineChild(holding: t.cursorPosition)?.description
         var out: [(String, String)] = []
-        for (spec, _) in t.orderedColumns {
-            let i = t.cellIndex(of: spec.id) ?? -1
+        for spec in child?.columns ?? t.orderedColumns.map(\.spec) {
+            let i = (child.map { d in d.columns.firstIndex { $0.id == spec.id } } ?? t.cellIndex(of: spec.id)) ?? -1
             out.append((spec.title, i >= 0 && i < row.cells.count ? CellText.of(row.cells[i], in: spec) : ""))
         }
         if let detail = row.detail { out.append(("detail", detail)) }
@@ -20,7 +22,7 @@ enum DetailView {
 
     static func draw(_ t: TableState, scroll: Int, into buf: inout ScreenBuffer, _ rect: Rect) {
         guard !rect.isEmpty else { return }
-        let title = "row \(formatCount(t.view.cursor + 1)) of \(t.total.map(formatCount) ?? "?")"
+        let title = "row \(formatCount(t.view.cursor + 1)) of \(t.total.map(formatCount) ?? "?")" + TableView.childPosition(t)
         buf.set(x: rect.x + 1, y: rect.y, title, style: Palette.label, maxWidth: rect.width - 1)
         let fields = lines(t)
         guard !fields.isEmpty else {

@@ -26,8 +26,6 @@ public enum Action: Hashable, Sendable {
     case help
     /// Close help, the detail view or the find.
     case dismiss
-    /// Restart the tab's plugin now (replaying the session), or retry what failed.
-    case restart
     /// Enter tab edit mode: move, hide and show tabs, reorder sections (``TabEditKeys``).
     case editTabs
     /// Move the column under the cursor left or right (the column cursor follows it).
@@ -42,6 +40,14 @@ public enum Action: Hashable, Sendable {
     case actions
     /// Move the cursor row up (down) where the plugin allows it.
     case moveRowUp, moveRowDown
+    /// Fetch the view again (restart the tab's plugin when it is down), the cursor on its row.
+    case refresh
+    /// Expand or collapse the cursor row's children in place.
+    case expand
+    /// Show or hide the cursor row's detail line under it.
+    case detailLine
+    /// Draw the whole screen again.
+    case redraw
     case quit
 }
 
@@ -98,8 +104,10 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.char("S")], .clearSort, "clear the sort"),
         KeyBinding([.char(" ")], .toggleSelection, "select or unselect the row"),
         KeyBinding([.enter], .open, "open the row (drill down)"),
+        KeyBinding([.char("o")], .expand, "expand or collapse the row's children in place (▸ ▾)"),
         KeyBinding([.backspace], .back, "back up one level"),
         KeyBinding([.char("d")], .detail, "detail view of the row"),
+        KeyBinding([.char("v")], .detailLine, "show or hide the row's detail line under it"),
         KeyBinding([.char("/")], .find, "find in the whole table (Esc stops a long find)"),
         KeyBinding([.char("n")], .findNext, "find the next row"),
         KeyBinding([.char("N")], .findPrevious, "find the previous row"),
@@ -115,7 +123,8 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.char(":")], .command, "command line"),
         KeyBinding([.char("?")], .help, "this help"),
         KeyBinding([.escape], .dismiss, "close help, detail or find; stop a running command"),
-        KeyBinding([.char("r")], .restart, "restart the tab's plugin, back where you were"),
+        KeyBinding([.char("r")], .refresh, "fetch the rows again (restarts the tab's plugin when it is down)"),
+        KeyBinding([.ctrl("l")], .redraw, "redraw the screen"),
         KeyBinding([.char("a")], .actions, "actions menu for the row or the selection"),
         KeyBinding([.char("K")], .moveRowUp, "move the row up (where the plugin allows it)"),
         KeyBinding([.char("J")], .moveRowDown, "move the row down (where the plugin allows it)"),

@@ -14,7 +14,7 @@ enum StatusLine {
         if let notice = tab?.notice { segs.append((firstLine(notice), Palette.progress)) }
         if let m = ui.message, !m.text.isEmpty { segs.append((firstLine(m.text), m.isError ? Palette.error : .plain)) }
         if let t = tab?.table {
-            segs.append((position(t), .plain))
+            segs.append((position(t) + TableView.childPosition(t), .plain))
             let selected = t.view.selection.summary(total: t.total)
             if !selected.isEmpty { segs.append((selected, .plain)) }
             if let filter = t.view.filter { segs.append(("filter: " + Sanitizer.clean(filter), Palette.found)) }

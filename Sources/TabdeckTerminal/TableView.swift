@@ -43,12 +43,19 @@ enum TableView {
         /// The compact layout's detail line under the cursor row `index`: the values of the
         /// columns that do not fit (``CompactDetail``).
         case compactDetail(Int)
+        /// A row of an expanded row's children (TableView+Outline.swift).
+        case child(OutlinePosition)
+        /// The cursor row's detail, under it, indented to its depth.
+        case detail(String, depth: Int)
+        /// Why an expanded row's children could not be shown, under it.
+        case childError(String, depth: Int)
     }
 
     /// The body's lines for `rows` screen lines: data rows from the scroll offset, with section
     /// headers and footers between them. Section lines take room, so the first row shown moves
     /// down as far as needed to keep the cursor's row on screen.
-    static func lines(_ t: TableState, rows: Int) -> [Line] {
+    static func lines(_ t: TableState, rows: Int, detail: Bool = false) -> [Line] {
+        if detail || !t.view.expanded.isEmpty || !t.cursorPath.isEmpty { return outlineLines(t, rows: rows, detail: detail) }
         var first = offset(t, rows: rows)
         guard !t.sections.isEmpty else { return (first..<(first + rows)).map { .row($0) } }
         func linesOf(_ i: Int) -> [Line] {
@@ -100,7 +107,11 @@ enum TableView {
         guard rows > 0 else { return }
         let cells = columns.map { t.cellIndex(of: $0.id) ?? -1 }
         let find = (ui.find ?? "").isEmpty ? nil : ui.find!.lowercased()
-        for (r, line) in CompactDetail.lines(t, layout, rows: rows).enumerated() {
+        // The tree and the detail line (expand in place, `v`) or, when neither is on and the
+        // columns do not fit, the compact layout's detail line under the cursor row.
+        let treeLines = lines(t, rows: rows, detail: ui.showsDetailLine)
+        let shown = layout.compact && treeLines == TableView.lines(t, rows: rows) ? CompactDetail.lines(t, layout, rows: rows) : treeLines
+        for (r, line) in shown.enumerated() {
             let y = rect.y + 1 + r
             let index: Int
             switch line {
@@ -117,6 +128,15 @@ enum TableView {
             case .compactDetail(let i):
                 CompactDetail.draw(t, row: i, columns, cells, layout, cursorColumn: cursorColumn, find: find, into: &buf, x0: x0, y: y, rect: rect)
                 continue
+            case .child(let p):
+                drawChild(p, t, columns, layout, find: find, into: &buf, x0: x0, y: y, rect: rect)
+                continue
+            case .detail(let text, let depth):
+                drawDetail(text, depth: depth, into: &buf, x0: x0, y: y, rect: rect)
+                continue
+            case .childError(let text, let depth):
+                drawDetail("! " + text, depth: depth, style: Palette.error, into: &buf, x0: x0, y: y, rect: rect)
+                continue
             case .row(let i):
                 index = i
             }
@@ -129,7 +149,7 @@ enum TableView {
             } else {
                 buf.set(x: x0, y: y, "…", style: Palette.placeholder)
             }
-            if index == t.view.cursor {
+            if index == t.view.cursor && t.cursorPath.isEmpty {
                 buf.restyle(x: rect.x, y: y, count: rect.width) { $0.reverse = true }
             }
         }
@@ -159,7 +179,7 @@ enum TableView {
     static func drawRow(_ row: Row, _ t: TableState, _ columns: [ColumnSpec], _ cells: [Int], _ layout: ColumnLayout,
                         find: String?, into buf: inout ScreenBuffer, x0: Int, y: Int, rect: Rect) {
         if t.view.selection.contains(row.id) { buf.set(x: x0 - gutter, y: y, "*", style: Palette.selectionMark) }
-        if row.hasChildren { buf.set(x: x0 - gutter + 1, y: y, "›", style: Palette.mark) }
+        if row.hasChildren { buf.set(x: x0 - gutter + 1, y: y, t.isExpanded([row.id]) ? "▾" : "▸", style: Palette.mark) }
         func text(_ c: Int) -> String {
             let i = cells[c]
             return i >= 0 && i < row.cells.count ? CellText.of(row.cells[i], in: columns[c]) : ""

@@ -42,6 +42,8 @@ import TabdeckCore
         #expect(deep.rows.map(\.id) == expected[50000..<50003].map { "r\($0)" }, "\(deep)")
         // Two keys: the enum by its values' order, then amount descending.
         #expect((await h.run("sort state")).ok)
+        // The cursor keeps its offset (the spool answers no `locate`): go back to the top.
+        #expect((await h.run("goto 1")).ok)
         let two = await h.run("show 3").rows
         let expectedTwo = (0..<n).filter { Self.state($0) == 0 }.sorted { a, b in
             (Self.amount(a) ?? -1, b) > (Self.amount(b) ?? -1, a)
@@ -92,6 +94,10 @@ import TabdeckCore
         #expect((await h.run("sort n desc")).ok)
         #expect((await h.run("show 2")).rows.map(\.id) == ["r1994", "r1986"])
         #expect((await h.run("filter clear")).ok)
+        // The cursor keeps its row: r1994 is row 6 of all rows by n descending, and the view
+        // follows it there.
+        #expect((await h.run("show 1")).rows.map(\.id) == ["r1994"])
+        #expect((await h.run("goto 1")).ok)
         #expect((await h.run("show 1")).rows.map(\.id) == ["r1999"])
         await h.shutdown()
     }

@@ -40,7 +40,7 @@ import TabdeckProtocol
             .tabSelect(word), .tabMove(word, .before(word)), .tabMove(word, .toSection(word)), .tabHide(word),
             .tabShow(word), .sectionMove(word, 2), .columnHide(word), .columnShow(word), .columnMove(word, 3),
             .columnWidth(word, 12), .sortBy(word, nil), .sortBy(word, .descending), .select([word, "x", word]),
-            .unselect([word]), .open(word), .action(word, confirmed: true), .action(word, confirmed: false),
+            .unselect([word]), .open(word), .expand(word), .action(word, confirmed: true), .action(word, confirmed: false),
             .export(path: word, format: .json), .plugin(.restart, tab: word),
         ] + (word.isEmpty || word.contains(where: \.isWhitespace) && word.split(separator: " ").joined(separator: " ") != word ? [] :
             [.filterSet(word), .find(word, backward: true), .find(word, backward: false), .jump(word)])

@@ -44,6 +44,8 @@ struct FakePlugin {
     var idOffset = 0
     /// `children` requests answered with an error.
     var failChildren = false
+    /// Whether the plugin declares and answers `locate`.
+    var locates = false
 
     var sections: [SectionSpec] {
         guard sectioned else { return [] }
@@ -85,8 +87,12 @@ struct FakePlugin {
         case Method.initialize:
             processes += 1
             return .response(id: id, result: InitializeResult(name: "fake", version: "1", capabilities:
-                PluginCapabilities(sort: sortable, multiSort: sortable, filter: filters, sections: sectioned, children: children,
-                                   actions: true)).json)
+                {
+                    var c = PluginCapabilities(sort: sortable, multiSort: sortable, filter: filters, sections: sectioned,
+                                               children: children, actions: true)
+                    c.locate = locates
+                    return c
+                }()).json)
         case Method.open, Method.children:
             if method == Method.children && failChildren {
                 return .failure(id: id, error: RPCError(code: -32002, message: "no such row"))
@@ -107,6 +113,13 @@ struct FakePlugin {
                 return .failure(id: id, error: RPCError(code: -32001, message: "unknown table \(table)"))
             }
             return .response(id: id, result: rows(params))
+        case Method.locate:
+            // Where the first of the rows is in the whole ordered (filtered) table.
+            let r = try! LocateRequest(params)
+            let all = RowsRequest(table: r.table, offset: 0, limit: count, sort: r.sort, filter: r.filter, generation: r.generation)
+            let ids = rows(all.json)["rows"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+            for want in r.rows { if let i = ids.firstIndex(of: want) { return .response(id: id, result: LocateResult(row: want, offset: i).json) } }
+            return .response(id: id, result: LocateResult(row: nil, offset: nil).json)
         case Method.action:
             return .response(id: id, result: ["message": .string("did \(params["action"]!.stringValue!) on \(params["rows"]!.arrayValue!.count)"), "invalidate": true])
         default:

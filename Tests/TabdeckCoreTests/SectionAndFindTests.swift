@@ -89,7 +89,7 @@ func sectioned(count: Int = 1000, counts: Bool = true) -> Harness {
         plain.feed(.viewport(rows: 10))
         plain.run("show 1")
         plain.run("page next")
-        #expect(plain.ws.tabs["people"]!.table!.view.scrollOffset == 11)  // `show 1` left it at 1
+        #expect(plain.ws.tabs["people"]!.table!.view.scrollOffset == 10)  // `show` never moves the view
     }
 
     @Test func unknownSectionListsTheSections() {
@@ -161,7 +161,7 @@ func sectioned(count: Int = 1000, counts: Bool = true) -> Harness {
         h.feed(.find(text: "zzz", backward: false))
         #expect(h.ws.find?.phase == .notFound)
         #expect(h.ws.find?.checked == 2500)
-        #expect(cursor(h) == 1)  // where `show 1` left it
+        #expect(cursor(h) == 0)  // where it was (`show` never moves the cursor)
     }
 
     @Test func scrollingGoesOnWhileAFindWaitsAndEscStopsIt() throws {
@@ -173,7 +173,7 @@ func sectioned(count: Int = 1000, counts: Bool = true) -> Harness {
         let paged = h.run("page next")
         #expect(paged != nil)  // not "busy"
         h.feed(.cursor(delta: 3))
-        #expect(cursor(h) == 28)  // `show 5` left it at 5, the page moved it 20 more
+        #expect(cursor(h) == 23)  // the page moved it 20, the keys 3 more (`show` never moves it)
         let inflight = h.plugins["people"]!.held.count
         #expect(inflight > 0)
         h.feed(.cancelFind)

@@ -165,6 +165,23 @@ final class TestSource: TableDataSource, @unchecked Sendable {
         usleep(50_000)
         lock.lock(); _closed.append(table); lock.unlock()
     }
+
+    /// `locate` on `root`: row `rN` is at offset N.
+    func locate(_ request: LocateRequest, cancel: CancellationFlag) throws -> LocateResult {
+        for id in request.rows {
+            if let n = Int(id.dropFirst()), id.hasPrefix("r"), (0..<1000).contains(n) { return LocateResult(row: id, offset: n) }
+        }
+        return LocateResult(row: nil, offset: nil)
+    }
+}
+
+/// A source that does not answer `locate` (the kit's default).
+struct NoLocateSource: TableDataSource {
+    let capabilities = PluginCapabilities()
+    func open(args: JSONValue) throws -> TableDescription {
+        TableDescription(table: "root", columns: [ColumnSpec(id: "n")], total: 0)
+    }
+    func rows(_ request: RowsRequest, cancel: CancellationFlag) throws -> RowsResult { request.result([], total: 0) }
 }
 
 func rowsParams(_ table: String, offset: Int = 0, limit: Int = 3, generation: Int = 1) -> JSONValue {

@@ -20,6 +20,21 @@ import TabdeckProtocol
         #expect(h.finish() == 0)
     }
 
+    @Test func locateIsAnsweredByTheSourceOrRefused() throws {
+        let h = Harness(source: TestSource())
+        _ = try h.call(id: 1, "initialize", ["protocolVersion": 1])
+        _ = try h.call(id: 2, "open", ["args": [:]])
+        let found = try h.call(id: 3, "locate", LocateRequest(table: "root", rows: ["x", "r42"], generation: 2).json)
+        #expect(try LocateResult(try #require(found["result"])) == LocateResult(row: "r42", offset: 42))
+        let bad = try h.call(id: 4, "locate", ["table": "root", "rows": "r1"])
+        #expect(bad["error"]?["code"] == .int(-32602))
+        #expect(h.finish() == 0)
+        let plain = Harness(source: NoLocateSource())
+        _ = try plain.call(id: 1, "initialize", ["protocolVersion": 1])
+        #expect(try plain.call(id: 2, "locate", LocateRequest(table: "root", rows: ["r1"]).json)["error"]?["code"] == .int(-32601))
+        #expect(plain.finish() == 0)
+    }
+
     @Test func openAndRows() throws {
         let h = Harness(source: TestSource())
         _ = try h.call(id: 1, "initialize", ["protocolVersion": 1])

@@ -17,6 +17,9 @@ struct FakeTable {
     /// The table's actions (answered by `act`, SceneEditing.swift) and whether its rows move.
     var actions: [ActionSpec] = []
     var movable = false
+    /// Rows of child tables (`children` of row R answers table `child-R`); a child table not
+    /// listed serves this table's rows.
+    var childRows: [String: [Row]] = [:]
 
     /// People: name, age, status, city; `count` rows.
     static func people(count: Int = 1_000_000, nameWidth: ColumnWidth? = .flexible(min: 8, ideal: 12, max: 20)) -> FakeTable {
@@ -110,10 +113,15 @@ struct Scene {
             return edit(tab, method, params)
         case Method.children:
             let row = params["row"]?.stringValue ?? "?"
-            return TableDescription(table: "child-" + row, title: row, columns: table.columns, total: table.total).json
+            return TableDescription(table: "child-" + row, title: row, columns: table.columns,
+                                    total: table.childRows["child-" + row]?.count ?? table.total).json
         case Method.rows:
             let r = try! RowsRequest(params)
             if table.hold(r.offset) { return nil }
+            if let rows = table.childRows[r.table] {
+                let page = r.offset < rows.count ? Array(rows[r.offset..<min(rows.count, r.offset + r.limit)]) : []
+                return RowsResult(generation: r.generation, offset: r.offset, rows: page, total: rows.count).json
+            }
             let end = min(table.total, r.offset + r.limit)
             let rows = r.offset < end ? (r.offset..<end).map(table.row) : []
             return RowsResult(generation: r.generation, offset: r.offset, rows: rows, total: table.totalUnknown ? nil : table.total).json

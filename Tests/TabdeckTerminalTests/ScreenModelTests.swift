@@ -6,7 +6,8 @@ import TabdeckProtocol
 /// The full-screen UI as a pure component: keys in, typed commands and exact screens out.
 @Suite struct ScreenModelTests {
     /// `j j l` moves the cursor two rows down and the column cursor onto Age; `s` sorts by it
-    /// (a typed `sortBy`, no command text), `s` again flips it; the status line says so.
+    /// (a typed `sortBy`, no command text), `s` again flips it; the status line says so, and the
+    /// cursor stays on its row (this fake plugin's order does not change, so on row 3).
     @Test(arguments: [40, 80, 120])
     func keysMoveTheCursorAndSortAsTypedCommands(width: Int) {
         var s = ScreenScene(width: width, height: 8)
@@ -61,7 +62,7 @@ import TabdeckProtocol
                 "  name2              22 done      Kyoto",
                 "  name3              23 todo      Lima",
                 "  name4              24 doing     Lyon",
-                "row 1 of 1,000,000 · sort: Age ↑",
+                "row 3 of 1,000,000 · sort: Age ↑",
         ],
         80: [
                 " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -71,7 +72,7 @@ import TabdeckProtocol
                 "  name2                   22 done                       Kyoto",
                 "  name3                   23 todo                       Lima",
                 "  name4                   24 doing                      Lyon",
-                "row 1 of 1,000,000 · sort: Age ↑",
+                "row 3 of 1,000,000 · sort: Age ↑",
         ],
         120: [
                 " Data                   │  Name                 Age ↑ Status                             City",
@@ -81,7 +82,7 @@ import TabdeckProtocol
                 " System                 │  name3                   23 todo                               Lima",
                 "  ⚙ Processes           │  name4                   24 doing                              Lyon",
                 "  ≡ Logs                │  name5                   25 done                               Oslo",
-                "row 1 of 1,000,000 · sort: Age ↑",
+                "row 3 of 1,000,000 · sort: Age ↑",
         ],
     ]
 
@@ -94,7 +95,7 @@ import TabdeckProtocol
                 "  name2              22 done      Kyoto",
                 "  name3              23 todo      Lima",
                 "  name4              24 doing     Lyon",
-                "row 1 of 1,000,000 · sort: Age ↓",
+                "row 3 of 1,000,000 · sort: Age ↓",
         ],
         80: [
                 " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -104,7 +105,7 @@ import TabdeckProtocol
                 "  name2                   22 done                       Kyoto",
                 "  name3                   23 todo                       Lima",
                 "  name4                   24 doing                      Lyon",
-                "row 1 of 1,000,000 · sort: Age ↓",
+                "row 3 of 1,000,000 · sort: Age ↓",
         ],
         120: [
                 " Data                   │  Name                 Age ↓ Status                             City",
@@ -114,7 +115,7 @@ import TabdeckProtocol
                 " System                 │  name3                   23 todo                               Lima",
                 "  ⚙ Processes           │  name4                   24 doing                              Lyon",
                 "  ≡ Logs                │  name5                   25 done                               Oslo",
-                "row 1 of 1,000,000 · sort: Age ↓",
+                "row 3 of 1,000,000 · sort: Age ↓",
         ],
     ]
 

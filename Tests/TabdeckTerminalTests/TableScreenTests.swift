@@ -191,8 +191,8 @@ import TabdeckProtocol
             " Files",
             " Files > src > Sources",
             "  Name                              Size",
-            " ›src                                  0",
-            " ›Sources                            100",
+            " ▸src                                  0",
+            " ▸Sources                            100",
             "  README                             200",
             "row 1 of 3",
         ])

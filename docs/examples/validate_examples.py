@@ -20,13 +20,13 @@ from jsonschema.exceptions import best_match
 HERE = pathlib.Path(__file__).resolve().parent
 DOCS = HERE.parent
 DEF_BY_METHOD = {"initialize": "InitializeRequest", "open": "OpenRequest", "rows": "RowsRequest",
-                 "children": "ChildrenRequest", "action": "ActionRequest", "move": "MoveRequest",
+                 "children": "ChildrenRequest", "locate": "LocateRequest", "action": "ActionRequest", "move": "MoveRequest",
                  "shutdown": "ShutdownRequest",
                  "close": "CloseNotification", "$/cancel": "CancelNotification", "badge": "BadgeNotification",
                  "invalidate": "InvalidateNotification", "progress": "ProgressNotification",
                  "status": "StatusNotification", "log": "LogNotification",
                  "rows/chunk": "RowsChunkNotification"}
-HOST_METHODS = {"initialize", "open", "rows", "children", "action", "move", "shutdown", "close", "$/cancel"}
+HOST_METHODS = {"initialize", "open", "rows", "children", "locate", "action", "move", "shutdown", "close", "$/cancel"}
 PLUGIN_NOTIFICATIONS = {"badge", "invalidate", "progress", "status", "log", "rows/chunk"}
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$")
 

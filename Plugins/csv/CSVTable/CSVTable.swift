@@ -257,6 +257,23 @@ public final class CSVTable: @unchecked Sendable {
         return Page(rows: rows, total: order.count)
     }
 
+    /// The position of row `row` (0-based, in file order) in the table sorted by `sort` and
+    /// filtered by `filter`, or nil when the filter leaves it out or there is no such row. Uses
+    /// the same cached order as ``page(offset:limit:sort:filter:isCancelled:)``: one scan of it.
+    public func position(ofRow row: Int, sort: [CSVSortKey] = [], filter: String? = nil,
+                         isCancelled: () -> Bool = { false }) throws -> Int? {
+        guard row >= 0 else { return nil }
+        let filter = filter.flatMap { $0.isEmpty ? nil : $0 }
+        if sort.isEmpty && filter == nil {
+            let offsets = try index.wait(forRows: row + 1, isCancelled: isCancelled)
+            return row < offsets.count ? row : nil
+        }
+        let offsets = try index.waitComplete(isCancelled: isCancelled)
+        guard row < offsets.count else { return nil }
+        let order = try self.order(sort: sort, filter: filter, offsets: offsets, isCancelled: isCancelled)
+        return order.firstIndex(of: UInt32(row))
+    }
+
     /// `min(offset + limit, count)` without overflow (`offset < count`).
     static func end(_ offset: Int, _ limit: Int, _ count: Int) -> Int {
         limit >= count - offset ? count : offset + limit

@@ -13,7 +13,11 @@ import TabdeckProtocol
 /// are indexed, with `total` null; unsorted pages within the indexed rows are served at once;
 /// `progress` notifications follow, and when indexing ends an `invalidate` carries the total.
 final class CSVSource: TableDataSource, @unchecked Sendable {
-    let capabilities = PluginCapabilities(sort: true, multiSort: true, filter: true)
+    let capabilities: PluginCapabilities = {
+        var c = PluginCapabilities(sort: true, multiSort: true, filter: true)
+        c.locate = true
+        return c
+    }()
 
     private let lock = NSLock()
     private var tables: [String: CSVTable] = [:]
@@ -67,13 +71,7 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
 
     func rows(_ request: RowsRequest, cancel: CancellationFlag) throws -> RowsResult {
         let table = try self.table(request.table)
-        var keys: [CSVSortKey] = []
-        for (i, key) in request.sort.enumerated() {
-            guard let column = table.columns.firstIndex(where: { $0.id == key.column }) else {
-                throw RPCError.badParams("params.sort[\(i)].column: unknown column \"\(key.column)\"", path: "params.sort[\(i)].column")
-            }
-            keys.append(CSVSortKey(column: column, descending: key.direction == .descending))
-        }
+        let keys = try Self.sortKeys(request.sort, table)
         if table.columns.isEmpty { return request.result([], total: 0) }
         // A reply must fit the protocol's 4 MiB line: no page needs more than this many rows.
         let limit = min(request.limit, Self.maxPageRows)
@@ -83,6 +81,31 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
             Row(id: String(row + 1), cells: values.map(Self.json))
         }
         return request.result(rows, total: page.total)
+    }
+
+    /// `locate`: row ids are 1-based line numbers (`rows` makes them so); the first one in the
+    /// order and filter, by one scan of the cached order.
+    func locate(_ request: LocateRequest, cancel: CancellationFlag) throws -> LocateResult {
+        let table = try self.table(request.table)
+        let keys = try Self.sortKeys(request.sort, table)
+        for id in request.rows {
+            guard let n = Int(id), n >= 1, !table.columns.isEmpty else { continue }
+            if let at = try table.position(ofRow: n - 1, sort: keys, filter: request.filter, isCancelled: { cancel.isCancelled }) {
+                return LocateResult(row: id, offset: at)
+            }
+        }
+        return LocateResult(row: nil, offset: nil)
+    }
+
+    static func sortKeys(_ sort: [SortKey], _ table: CSVTable) throws -> [CSVSortKey] {
+        var keys: [CSVSortKey] = []
+        for (i, key) in sort.enumerated() {
+            guard let column = table.columns.firstIndex(where: { $0.id == key.column }) else {
+                throw RPCError.badParams("params.sort[\(i)].column: unknown column \"\(key.column)\"", path: "params.sort[\(i)].column")
+            }
+            keys.append(CSVSortKey(column: column, descending: key.direction == .descending))
+        }
+        return keys
     }
 
     func close(table handle: String) {

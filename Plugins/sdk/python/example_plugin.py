@@ -75,7 +75,7 @@ class People(TablePlugin):
 
     def capabilities(self) -> dict[str, bool]:
         return {"sort": True, "multiSort": True, "filter": True, "children": True,
-                "actions": True, "live": True, "move": True}
+                "actions": True, "live": True, "move": True, "locate": True}
 
     def columns(self) -> list[dict[str, Any]]:
         return [

@@ -511,6 +511,20 @@ class TableSource:
         page = data[offset:offset + limit]
         return (page, total) if total is not None else page
 
+    def locate(self, ids: list[str], sort: list[dict[str, str]],
+               filter: Any) -> tuple[str, int] | None:
+        """Where the first of ``ids`` is in this order and filter: ``(id, offset)``, or ``None``
+        when none of them is in the view (the ``locate`` request, only sent when the plugin
+        declares the ``locate`` capability). The default reads the whole table through
+        :meth:`rows` once; override it for big tables, or do not declare ``locate``."""
+        got = self.rows(0, 2**31 - 1, sort, filter)
+        page = got[0] if isinstance(got, tuple) else got
+        where = {str(r["id"]): i for i, r in enumerate(page)}
+        for wanted in ids:
+            if wanted in where:
+                return wanted, where[wanted]
+        return None
+
     def actions(self) -> list[dict[str, Any]]:
         """The actions of this table (see :func:`action_spec`). Default: none."""
         return []
@@ -627,7 +641,7 @@ class TablePlugin(TableSource):
         """Capabilities sent in the ``initialize`` result.
 
         Keys: ``sort``, ``multiSort``, ``filter``, ``sections``, ``children``, ``actions``,
-        ``live``, ``paging``, ``move``. Default: none (the host sorts; ``paging`` defaults to true).
+        ``live``, ``paging``, ``move``, ``locate`` (answered by :meth:`TableSource.locate`). Default: none (the host sorts; ``paging`` defaults to true).
         """
         return {}
 
@@ -961,7 +975,7 @@ class TablePlugin(TableSource):
                 and self._initialized:
             return self._stream_rows(req.id, req.params)
         handler = {"open": self._open, "rows": self._rows, "children": self._children,
-                   "action": self._action, "move": self._move}.get(method)
+                   "action": self._action, "move": self._move, "locate": self._locate}.get(method)
         if handler is None:
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {method}")
         if not self._initialized:
@@ -1042,15 +1056,8 @@ class TablePlugin(TableSource):
         for name, value in (("offset", offset), ("limit", limit)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise RpcError(INVALID_PARAMS, f"{name} must be a non-negative integer")
-        caps = self._caps()
         columns = source.columns()
-        if caps.get("sort"):
-            sort = validate_sort(params.get("sort"), columns)
-            if len(sort) > 1 and not caps.get("multiSort"):
-                sort = sort[:1]
-        else:
-            sort = []  # the host sorts; a sort sent anyway is ignored
-        filt = params.get("filter") if caps.get("filter") else None
+        sort, filt = self._order(params, columns)
         got = source.rows(offset, limit, sort, filt)
         if isinstance(got, tuple):
             page, total = got
@@ -1062,6 +1069,28 @@ class TablePlugin(TableSource):
             result["generation"] = params["generation"]
         result.update({"offset": offset, "rows": page, "total": total})
         return self._fit(result)
+
+    def _order(self, params: dict[str, Any], columns: list[dict[str, Any]]) -> tuple[list, Any]:
+        """The validated sort and the filter of a ``rows`` or ``locate`` request."""
+        caps = self._caps()
+        if caps.get("sort"):
+            sort = validate_sort(params.get("sort"), columns)
+            if len(sort) > 1 and not caps.get("multiSort"):
+                sort = sort[:1]
+        else:
+            sort = []  # the host sorts; a sort sent anyway is ignored
+        return sort, (params.get("filter") if caps.get("filter") else None)
+
+    def _locate(self, params: dict[str, Any]) -> dict[str, Any]:
+        if not self._caps().get("locate"):
+            raise RpcError(METHOD_NOT_FOUND, "method not found: locate (no locate capability)")
+        source = self._source(params.get("table"))
+        ids = params.get("rows")
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise RpcError(INVALID_PARAMS, "rows must be a list of row ids (strings)")
+        sort, filt = self._order(params, source.columns())
+        found = source.locate(ids, sort, filt)
+        return {"row": found[0], "offset": found[1]} if found else {"row": None}
 
     # Streaming (``paging: False`` plugins, protocol section 11.3.1). Kept in functions of their
     # own: a plugin that declares ``{"paging": False}`` gets ``rows`` with ``stream: true`` and

@@ -187,6 +187,28 @@ class Paging(Shared):
         self.assertTrue(all(r["cells"][0].startswith("ada ") for r in res["rows"]))
 
 
+class Locate(Shared):
+    """`locate`: where rows are in an order and filter (the host's cursor follows its row)."""
+
+    def test_the_first_id_found_and_its_offset(self) -> None:
+        sort = [{"column": "name", "direction": "desc"}]
+        order = [r["id"] for r in self.all_rows(sort)]
+        res = self.p.call("locate", {"table": "root", "rows": ["nope", "p7", "p8"], "sort": sort,
+                                     "filter": None, "generation": 2})
+        self.assertEqual(res, {"row": "p7", "offset": order.index("p7")})
+
+    def test_filtered_out_rows_are_not_found(self) -> None:
+        res = self.p.call("locate", {"table": "root", "rows": ["p1"], "sort": [], "filter": "ADA",
+                                     "generation": 3})
+        self.assertEqual(res, {"row": None})
+        res = self.p.call("locate", {"table": "root", "rows": ["p1", "p10"], "sort": [],
+                                     "filter": "ADA", "generation": 3})
+        self.assertEqual(res, {"row": "p10", "offset": 1})
+
+    def test_bad_rows_param(self) -> None:
+        self.assertEqual(self.error("locate", {"table": "root", "rows": "p1", "sort": []}).code, -32602)
+
+
 class Sorting(Shared):
     def check_sorted(self, rows: list[dict], keys: list[tuple[str, str]]) -> None:
         self.assertEqual(sorted(r["id"] for r in rows), sorted(f"p{i}" for i in range(N)))

@@ -103,6 +103,7 @@ extension ScreenModel {
             return run(.sortBy(t.visibleColumns[ui.columnCursor].id, nil))
         case .clearSort: return run(.sortClear)
         case .toggleSelection:
+            if t?.cursorPath.isEmpty == false { ui.message = .init("only the table's own rows can be selected", isError: true); return [] }
             guard let t, let row = t.cache.row(at: cursor) else { return [] }
             return run(t.view.selection.contains(row.id) ? .unselect([row.id]) : .select([row.id]))
         case .open: return run(.open(nil))
@@ -114,7 +115,10 @@ extension ScreenModel {
             // Esc also stops long work: the running command (its requests get `$/cancel`) and the find.
             if ws.isBusy || ws.find?.isSearching == true { return [.core(.cancel)] }
             return []
-        case .restart: return run(.plugin(.restart, tab: nil))
+        case .refresh: return run(.refresh)
+        case .expand: return run(.expand(nil))
+        case .detailLine: return toggleDetailLine(t)
+        case .redraw: return [.redraw]
         case .editTabs: return startTabEdit(ws)
         case .moveColumnLeft, .moveColumnRight, .hideColumn, .narrowColumn, .widenColumn, .resetColumns:
             return editColumn(action, ws)

@@ -53,6 +53,8 @@ public struct UIState: Hashable, Sendable {
     public var find: String?
     /// The keys shown by help.
     public var keyMap: KeyMap
+    /// The cursor row's detail (the plugin's `detail`) shows on a line under it (key `v`).
+    public var showsDetailLine = false
 
     /// A UI state; the defaults show the table with the cursor on the first column.
     public init(mode: Mode = .table, columnCursor: Int = 0, columnScroll: Int = 1, message: StatusMessage? = nil,
