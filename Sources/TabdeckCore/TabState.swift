@@ -45,10 +45,14 @@ public struct TableState: Hashable, Sendable {
     /// After a restart: the id of the row the cursor was on, so the cursor follows that row
     /// when the first page around it arrives (nil once settled).
     public var cursorRowID: String?
+    /// The sections of the whole table (no filter), as the plugin last described them: back
+    /// when the filter is cleared.
+    var unfilteredSections: [SectionSpec]
 
     public init(key: String, description: TableDescription, view: TableViewState, label: String, cache: PageCache) {
         self.key = key; self.description = description; self.view = view; self.total = description.total
         self.label = label; self.cache = cache
+        self.unfilteredSections = description.sections
     }
 
     /// The columns in the user's order, with their customization.
@@ -127,6 +131,9 @@ public struct TabState: Hashable, Sendable {
     var restartReason: String?
     /// `open` failed: the next attempt waits for the backoff.
     public var openFailure: RequestFailure?
+    /// The user cancelled the tab's loading (Esc): no `open` or `rows` is sent for it until a
+    /// key moves the view or a command runs on it (``Workspace/job``).
+    public internal(set) var loadCancelled = false
 
     public init(id: String) { self.id = id }
 

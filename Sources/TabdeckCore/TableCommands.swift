@@ -41,9 +41,20 @@ extension Workspace {
             let id = try resolveColumn(word, in: t)
             let spec = t.description.columns.first { $0.id == id }!
             guard spec.sortable else { throw CommandError("column \(id) is not sortable") }
-            try requireSort(tab)
-            setSort(&t, SortOrder.choose(id, direction: direction, in: t.view.sort), tab, &effects)
-            return .done(saveTable(t, tab, &effects, sortOutput(t)))
+            if !a.applied {
+                try requireSort(tab)
+                a.applied = true
+                setSort(&t, SortOrder.choose(id, direction: direction, in: t.view.sort), tab, &effects)
+                saveTable(t, tab, &effects, ())
+            }
+            // Wait for the rows in view: sorting a big table takes the plugin a while (a job
+            // with progress, cancelled by Esc).
+            let start = tabs[tab]!.table!.view.scrollOffset
+            switch fetch(tab, start..<(start + viewportRows), &effects) {
+            case .waiting: return .waiting
+            case .unavailable(let reason): return .failed(reason)
+            case .ready: return .done(sortOutput(tabs[tab]!.table!))
+            }
         case .sortClear:
             setSort(&t, [], tab, &effects)
             return .done(saveTable(t, tab, &effects, sortOutput(t)))
@@ -190,6 +201,7 @@ extension Workspace {
         if t.view.selection.isAll { t.view.selection = [] }
         startGeneration(&t, &effects)
         t.total = nil
+        t.forgetSectionCounts()
     }
 
     func requireFilter(_ tab: String) throws(CommandError) {
@@ -305,6 +317,7 @@ extension Workspace {
     /// before the backoff has passed, and then only the first missing page, as a probe.
     mutating func fetch(_ tab: String, _ range: Range<Int>, _ effects: inout [Effect]) -> Readiness {
         guard case .ready = tabs[tab]!.phase, tabs[tab]!.reopenLevel == nil, !tabs[tab]!.terminating else { return .waiting }
+        if tabs[tab]!.loadCancelled { return .unavailable("loading was cancelled (move or press r to load again)") }
         var t = tabs[tab]!.table!
         var range = range
         if let total = t.total { range = min(range.lowerBound, total)..<min(range.upperBound, total) }
@@ -367,6 +380,7 @@ extension Workspace {
                 let visible = Set(t.cache.page(of: t.view.scrollOffset)...t.cache.page(of: t.view.scrollOffset + viewportRows))
                 t.cache.store(page: page, rows: result.rows, keep: visible)
                 if result.totalSent, let total = result.total { t.total = total }
+                if let sections = result.sections { t.updateSections(sections) }
                 if result.rows.count < t.cache.pageSize && (t.total == nil || !result.totalSent) {
                     t.total = page * t.cache.pageSize + result.rows.count
                 }

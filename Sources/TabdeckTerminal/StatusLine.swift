@@ -11,6 +11,7 @@ enum StatusLine {
         var segs: [(String, Style)] = []
         let tab = ws.selectedTab.flatMap { ws.tabs[$0] }
         if let error = tab?.problem { segs.append(("! " + firstLine(error), Palette.error)) }
+        if let job = ui.job { segs.append((JobLine.text(job), Palette.progress)) }
         if let notice = tab?.notice { segs.append((firstLine(notice), Palette.progress)) }
         if let m = ui.message, !m.text.isEmpty { segs.append((firstLine(m.text), m.isError ? Palette.error : .plain)) }
         if let t = tab?.table {
@@ -21,12 +22,12 @@ enum StatusLine {
             if !t.view.sort.isEmpty { segs.append(("sort: " + sortText(t), .plain)) }
         }
         if let f = ws.find, f.isSearching, f.tab == ws.selectedTab {
-            segs.append((finding(f, tab?.table), Palette.progress))
+            if ui.job?.job.kind != .find { segs.append((finding(f, tab?.table, ascii: ui.ascii), Palette.progress)) }
         } else if let find = ui.find, !find.isEmpty {
             segs.append(("/" + find, Palette.found))
         }
         if let status = tab?.status, !status.isEmpty { segs.append((firstLine(status), Palette.dim)) }
-        if let p = tab?.progress { segs.append((progress(p), Palette.progress)) }
+        if let p = tab?.progress, ui.job?.reported == nil { segs.append((progress(p), Palette.progress)) }
         return segs
     }
 
@@ -40,9 +41,9 @@ enum StatusLine {
     }
 
     /// `finding "ada"… 12,000 of 1,000,000 rows (Esc stops)`.
-    static func finding(_ f: FindState, _ t: TableState?) -> String {
+    static func finding(_ f: FindState, _ t: TableState?, ascii: Bool = false) -> String {
         let of = t?.total.map { " of " + formatCount($0) } ?? ""
-        return "finding \"\(Sanitizer.clean(f.text))\"… \(formatCount(f.checked))\(of) rows (Esc stops)"
+        return "finding \"\(Sanitizer.clean(f.text))\"\(ascii ? "..." : "…") \(formatCount(f.checked))\(of) rows (Esc stops)"
     }
 
     /// The section index prompt: what was typed, then the titles of the sections it matches.

@@ -1,4 +1,5 @@
 import TabdeckCore
+import TabdeckProtocol
 
 /// The one-line tab bar of narrow terminals: no section headers, scrolled so the selected tab
 /// is visible, with `<` and `>` where tabs are cut off.
@@ -7,7 +8,7 @@ enum TabBar {
     static func item(_ tab: TabLabel) -> String {
         var s = " "
         if let glyph = tab.glyph { s += glyph + " " }
-        s += tab.title
+        s += TextFit.cut(Sanitizer.clean(tab.title), TabLabel.maxBarTitle).text
         if let badge = tab.badge { s += " " + badge }
         return s + " "
     }
@@ -32,9 +33,9 @@ enum TabBar {
         return (first, last(from: first))
     }
 
-    static func draw(_ ws: Workspace, into buf: inout ScreenBuffer, _ rect: Rect) {
+    static func draw(_ ws: Workspace, ascii: Bool = false, into buf: inout ScreenBuffer, _ rect: Rect) {
         guard !rect.isEmpty else { return }
-        let tabs = TabLabel.visible(ws)
+        let tabs = TabLabel.visible(ws, ascii: ascii)
         let items = tabs.map(item)
         let widths = items.map(TextFit.width)
         let selected = tabs.firstIndex { $0.selected } ?? 0

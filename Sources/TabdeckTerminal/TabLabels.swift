@@ -1,4 +1,5 @@
 import TabdeckCore
+import TabdeckProtocol
 
 /// What the tab bar and the sidebar show for one tab.
 struct TabLabel: Hashable {
@@ -9,12 +10,20 @@ struct TabLabel: Hashable {
     var failed: Bool
     var selected: Bool
 
-    /// The visible tabs of the workspace, in display order.
-    static func visible(_ ws: Workspace) -> [TabLabel] {
+    /// The most cells a badge takes (a longer one is cut with `…`).
+    static let maxBadge = 6
+    /// The most cells a title takes in the tab bar (a longer one ends with `…`).
+    static let maxBarTitle = 20
+
+    /// The visible tabs of the workspace, in display order. In ASCII mode, glyphs that are not
+    /// ASCII are left out.
+    static func visible(_ ws: Workspace, ascii: Bool = false) -> [TabLabel] {
         ws.layout.visibleTabs.compactMap { id in
             guard let config = ws.config.tab(id) else { return nil }
             let state = ws.tabs[id]
-            return TabLabel(id: id, title: config.title, glyph: config.glyph, badge: state?.shownBadge,
+            let glyph = config.glyph.flatMap { !ascii || ASCII.isPrintable($0) ? $0 : nil }
+            let badge = state?.shownBadge.map { TextFit.cut(Sanitizer.clean($0), maxBadge).text }
+            return TabLabel(id: id, title: config.title, glyph: glyph, badge: badge,
                             failed: state?.problem != nil, selected: ws.selectedTab == id)
         }
     }
