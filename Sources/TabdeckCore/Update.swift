@@ -156,6 +156,7 @@ extension Workspace {
                 tabs[a.tab]!.table = t
                 tabs[a.tab]!.loadCancelled = true  // not asked for again at once (a key moving the view does)
             }
+            tabs[a.tab]?.progress = nil  // the plugin's report was about the work cancelled
             stopped.insert("\"\(a.line)\"", at: 0)
             finish(.failed("cancelled \"\(a.line)\""), &effects)
         }

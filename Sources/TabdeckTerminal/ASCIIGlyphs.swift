@@ -37,3 +37,11 @@ enum ASCIIGlyphs {
         }
     }
 }
+
+extension UIState {
+    /// Whether a terminal with this environment gets ASCII borders and glyphs: `TERM=dumb`, or
+    /// `NO_COLOR` set to a non-empty value (a terminal without colour).
+    public static func wantsASCII(environment: [String: String]) -> Bool {
+        environment["TERM"] == "dumb" || !(environment["NO_COLOR"] ?? "").isEmpty
+    }
+}

@@ -7,13 +7,13 @@ enum StatusLine {
     static let separator = " · "
     static let barWidth = 10
 
-    static func segments(_ ws: Workspace, ui: UIState) -> [(text: String, style: Style)] {
+    static func segments(_ ws: Workspace, ui: UIState, width: Int = 80) -> [(text: String, style: Style)] {
         var segs: [(String, Style)] = []
         let tab = ws.selectedTab.flatMap { ws.tabs[$0] }
         if let error = tab?.problem { segs.append(("! " + firstLine(error), Palette.error)) }
-        if let job = ui.job { segs.append((JobLine.text(job), Palette.progress)) }
         if let notice = tab?.notice { segs.append((firstLine(notice), Palette.progress)) }
         if let m = ui.message, !m.text.isEmpty { segs.append((firstLine(m.text), m.isError ? Palette.error : .plain)) }
+        if let job = ui.job { segs.append((JobLine.text(job, width: width), Palette.progress)) }
         if let t = tab?.table {
             segs.append((position(t), .plain))
             let selected = t.view.selection.summary(total: t.total)
@@ -96,7 +96,7 @@ enum StatusLine {
             return
         }
         var x = 0
-        for (i, seg) in segments(ws, ui: ui).enumerated() {
+        for (i, seg) in segments(ws, ui: ui, width: width).enumerated() {
             if i > 0 { x += buf.set(x: x, y: y, separator, style: Palette.dim, maxWidth: width - x) }
             let room = width - x
             guard room > 0 else { break }
