@@ -66,6 +66,6 @@ enum Sidebar {
             buf.set(x: x + width - 1 - TextFit.width(badge), y: y, badge, style: style, maxWidth: badges)
         }
         let room = x + width - badgeWidth - cx - 1
-        buf.set(x: cx, y: y, TextFit.fit(tab.title, max(0, room)), style: tab.selected ? base.emphasized : base, maxWidth: max(0, room))
+        buf.set(x: cx, y: y, TabLabel.shortened(tab.title, max(1, room)), style: tab.selected ? base.emphasized : base, maxWidth: max(0, room))
     }
 }

@@ -12,7 +12,10 @@ enum StatusLine {
         let tab = ws.selectedTab.flatMap { ws.tabs[$0] }
         if let error = tab?.problem { segs.append(("! " + firstLine(error), Palette.error)) }
         if let notice = tab?.notice { segs.append((firstLine(notice), Palette.progress)) }
-        if let m = ui.message, !m.text.isEmpty { segs.append((firstLine(m.text), m.isError ? Palette.error : .plain)) }
+        // A message that only repeats the position (`goto` says where it went) is not said twice.
+        if let m = ui.message, !m.text.isEmpty, m.isError || tab?.table.map({ position($0) != m.text }) ?? true {
+            segs.append((firstLine(m.text), m.isError ? Palette.error : .plain))
+        }
         if let job = ui.job { segs.append((JobLine.text(job, width: width), Palette.progress)) }
         if let t = tab?.table {
             segs.append((position(t), .plain))
@@ -92,7 +95,8 @@ enum StatusLine {
             return
         }
         if case .help = ui.mode {
-            buf.set(x: 0, y: y, "help · ↑↓ PgUp PgDn scroll · Esc or ? closes", style: Palette.dim, maxWidth: width)
+            let hint = width < 45 ? "help · ↑↓ scroll · Esc closes" : "help · ↑↓ PgUp PgDn scroll · Esc or ? closes"
+            buf.set(x: 0, y: y, hint, style: Palette.dim, maxWidth: width)
             return
         }
         var x = 0

@@ -8,7 +8,7 @@ enum TabBar {
     static func item(_ tab: TabLabel) -> String {
         var s = " "
         if let glyph = tab.glyph { s += glyph + " " }
-        s += TextFit.cut(Sanitizer.clean(tab.title), TabLabel.maxBarTitle).text
+        s += TabLabel.shortened(tab.title, TabLabel.maxBarTitle)
         if let badge = tab.badge { s += " " + badge }
         return s + " "
     }

@@ -29,4 +29,13 @@ struct TabLabel: Hashable {
     }
 
     var badgeStyle: Style { failed ? Palette.failedBadge : Palette.badge }
+
+    /// `title` in at most `width` cells, ending with `…` when cut (no space before it).
+    static func shortened(_ title: String, _ width: Int) -> String {
+        let (cut, _) = TextFit.cut(Sanitizer.clean(title), width)
+        guard cut.hasSuffix("…") else { return cut }
+        var kept = Substring(cut.dropLast())
+        while kept.last == " " { kept = kept.dropLast() }
+        return kept + "…"
+    }
 }
