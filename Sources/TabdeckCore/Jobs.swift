@@ -12,6 +12,8 @@ public struct Job: Hashable, Sendable {
         case find
         /// The selected tab's plugin starting and its root table opening.
         case opening
+        /// The rows in view of a new sort order (the plugin sorts a big table).
+        case loading
     }
 
     public var kind: Kind
@@ -47,6 +49,10 @@ extension Workspace {
             return Job(kind: .find, tab: f.tab, title: "finding \"\(Sanitizer.clean(f.text))\"", done: f.checked,
                        total: tabs[f.tab]?.stack.first { $0.key == f.table }?.total)
         }
+        if let tab = layout.selected, let state = tabs[tab], let line = state.viewJob, !state.loadCancelled,
+           let t = state.table, !viewLoaded(t) {
+            return Job(kind: .loading, tab: tab, title: Sanitizer.clean(line))
+        }
         guard let tab = layout.selected, let state = tabs[tab], state.stack.isEmpty, !state.loadCancelled,
               state.problem == nil, !state.terminating else { return nil }
         let opening: Bool
@@ -68,6 +74,40 @@ extension Workspace {
         }
         tabs[job.tab]!.navigating = false
         tabs[job.tab]!.loadCancelled = true
+        return job.title
+    }
+
+    /// `line` (a sort) changed what the view of `tab` shows: until its rows are in, it is a job.
+    mutating func awaitView(_ tab: String, _ line: String) {
+        guard let t = tabs[tab]?.table else { return }
+        tabs[tab]!.viewJob = viewLoaded(t) ? nil : line
+    }
+
+    /// Ends the view's job once its rows are in.
+    mutating func settleViewJob(_ tab: String) {
+        guard tabs[tab]?.viewJob != nil, let t = tabs[tab]!.table, viewLoaded(t) else { return }
+        tabs[tab]!.viewJob = nil
+    }
+
+    /// Whether every row in `t`'s view is cached.
+    func viewLoaded(_ t: TableState) -> Bool {
+        var end = t.view.scrollOffset + viewportRows
+        if let total = t.total { end = min(end, total) }
+        guard end > t.view.scrollOffset else { return true }
+        let pages = t.cache.page(of: t.view.scrollOffset)...t.cache.page(of: end - 1)
+        return pages.allSatisfy { t.cache.has(page: $0) }
+    }
+
+    /// Stops the selected tab's view job (the rows of a new sort): its pages get `$/cancel` and
+    /// are not asked for again until a key moves the view. Returns the job's title, nil if none.
+    mutating func cancelViewJob(_ effects: inout [Effect]) -> String? {
+        guard let job = job, job.kind == .loading, var t = tabs[job.tab]!.table else { return nil }
+        for id in t.cache.inflight.values.sorted(by: { $0.description < $1.description }) { cancel(id, &effects) }
+        t.cache.inflight = [:]
+        tabs[job.tab]!.table = t
+        tabs[job.tab]!.loadCancelled = true
+        tabs[job.tab]!.viewJob = nil
+        tabs[job.tab]!.progress = nil  // the plugin's report was about the sort cancelled
         return job.title
     }
 

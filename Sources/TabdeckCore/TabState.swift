@@ -134,6 +134,8 @@ public struct TabState: Hashable, Sendable {
     /// The user cancelled the tab's loading (Esc): no `open` or `rows` is sent for it until a
     /// key moves the view or a command runs on it (``Workspace/job``).
     public internal(set) var loadCancelled = false
+    /// The command (`sort name`) whose rows the view waits for: a ``Job`` until they are in.
+    public internal(set) var viewJob: String?
 
     public init(id: String) { self.id = id }
 

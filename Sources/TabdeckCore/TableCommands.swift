@@ -41,23 +41,16 @@ extension Workspace {
             let id = try resolveColumn(word, in: t)
             let spec = t.description.columns.first { $0.id == id }!
             guard spec.sortable else { throw CommandError("column \(id) is not sortable") }
-            if !a.applied {
-                try requireSort(tab)
-                a.applied = true
-                setSort(&t, SortOrder.choose(id, direction: direction, in: t.view.sort), tab, &effects)
-                saveTable(t, tab, &effects, ())
-            }
-            // Wait for the rows in view: sorting a big table takes the plugin a while (a job
-            // with progress, cancelled by Esc).
-            let start = tabs[tab]!.table!.view.scrollOffset
-            switch fetch(tab, start..<(start + viewportRows), &effects) {
-            case .waiting: return .waiting
-            case .unavailable(let reason): return .failed(reason)
-            case .ready: return .done(sortOutput(tabs[tab]!.table!))
-            }
+            try requireSort(tab)
+            setSort(&t, SortOrder.choose(id, direction: direction, in: t.view.sort), tab, &effects)
+            let output = saveTable(t, tab, &effects, sortOutput(t))
+            awaitView(tab, a.line)
+            return .done(output)
         case .sortClear:
             setSort(&t, [], tab, &effects)
-            return .done(saveTable(t, tab, &effects, sortOutput(t)))
+            let output = saveTable(t, tab, &effects, sortOutput(t))
+            awaitView(tab, a.line)
+            return .done(output)
         case .filterShow, .filterSet:
             if case .filterSet(let text) = a.command, !a.applied {
                 try requireFilter(tab)
@@ -387,6 +380,7 @@ extension Workspace {
                 t.rowsFailure = nil
                 followCursorRow(&t, page: page)
                 tabs[tab]!.stack[i] = t
+                settleViewJob(tab)
             } catch {
                 pageFailed(&t, "\(rows): bad result: \(error)", &effects)
                 tabs[tab]!.stack[i] = t

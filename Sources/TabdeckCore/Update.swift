@@ -160,7 +160,7 @@ extension Workspace {
             stopped.insert("\"\(a.line)\"", at: 0)
             finish(.failed("cancelled \"\(a.line)\""), &effects)
         }
-        if stopped.isEmpty, let opening = cancelOpening(&effects) { stopped.append(opening) }
+        if stopped.isEmpty, let loading = cancelViewJob(&effects) ?? cancelOpening(&effects) { stopped.append(loading) }
         return stopped.isEmpty ? nil : stopped.joined(separator: " and ")
     }
 

@@ -60,7 +60,13 @@ import TabdeckProtocol
     func escCancelsTheJobAndThePluginIsTold(kind: Kind) throws {
         var s = Self.start(kind)
         let job = try #require(s.scene.ws.job, "\(kind) runs as a job")
-        #expect(job.kind == (kind == .find ? .find : kind == .opening ? .opening : .command))
+        let expected: Job.Kind = switch kind {
+        case .find: .find
+        case .opening: .opening
+        case .sort: .loading
+        default: .command
+        }
+        #expect(job.kind == expected)
         s.input(.tick(now: 5))
         #expect(s.lines.last!.hasPrefix(JobLine.spinner[0] + " " + job.title))
         let held = Set(s.scene.held.filter { $0.method == Self.method(kind) }.map(\.id.json))

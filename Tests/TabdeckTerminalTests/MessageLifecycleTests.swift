@@ -58,18 +58,18 @@ import TabdeckProtocol
         ],
     ]
 
-    /// A cancel says "cancelled sort name" once; the core's "cancelled" error for it is the same
-    /// fact and does not replace it. Sorting again starts a new job: the old word goes, and the
-    /// job's own line is the only word on it.
+    /// A cancel says "cancelled export x.csv" once; the core's "cancelled" error for it is the
+    /// same fact and does not replace it. Exporting again starts a new job: the old word goes,
+    /// and the job's own line is the only word on it.
     @Test(arguments: [40, 80, 120])
     func aCancelIsSaidOnceAndANewJobDropsIt(width: Int) {
         var s = ScreenScene(width: width, height: 5)
-        s.scene.tables["people"]!.hold = { _ in true }
-        s.press(.char("s"))
+        s.scene.tables["people"]!.hold = { $0 >= 1000 }
+        s.input(.promptClosed("export x.csv"))
         s.press(.escape)
-        #expect(s.scene.failures.last == "cancelled \"sort name\"")  // the core said it too
+        #expect(s.scene.failures.last == "cancelled \"export x.csv\"")  // the core said it too
         check([s.lines.last!], Self.cancelled[width], "cancelled \(width)")
-        s.press(.char("s"))  // again (now descending): a new job
+        s.input(.promptClosed("export x.csv"))  // again: a new job
         s.input(.tick(now: 7))
         check([s.lines.last!], Self.again[width], "again \(width)")
         #expect(s.model.ui.message == nil)
@@ -77,24 +77,24 @@ import TabdeckProtocol
 
     static let cancelled: [Int: [String]] = [
         40: [
-            "cancelled sort name · row 1 of 1,000,000",
+            "cancelled export x.csv · row 1 of 1,000…",
         ],
         80: [
-            "cancelled sort name · row 1 of 1,000,000 · sort: Name ↑",
+            "cancelled export x.csv · row 1 of 1,000,000",
         ],
         120: [
-            "cancelled sort name · row 1 of 1,000,000 · sort: Name ↑",
+            "cancelled export x.csv · row 1 of 1,000,000",
         ],
     ]
     static let again: [Int: [String]] = [
         40: [
-            "⠋ sort name · 0.0 s · Esc cancels · row…",
+            "⠋ export x.csv ░░░░░ 0% 1,000/1,000,000…",
         ],
         80: [
-            "⠋ sort name · 0.0 s · Esc cancels · row 1 of 1,000,000 · sort: Name ↓",
+            "⠋ export x.csv ░░░░░░░░░░ 0% 1,000/1,000,000 · 0.0 s · Esc cancels · row 1 of 1…",
         ],
         120: [
-            "⠋ sort name · 0.0 s · Esc cancels · row 1 of 1,000,000 · sort: Name ↓",
+            "⠋ export x.csv ░░░░░░░░░░ 0% 1,000/1,000,000 · 0.0 s · Esc cancels · row 1 of 1,000,000",
         ],
     ]
 }
