@@ -93,7 +93,7 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.char("f")], .filter, "filter: keep only rows with a text (:filter clear shows all)"),
         KeyBinding([.char(":")], .command, "command line"),
         KeyBinding([.char("?")], .help, "this help"),
-        KeyBinding([.escape], .dismiss, "close help, detail or find; stop a running command"),
+        KeyBinding([.escape], .dismiss, "close help, detail, find or error; cancel a job"),
         KeyBinding([.char("r")], .restart, "restart the tab's plugin, back where you were"),
         KeyBinding([.char("q"), .ctrl("c")], .quit, "quit"),
     ])
