@@ -19,7 +19,7 @@ public struct Job: Hashable, Sendable {
     public var kind: Kind
     /// The tab the work is for.
     public var tab: String
-    /// What the status line calls it: `sort age`, `finding "ada"`, `opening People`
+    /// What the status line calls it: `sort age`, `find "ada"`, `opening People`
     /// (sanitized).
     public var title: String
     /// Rows the host has gone through, when it counts them itself (`export`, an action on all
@@ -46,7 +46,7 @@ extension Workspace {
             return job
         }
         if let f = find, f.isSearching {
-            return Job(kind: .find, tab: f.tab, title: "finding \"\(Sanitizer.clean(f.text))\"", done: f.checked,
+            return Job(kind: .find, tab: f.tab, title: "find \"\(Sanitizer.clean(f.text))\"", done: f.checked,
                        total: tabs[f.tab]?.stack.first { $0.key == f.table }?.total)
         }
         if let tab = layout.selected, let state = tabs[tab], let line = state.viewJob, !state.loadCancelled,

@@ -44,7 +44,7 @@ import TabdeckProtocol
             "*>name1              21 doing     Oslo",
             "  name2              22 done      Kyoto",
             "  name3              23 todo      Lima",
-            "- finding \"nowh... ----- 0% 998/1,000...",
+            "- find \"nowhere\" ----- 0% 998/1,000,0...",
         ],
         80: [
             " People  $ Orders  Processes  Logs",
@@ -53,7 +53,7 @@ import TabdeckProtocol
             "*>name1                   21 doing                      Oslo",
             "  name2                   22 done                       Kyoto",
             "  name3                   23 todo                       Lima",
-            "- finding \"nowhere\" ---------- 0% 998/1,000,000 - 0.2 s - Esc cancels - row 2 ..",
+            "- find \"nowhere\" ---------- 0% 998/1,000,000 - 0.2 s - Esc cancels - row 2 of ..",
         ],
         120: [
             " Data                   |  Name                 Age ^ Status                             City",
@@ -62,7 +62,7 @@ import TabdeckProtocol
             "                        |  name2                   22 done                               Kyoto",
             " System                 |  name3                   23 todo                               Lima",
             "    Processes           |  name4                   24 doing                              Lyon",
-            "- finding \"nowhere\" ---------- 0% 998/1,000,000 - 0.2 s - Esc cancels - row 2 of 1,000,000 - 1 selected - sort: Age ^",
+            "- find \"nowhere\" ---------- 0% 998/1,000,000 - 0.2 s - Esc cancels - row 2 of 1,000,000 - 1 selected - sort: Age ^",
         ],
     ]
 

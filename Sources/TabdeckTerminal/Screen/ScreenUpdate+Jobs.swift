@@ -22,9 +22,10 @@ extension ScreenModel {
         ui.job!.advance(job, reported: ws.tabs[job.tab]?.progress, now: now)
     }
 
-    /// A key ran an action: info messages fade, errors stay.
+    /// A key ran an action: info messages fade, errors stay (and a cancel is old news).
     mutating func fadeMessage() {
         if ui.message?.isError != true { ui.message = nil }
+        cancelledJob = nil
     }
 
     /// Esc in the table: closes the find, cancels the running job (the plugin gets `$/cancel`),
