@@ -39,8 +39,8 @@ public final class LineEditor {
     /// it as a lone Esc (which abandons the line).
     public static let escapeTimeout = 50
 
-    /// Reads one line with editing and history; nil at end of input (Ctrl-D) or when Esc
-    /// abandons it. Ctrl-C gives "". Lines are added to the history (and saved) as typed by the
+    /// Reads one line with editing and history; nil at end of input (Ctrl-D). Ctrl-C and a
+    /// lone Esc abandon the line: "" (nothing runs, the session goes on). Lines are added to the history (and saved) as typed by the
     /// rules of ``History/shouldAdd(_:after:)``.
     ///
     /// `typedAhead` is input already read from the terminal that belongs to this prompt (keys
@@ -54,7 +54,7 @@ public final class LineEditor {
         defer { leftover = Array(typeahead); typeahead = [] }
         guard let raw = readline(prompt) else { return nil }
         defer { free(raw) }
-        if escaped != 0 { return nil }
+        if escaped != 0 { return "" }
         let line = String(cString: raw)
         if History.shouldAdd(line, after: lastEntry()) {
             add_history(raw)
@@ -95,7 +95,7 @@ private func bindEscape() -> Int32 {
     return 0
 }
 
-/// Esc at the prompt: empties the line and ends the read; ``LineEditor/readLine(prompt:typedAhead:)`` returns nil.
+/// Esc at the prompt: empties the line and ends the read; ``LineEditor/readLine(prompt:typedAhead:)`` returns "".
 private func abandonLine(_ count: Int32, _ key: Int32) -> Int32 {
     escaped = 1
     rl_replace_line("", 0)
