@@ -33,10 +33,10 @@ enum Coalescing: Equatable {
             case .status: return (tab, .latest(.status))
             case .progress: return (tab, .latest(.progress))
             case .log: return (tab, .log)
-            case .invalidate(let table?, let rows, let total):
+            case .invalidate(let table?, let rows, let total, nil):
                 return (tab, .invalidate(InvalidateParts(table: table, rows: rows, total: total)))
-            case .invalidate(nil, _, _):
-                return (tab, .ordered)  // every table: a barrier, not merged
+            case .invalidate:
+                return (tab, .ordered)  // every table, or new sections: a barrier, not merged
             }
         default:
             return (tab, .ordered)

@@ -30,6 +30,8 @@ public final class FullScreen {
     /// The longest a batch of queued events is handled before a frame is drawn; also the
     /// interval of frames for plugin events when they come faster (`EventFrames`).
     static let frameBudget = 0.016
+    /// How often the model gets ``ScreenInput/tick(now:)`` while a job runs (spinner, time, rate).
+    static let tickInterval = 0.1
     /// When keys first moved a view not saved yet (``Runtime/now()``).
     var movedAt: Double?
     /// When a lone Esc becomes a key of its own.
@@ -43,6 +45,7 @@ public final class FullScreen {
         self.editor = editor
         self.terminal = terminal
         self.writer = ANSIWriter(environment: ProcessInfo.processInfo.environment)
+        model.ui.ascii = UIState.wantsASCII(environment: ProcessInfo.processInfo.environment)
         self.stats = ProcessInfo.processInfo.environment["TABDECK_FRAME_STATS"].map(FrameStats.init(path:))
         let queue = runtime.queue
         signal(SIGWINCH, SIG_IGN)
@@ -65,15 +68,26 @@ public final class FullScreen {
         draw()
         var changed = false  // events came since the last frame
         var eventFrames = EventFrames()
+        var lastTick: Double?  // while a job runs: when the model last got a tick
         while running {
             // A key's frame is drawn at once. Frames for plugin events too, unless they come
             // faster than `EventFrames` allows (a flood): then events wait (keys do not) until
             // the next one is allowed, so the main thread neither draws nor handles events one
             // at a time all the while, and a key finds it idle.
             let next = eventFrames.nextAllowed(now: runtime.now())
-            let keyed = collect(drawBy: changed ? next : nil, holdEventsUntil: next)
+            // While a job runs the model gets the clock every `tickInterval` (the first at once),
+            // through the wait's deadline: never a sleep.
+            if !model.wantsTicks { lastTick = nil }
+            let tickAt = model.wantsTicks ? (lastTick.map { $0 + Self.tickInterval } ?? runtime.now()) : nil
+            let keyed = collect(drawBy: [changed ? next : nil, tickAt].compactMap { $0 }.min(), holdEventsUntil: next)
             if keyed == true { runtime.dispatch(.refresh) }
             if keyed != nil { changed = true }
+            if let tickAt, model.wantsTicks, runtime.now() >= tickAt {
+                let now = runtime.now()
+                lastTick = now
+                apply(model.update(.tick(now: now), workspace: runtime.workspace))
+                changed = true
+            }
             if changed && (keyed == true || eventFrames.nextAllowed(now: runtime.now()) == nil) {
                 apply(model.update(.coreChanged, workspace: runtime.workspace))
                 draw()

@@ -108,3 +108,27 @@ extension Workspace {
         return s
     }
 }
+
+extension TableState {
+    /// Takes the sections a plugin sent with rows or `invalidate` (PROTOCOL.md §10.6): their
+    /// titles, footers and counts replace the description's; sections not listed stay, without
+    /// a count or footer (a filter may have emptied them; their rows say otherwise).
+    mutating func updateSections(_ new: [SectionSpec]) {
+        guard !sections.isEmpty || !new.isEmpty else { return }
+        let byID = Dictionary(new.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        var updated = description.sections.map { old in byID[old.id] ?? SectionSpec(id: old.id, title: old.title) }
+        // Sections new to the table go after the known ones, in the plugin's order.
+        let known = Set(updated.map(\.id))
+        updated += new.filter { !known.contains($0.id) }
+        description.sections = updated
+        if view.filter == nil { unfilteredSections = updated }
+    }
+
+    /// After a filter the sections' counts and footers describe rows no longer shown: they go
+    /// (headers then come from the rows' `section`) until the plugin sends new ones; clearing
+    /// the filter brings back the whole table's.
+    mutating func forgetSectionCounts() {
+        description.sections = view.filter == nil ? unfilteredSections
+            : unfilteredSections.map { SectionSpec(id: $0.id, title: $0.title) }
+    }
+}

@@ -62,10 +62,14 @@ public struct TableState: Hashable, Sendable {
     public var cursorPath: [Int] = []
     /// The child tables opened for expanded rows, by the path of row ids to the expanded row.
     public var outline: [[String]: OutlineChild] = [:]
+    /// The sections of the whole table (no filter), as the plugin last described them: back
+    /// when the filter is cleared.
+    var unfilteredSections: [SectionSpec]
 
     public init(key: String, description: TableDescription, view: TableViewState, label: String, cache: PageCache) {
         self.key = key; self.description = description; self.view = view; self.total = description.total
         self.label = label; self.cache = cache
+        self.unfilteredSections = description.sections
     }
 
     /// The columns in the user's order, with their customization.
@@ -144,6 +148,11 @@ public struct TabState: Hashable, Sendable {
     var restartReason: String?
     /// `open` failed: the next attempt waits for the backoff.
     public var openFailure: RequestFailure?
+    /// The user cancelled the tab's loading (Esc): no `open` or `rows` is sent for it until a
+    /// key moves the view or a command runs on it (``Workspace/job``).
+    public internal(set) var loadCancelled = false
+    /// The command (`sort name`) whose rows the view waits for: a ``Job`` until they are in.
+    public internal(set) var viewJob: String?
 
     public init(id: String) { self.id = id }
 

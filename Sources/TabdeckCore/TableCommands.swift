@@ -46,10 +46,14 @@ extension Workspace {
             guard spec.sortable else { throw CommandError("column \(id) is not sortable") }
             try requireSort(tab)
             setSort(&t, SortOrder.choose(id, direction: direction, in: t.view.sort), tab, &effects)
-            return .done(saveTable(t, tab, &effects, sortOutput(t)))
+            let output = saveTable(t, tab, &effects, sortOutput(t))
+            awaitView(tab, a.line)
+            return .done(output)
         case .sortClear:
             setSort(&t, [], tab, &effects)
-            return .done(saveTable(t, tab, &effects, sortOutput(t)))
+            let output = saveTable(t, tab, &effects, sortOutput(t))
+            awaitView(tab, a.line)
+            return .done(output)
         case .filterShow, .filterSet:
             if case .filterSet(let text) = a.command, !a.applied {
                 try requireFilter(tab)
@@ -193,6 +197,7 @@ extension Workspace {
         if t.view.selection.isAll { t.view.selection = [] }
         startGeneration(&t, &effects)
         t.total = nil
+        t.forgetSectionCounts()
     }
 
     func requireFilter(_ tab: String) throws(CommandError) {
@@ -309,6 +314,7 @@ extension Workspace {
     /// before the backoff has passed, and then only the first missing page, as a probe.
     mutating func fetch(_ tab: String, _ range: Range<Int>, _ effects: inout [Effect]) -> Readiness {
         guard case .ready = tabs[tab]!.phase, tabs[tab]!.reopenLevel == nil, !tabs[tab]!.terminating else { return .waiting }
+        if tabs[tab]!.loadCancelled { return .unavailable("loading was cancelled (move or press r to load again)") }
         locateCursorRow(tab, &effects)
         var t = tabs[tab]!.table!
         var range = range
@@ -372,12 +378,14 @@ extension Workspace {
                 let visible = Set(t.cache.page(of: t.view.scrollOffset)...t.cache.page(of: t.view.scrollOffset + viewportRows))
                 t.cache.store(page: page, rows: result.rows, keep: visible)
                 if result.totalSent, let total = result.total { t.total = total }
+                if let sections = result.sections { t.updateSections(sections) }
                 if result.rows.count < t.cache.pageSize && (t.total == nil || !result.totalSent) {
                     t.total = page * t.cache.pageSize + result.rows.count
                 }
                 t.rowsFailure = nil
                 followCursorRow(&t, page: page)
                 tabs[tab]!.stack[i] = t
+                settleViewJob(tab)
             } catch {
                 pageFailed(&t, "\(rows): bad result: \(error)", &effects)
                 tabs[tab]!.stack[i] = t

@@ -42,6 +42,7 @@ extension Workspace {
             followsView = true
             refreshSelected(&effects)
         case .cursor(let delta):
+            resumeLoading(layout.selected)
             moveCursor(by: delta, &effects)
         case .find(let text, let backward):
             startFind(text, backward: backward, &effects)
@@ -51,6 +52,7 @@ extension Workspace {
         case .cancel:
             _ = cancelWork(&effects)
         case .page(let how):
+            resumeLoading(layout.selected)
             guard let tab = layout.selected, var t = tabs[tab]?.table else { break }
             if how == .last && t.total == nil {
                 // Scrolling never waits for a plugin: go to the end once the count is known.
@@ -128,9 +130,12 @@ extension Workspace {
             return
         }
         if let active {
-            effects.append(.commandFailed("busy: still running \"\(active.line)\" (`cancel` stops it)"))
+            // What does not touch the running command's table runs beside it (other tabs, help).
+            if runsBeside(command) { runBeside(command, &effects); return }
+            effects.append(.commandFailed("busy: still running \"\(active.line)\" (Esc or `cancel` stops it)"))
             return
         }
+        resumeLoading(layout.selected)
         if let tab = layout.selected { tabs[tab]?.notice = nil }
         active = ActiveCommand(command: command, tab: layout.selected ?? "", line: line)
         advance(&effects)
@@ -151,10 +156,13 @@ extension Workspace {
                 for id in t.cache.inflight.values { cancel(id, &effects) }
                 t.cache.inflight = [:]
                 tabs[a.tab]!.table = t
+                tabs[a.tab]!.loadCancelled = true  // not asked for again at once (a key moving the view does)
             }
+            tabs[a.tab]?.progress = nil  // the plugin's report was about the work cancelled
             stopped.insert("\"\(a.line)\"", at: 0)
             finish(.failed("cancelled \"\(a.line)\""), &effects)
         }
+        if stopped.isEmpty, let loading = cancelViewJob(&effects) ?? cancelOpening(&effects) { stopped.append(loading) }
         return stopped.isEmpty ? nil : stopped.joined(separator: " and ")
     }
 
@@ -270,7 +278,7 @@ extension Workspace {
         case .progress(let done, let total, let message):
             let finished = total.map { done >= $0 } ?? false
             tabs[tab]!.progress = finished ? nil : PluginProgress(done: done, total: total, message: message)
-        case .invalidate(let table, let rows, var total):
+        case .invalidate(let table, let rows, var total, let sections):
             if let count = total, !(0...maxRowCount).contains(count) {
                 effects.append(.log(tab: tab, "tabdeck: bad \"invalidate\" notification: \(BadRowCount(field: "total", value: count)); the count is ignored"))
                 total = nil
@@ -280,6 +288,7 @@ extension Workspace {
                 anchorCursor(&tabs[tab]!.stack[i], droppedRows: rows.map(Set.init))
                 if let rows { tabs[tab]!.stack[i].cache.remove(ids: Set(rows)) } else { tabs[tab]!.stack[i].cache.removeAll() }
                 if let total { tabs[tab]!.stack[i].total = total }
+                if let sections { tabs[tab]!.stack[i].updateSections(sections) }
             }
         }
     }

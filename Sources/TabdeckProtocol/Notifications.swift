@@ -26,7 +26,8 @@ public enum BadgeValue: Hashable, Sendable, CustomStringConvertible {
 public enum PluginNotification: Hashable, Sendable {
     case badge(BadgeValue?)
     /// Rows changed: all of them (`rows` nil) or some ids; maybe a new total.
-    case invalidate(table: String?, rows: [String]?, total: Int?)
+    /// `sections` (optional): the table's sections as they are now (counts and footers).
+    case invalidate(table: String?, rows: [String]?, total: Int?, sections: [SectionSpec]? = nil)
     case progress(done: Double, total: Double?, message: String?)
     case status(String)
     case log(level: String, message: String)
@@ -38,7 +39,8 @@ public enum PluginNotification: Hashable, Sendable {
             return .badge(try BadgeValue.parse(params))
         case Method.invalidate:
             let r = try JSONReader(params == .null ? [:] : params, path: "params")
-            return .invalidate(table: try r.optionalString("table"), rows: try r.optionalStrings("rows"), total: try r.optionalInt("total"))
+            return .invalidate(table: try r.optionalString("table"), rows: try r.optionalStrings("rows"), total: try r.optionalInt("total"),
+                               sections: try SectionSpec.optionalList(r, "sections"))
         case Method.progress:
             let r = try JSONReader(params, path: "params")
             return .progress(done: try r.optionalDouble("done") ?? 0, total: try r.optionalDouble("total"),

@@ -18,6 +18,14 @@ public struct SectionSpec: Hashable, Sendable {
         if let count, count < 0 { throw JSONFieldError(path: r.pathOf("count"), reason: "must not be negative, got \(count)") }
     }
 
+    /// The sections in `key` of `r`, nil when the member is absent (or null).
+    public static func optionalList(_ r: JSONReader, _ key: String) throws(JSONFieldError) -> [SectionSpec]? {
+        guard let v = r.value(key), v != .null else { return nil }
+        var out: [SectionSpec] = []
+        for s in try r.optionalObjects(key) { out.append(try SectionSpec(reader: s)) }
+        return out
+    }
+
     public var json: JSONValue {
         var o: JSONObject = ["id": .string(id), "title": .string(title)]
         if let footer { o["footer"] = .string(footer) }
@@ -157,9 +165,13 @@ public struct RowsResult: Hashable, Sendable {
     public var total: Int?
     /// True when `total` was present on the wire (even as null).
     public var totalSent: Bool
+    /// The table's sections for this generation (counts and footers after a filter), when the
+    /// plugin sends them; nil: unchanged.
+    public var sections: [SectionSpec]?
 
-    public init(generation: Int, offset: Int, rows: [Row], total: Int?, totalSent: Bool = true) {
+    public init(generation: Int, offset: Int, rows: [Row], total: Int?, totalSent: Bool = true, sections: [SectionSpec]? = nil) {
         self.generation = generation; self.offset = offset; self.rows = rows; self.total = total; self.totalSent = totalSent
+        self.sections = sections
     }
 
     public init(_ value: JSONValue, path: String = "result") throws(JSONFieldError) {
@@ -186,12 +198,14 @@ public struct RowsResult: Hashable, Sendable {
             rows.append(try Row(reader: JSONReader(item, path: "\(r.pathOf("rows"))[\(i)]")))
         }
         self.init(generation: try r.optionalInt("generation") ?? 0, offset: try r.optionalInt("offset") ?? 0, rows: rows,
-                  total: try r.optionalInt("total"), totalSent: r.value("total") != nil)
+                  total: try r.optionalInt("total"), totalSent: r.value("total") != nil,
+                  sections: try SectionSpec.optionalList(r, "sections"))
     }
 
     public var json: JSONValue {
         var o: JSONObject = ["generation": .int(Int64(generation)), "offset": .int(Int64(offset)), "rows": .array(rows.map(\.json))]
         if totalSent { o["total"] = total.map { .int(Int64($0)) } ?? .null }
+        if let sections { o["sections"] = .array(sections.map(\.json)) }
         return .object(o)
     }
 }

@@ -8,8 +8,13 @@ enum HelpView {
         var heading = false
     }
 
+    /// The fewest cells a summary gets beside the keys; narrower, summaries go under them.
+    static let minRight = 20
+
     /// The help lines for `width` cells; a usage too long for the left column has its summary
-    /// on the next line, and long summaries wrap.
+    /// on the next line, and long summaries wrap. When the summaries would get fewer than
+    /// ``minRight`` cells beside the keys (40 columns), each goes under its keys, indented.
+    /// Nothing is cut: long usages wrap too.
     static func lines(_ keyMap: KeyMap, width: Int) -> (lines: [Line], leftWidth: Int) {
         var all = [Line(left: "Keys", heading: true)]
         all += keyMap.helpEntries.map { Line(left: "  " + $0.keys, right: $0.description) }
@@ -19,13 +24,18 @@ enum HelpView {
         all.append(Line(left: ""))
         all.append(Line(left: "Commands (type : first)", heading: true))
         all += CommandParser.catalog.map { Line(left: "  " + $0.usage, right: $0.summary) }
-        let leftWidth = min(30, all.filter { !$0.heading }.map { TextFit.width($0.left) }.max() ?? 0) + 2
-        let rightWidth = max(10, width - 1 - leftWidth)
+        let columns = min(30, all.filter { !$0.heading }.map { TextFit.width($0.left) }.max() ?? 0) + 2
+        let stacked = width - 1 - columns < minRight
+        let leftWidth = stacked ? 4 : columns
+        let rightWidth = max(1, width - 1 - leftWidth)
         var out: [Line] = []
         for line in all {
             var left = line.left
-            if !line.right.isEmpty && TextFit.width(line.left) + 2 > leftWidth {
-                out.append(Line(left: line.left))
+            if !line.right.isEmpty && (stacked || TextFit.width(line.left) + 2 > leftWidth) {
+                // The keys (or usage) on their own line(s), wrapped with an indent.
+                for (k, part) in TextFit.wrap(line.left, max(1, width - 1)).enumerated() {
+                    out.append(Line(left: k == 0 ? part : "    " + part, heading: line.heading))
+                }
                 left = ""
             }
             if line.right.isEmpty {

@@ -122,7 +122,7 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.char("f")], .filter, "filter: keep only rows with a text (:filter clear shows all)"),
         KeyBinding([.char(":")], .command, "command line"),
         KeyBinding([.char("?")], .help, "this help"),
-        KeyBinding([.escape], .dismiss, "close help, detail or find; stop a running command"),
+        KeyBinding([.escape], .dismiss, "close help, detail, find or error; cancel a job"),
         KeyBinding([.char("r")], .refresh, "fetch the rows again (restarts the tab's plugin when it is down)"),
         KeyBinding([.ctrl("l")], .redraw, "redraw the screen"),
         KeyBinding([.char("a")], .actions, "actions menu for the row or the selection"),

@@ -3,7 +3,8 @@ import Foundation
 import TabdeckCore
 
 /// A GNU readline prompt with history kept in a file across sessions, Tab completion, and
-/// Ctrl-C that cancels the line instead of ending the program.
+/// Ctrl-C or a lone Esc that abandon the line instead of ending the program (arrow keys, whose
+/// sequences start with Esc, keep working: readline tells them apart by ``escapeTimeout``).
 ///
 /// readline is process-global, so there is one editor per process.
 public final class LineEditor {
@@ -30,10 +31,17 @@ public final class LineEditor {
         rl_attempted_completion_function = attemptCompletion
         rl_getc_function = readKey
         rl_input_available_hook = inputAvailable
+        // Bound at each prompt, after readline has read the user's inputrc.
+        rl_startup_hook = bindEscape
     }
 
-    /// Reads one line with editing and history; nil at end of input (Ctrl-D). Ctrl-C gives "".
-    /// Non-blank lines that differ from the previous entry are added to the history and saved.
+    /// Milliseconds readline waits after an Esc for the rest of a key's sequence before taking
+    /// it as a lone Esc (which abandons the line).
+    public static let escapeTimeout = 50
+
+    /// Reads one line with editing and history; nil at end of input (Ctrl-D). Ctrl-C and a
+    /// lone Esc abandon the line: "" (nothing runs, the session goes on). Lines are added to the history (and saved) as typed by the
+    /// rules of ``History/shouldAdd(_:after:)``.
     ///
     /// `typedAhead` is input already read from the terminal that belongs to this prompt (keys
     /// typed right after `:`); readline reads it before the terminal. What it did not use (keys
@@ -42,11 +50,13 @@ public final class LineEditor {
         installInterruptHandler()
         defer { restoreInterruptHandler() }
         typeahead = typedAhead[...]
+        escaped = 0
         defer { leftover = Array(typeahead); typeahead = [] }
         guard let raw = readline(prompt) else { return nil }
         defer { free(raw) }
+        if escaped != 0 { return "" }
         let line = String(cString: raw)
-        if !line.trimmingCharacters(in: .whitespaces).isEmpty && line != lastEntry() {
+        if History.shouldAdd(line, after: lastEntry()) {
             add_history(raw)
             _ = write_history(historyFile)
             _ = history_truncate_file(historyFile, historyLimit)
@@ -74,6 +84,25 @@ nonisolated(unsafe) private var interrupted: sig_atomic_t = 0
 /// Input read before the prompt opened, served before the terminal.
 nonisolated(unsafe) private var typeahead: ArraySlice<UInt8> = []
 nonisolated(unsafe) private var previousInterrupt = sigaction()
+/// A lone Esc abandoned the line being read.
+nonisolated(unsafe) private var escaped: sig_atomic_t = 0
+
+/// Binds a lone Esc (the ANYOTHERKEY slot of the Esc keymap, so Esc sequences still work) to
+/// abandoning the line, with a short wait for the rest of a sequence.
+private func bindEscape() -> Int32 {
+    _ = rl_variable_bind("keyseq-timeout", String(LineEditor.escapeTimeout))
+    _ = rl_bind_keyseq("\\e", abandonLine)
+    return 0
+}
+
+/// Esc at the prompt: empties the line and ends the read; ``LineEditor/readLine(prompt:typedAhead:)`` returns "".
+private func abandonLine(_ count: Int32, _ key: Int32) -> Int32 {
+    escaped = 1
+    rl_replace_line("", 0)
+    rl_point = 0
+    rl_done = 1
+    return 0
+}
 
 private func attemptCompletion(_ text: UnsafePointer<CChar>?, _ start: Int32, _ end: Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
     guard let provider = completionProvider, let buffer = rl_line_buffer else { return nil }

@@ -10,8 +10,8 @@ enum Sidebar {
 
     /// Tabs without a section first, then each section with a header; empty sections are left
     /// out. In tab edit mode (`edit`), hidden tabs and empty sections are listed too.
-    static func lines(_ ws: Workspace, edit: TabEdit? = nil) -> [Line] {
-        let labels = Dictionary(uniqueKeysWithValues: (edit.map { TabLabel.editing(ws, $0) } ?? TabLabel.visible(ws)).map { ($0.id, $0) })
+    static func lines(_ ws: Workspace, edit: TabEdit? = nil, ascii: Bool = false) -> [Line] {
+        let labels = Dictionary(uniqueKeysWithValues: (edit.map { TabLabel.editing(ws, $0, ascii: ascii) } ?? TabLabel.visible(ws, ascii: ascii)).map { ($0.id, $0) })
         var lines: [Line] = []
         let loose = ws.layout.tabs.filter { $0.section == nil }.compactMap { labels[$0.tab] }
         lines += loose.map { .tab($0) }
@@ -26,12 +26,14 @@ enum Sidebar {
     }
 
     /// Draws the sidebar in `rect` (its right edge is a separator line).
-    static func draw(_ ws: Workspace, edit: TabEdit? = nil, into buf: inout ScreenBuffer, _ rect: Rect) {
+    static func draw(_ ws: Workspace, edit: TabEdit? = nil, ascii: Bool = false, into buf: inout ScreenBuffer, _ rect: Rect) {
         guard !rect.isEmpty else { return }
-        let lines = lines(ws, edit: edit)
+        let lines = lines(ws, edit: edit, ascii: ascii)
         let width = rect.width - 1
-        // The glyph column is as wide as the widest glyph (titles stay aligned).
+        // The glyph column is as wide as the widest glyph (titles stay aligned), and so is the
+        // badge column as wide as the widest badge: every title gets the same room.
         let glyphs = lines.map { if case .tab(let t) = $0, let g = t.glyph { min(2, TextFit.width(g)) } else { 0 } }.max() ?? 0
+        let badges = lines.map { if case .tab(let t) = $0, let b = t.badge { TextFit.width(b) } else { 0 } }.max() ?? 0
         // Scroll so the selected tab is visible.
         let selected = lines.firstIndex { if case .tab(let t) = $0 { t.selected } else { false } } ?? 0
         let top = max(0, min(selected - rect.height + 1, lines.count - rect.height))
@@ -42,14 +44,15 @@ enum Sidebar {
             case .header(let title):
                 buf.set(x: rect.x + 1, y: y, title, style: Palette.sectionHeader, maxWidth: width - 1)
             case .tab(let tab):
-                drawTab(tab, glyphs: glyphs, into: &buf, x: rect.x, y: y, width: width)
+                drawTab(tab, glyphs: glyphs, badges: badges, into: &buf, x: rect.x, y: y, width: width)
             }
         }
         for y in rect.y..<rect.maxY { buf.set(x: rect.maxX - 1, y: y, "│", style: Palette.separator) }
     }
 
-    /// `  ◆ Title        3 ` with the badge right-aligned; the selected tab reversed.
-    static func drawTab(_ tab: TabLabel, glyphs: Int, into buf: inout ScreenBuffer, x: Int, y: Int, width: Int) {
+    /// `  ◆ Title        3 ` with the badge right-aligned in a column `badges` wide (a long title
+    /// ends with `…` before it); the selected tab reversed.
+    static func drawTab(_ tab: TabLabel, glyphs: Int, badges: Int, into buf: inout ScreenBuffer, x: Int, y: Int, width: Int) {
         let base: Style = tab.selected ? Style(reverse: true) : .plain
         buf.fill(x: x, y: y, count: width, style: base)
         var cx = x + 2
@@ -58,19 +61,17 @@ enum Sidebar {
             cx += glyphs + 1
         }
         if tab.editing && tab.selected { buf.set(x: x, y: y, "›", style: base) }
-        var badgeWidth = 0
+        var badgeWidth = badges > 0 ? badges + 1 : 0
         if tab.hidden {
-            badgeWidth = TabEditView.hiddenMark.count + 1
-            buf.set(x: x + width - badgeWidth, y: y, TabEditView.hiddenMark, style: tab.selected ? base : Palette.dim)
+            badgeWidth = max(badgeWidth, TabEditView.hiddenMark.count + 1)
+            buf.set(x: x + width - 1 - TabEditView.hiddenMark.count, y: y, TabEditView.hiddenMark, style: tab.selected ? base : Palette.dim)
         } else if let badge = tab.badge {
-            let text = TextFit.fit(badge, min(6, TextFit.width(badge)))
-            badgeWidth = TextFit.width(text) + 1
             var style = tab.badgeStyle
             style.reverse = tab.selected
-            buf.set(x: x + width - badgeWidth, y: y, text, style: style)
+            buf.set(x: x + width - 1 - TextFit.width(badge), y: y, badge, style: style, maxWidth: badges)
         }
         let room = x + width - badgeWidth - cx - 1
         let titleStyle = tab.selected ? base.emphasized : tab.hidden ? Palette.dim : base
-        buf.set(x: cx, y: y, TextFit.fit(tab.title, max(0, room)), style: titleStyle, maxWidth: max(0, room))
+        buf.set(x: cx, y: y, TabLabel.shortened(tab.title, max(1, room)), style: titleStyle, maxWidth: max(0, room))
     }
 }

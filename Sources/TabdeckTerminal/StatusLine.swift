@@ -7,12 +7,16 @@ enum StatusLine {
     static let separator = " · "
     static let barWidth = 10
 
-    static func segments(_ ws: Workspace, ui: UIState) -> [(text: String, style: Style)] {
+    static func segments(_ ws: Workspace, ui: UIState, width: Int = 80) -> [(text: String, style: Style)] {
         var segs: [(String, Style)] = []
         let tab = ws.selectedTab.flatMap { ws.tabs[$0] }
         if let error = tab?.problem { segs.append(("! " + firstLine(error), Palette.error)) }
         if let notice = tab?.notice { segs.append((firstLine(notice), Palette.progress)) }
-        if let m = ui.message, !m.text.isEmpty { segs.append((firstLine(m.text), m.isError ? Palette.error : .plain)) }
+        // A message that only repeats the position (`goto` says where it went) is not said twice.
+        if let m = ui.message, !m.text.isEmpty, m.isError || tab?.table.map({ position($0) != m.text }) ?? true {
+            segs.append((firstLine(m.text), m.isError ? Palette.error : .plain))
+        }
+        if let job = ui.job { segs.append((JobLine.text(job, width: width), Palette.progress)) }
         if let t = tab?.table {
             segs.append((position(t) + TableView.childPosition(t), .plain))
             let selected = t.view.selection.summary(total: t.total)
@@ -21,12 +25,12 @@ enum StatusLine {
             if !t.view.sort.isEmpty { segs.append(("sort: " + sortText(t), .plain)) }
         }
         if let f = ws.find, f.isSearching, f.tab == ws.selectedTab {
-            segs.append((finding(f, tab?.table), Palette.progress))
+            if ui.job?.job.kind != .find { segs.append((finding(f, tab?.table, ascii: ui.ascii), Palette.progress)) }
         } else if let find = ui.find, !find.isEmpty {
             segs.append(("/" + find, Palette.found))
         }
         if let status = tab?.status, !status.isEmpty { segs.append((firstLine(status), Palette.dim)) }
-        if let p = tab?.progress { segs.append((progress(p), Palette.progress)) }
+        if let p = tab?.progress, ui.job?.reported == nil { segs.append((progress(p), Palette.progress)) }
         return segs
     }
 
@@ -40,9 +44,9 @@ enum StatusLine {
     }
 
     /// `finding "ada"… 12,000 of 1,000,000 rows (Esc stops)`.
-    static func finding(_ f: FindState, _ t: TableState?) -> String {
+    static func finding(_ f: FindState, _ t: TableState?, ascii: Bool = false) -> String {
         let of = t?.total.map { " of " + formatCount($0) } ?? ""
-        return "finding \"\(Sanitizer.clean(f.text))\"… \(formatCount(f.checked))\(of) rows (Esc stops)"
+        return "finding \"\(Sanitizer.clean(f.text))\"\(ascii ? "..." : "…") \(formatCount(f.checked))\(of) rows (Esc stops)"
     }
 
     /// The section index prompt: what was typed, then the titles of the sections it matches.
@@ -95,11 +99,12 @@ enum StatusLine {
             return
         }
         if case .help = ui.mode {
-            buf.set(x: 0, y: y, "help · ↑↓ PgUp PgDn scroll · Esc or ? closes", style: Palette.dim, maxWidth: width)
+            let hint = width < 45 ? "help · ↑↓ scroll · Esc closes" : "help · ↑↓ PgUp PgDn scroll · Esc or ? closes"
+            buf.set(x: 0, y: y, hint, style: Palette.dim, maxWidth: width)
             return
         }
         var x = 0
-        for (i, seg) in segments(ws, ui: ui).enumerated() {
+        for (i, seg) in segments(ws, ui: ui, width: width).enumerated() {
             if i > 0 { x += buf.set(x: x, y: y, separator, style: Palette.dim, maxWidth: width - x) }
             let room = width - x
             guard room > 0 else { break }

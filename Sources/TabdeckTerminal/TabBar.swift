@@ -1,4 +1,5 @@
 import TabdeckCore
+import TabdeckProtocol
 
 /// The one-line tab bar of narrow terminals: no section headers, scrolled so the selected tab
 /// is visible, with `<` and `>` where tabs are cut off.
@@ -10,7 +11,7 @@ enum TabBar {
         let cursor = tab.editing && tab.selected
         var s = sectionPrefix(tab) + (cursor ? "[" : " ")
         if let glyph = tab.glyph { s += glyph + " " }
-        s += tab.title
+        s += TabLabel.shortened(tab.title, TabLabel.maxBarTitle)
         if tab.hidden { s += " (" + TabEditView.hiddenMark + ")" } else if let badge = tab.badge { s += " " + badge }
         return s + (cursor ? "]" : " ")
     }
@@ -40,9 +41,9 @@ enum TabBar {
         return (first, last(from: first))
     }
 
-    static func draw(_ ws: Workspace, edit: TabEdit? = nil, into buf: inout ScreenBuffer, _ rect: Rect) {
+    static func draw(_ ws: Workspace, edit: TabEdit? = nil, ascii: Bool = false, into buf: inout ScreenBuffer, _ rect: Rect) {
         guard !rect.isEmpty else { return }
-        let tabs = edit.map { TabLabel.editing(ws, $0) } ?? TabLabel.visible(ws)
+        let tabs = edit.map { TabLabel.editing(ws, $0, ascii: ascii) } ?? TabLabel.visible(ws, ascii: ascii)
         let items = tabs.map(item)
         let widths = items.map(TextFit.width)
         let selected = tabs.firstIndex { $0.selected } ?? 0

@@ -26,6 +26,11 @@ public enum WorkspaceRenderer {
     /// `layout` is the selected table's ``columnLayout(workspace:size:ui:)`` when the caller has
     /// it already (nil: computed here); it must be the one for this `ui` and size.
     public static func render(workspace ws: Workspace, ui: UIState, layout: ColumnLayout?, into buf: inout ScreenBuffer) {
+        drawFrame(ws, ui: ui, layout: layout, into: &buf)
+        if ui.ascii { ASCIIGlyphs.apply(to: &buf) }
+    }
+
+    static func drawFrame(_ ws: Workspace, ui: UIState, layout: ColumnLayout?, into buf: inout ScreenBuffer) {
         guard buf.width > 0, buf.height > 0 else { return }
         let regions = Regions(ws, width: buf.width, height: buf.height)
         StatusLine.draw(ws, ui: ui, into: &buf, y: regions.status, width: buf.width)
@@ -33,7 +38,7 @@ public enum WorkspaceRenderer {
             HelpView.draw(ui.keyMap, scroll: scroll, into: &buf, Rect(x: 0, y: 0, width: buf.width, height: regions.status))
             return
         }
-        if regions.sidebar { Sidebar.draw(ws, edit: ui.tabEdit, into: &buf, regions.tabs) } else { TabBar.draw(ws, edit: ui.tabEdit, into: &buf, regions.tabs) }
+        if regions.sidebar { Sidebar.draw(ws, edit: ui.tabEdit, ascii: ui.ascii, into: &buf, regions.tabs) } else { TabBar.draw(ws, edit: ui.tabEdit, ascii: ui.ascii, into: &buf, regions.tabs) }
         if case .output(let text, let scroll) = ui.mode {
             OutputPanel.draw(text, scroll: scroll, into: &buf, regions.content)
         } else {
@@ -84,7 +89,8 @@ public enum WorkspaceRenderer {
                     buf.set(x: x, y: r.content.y + i, line, style: Palette.error, maxWidth: width)
                 }
             } else {
-                buf.set(x: x, y: r.content.y, "loading…", style: Palette.dim, maxWidth: width)
+                let note = tab.loadCancelled ? "not loaded: opening was cancelled (r opens it)" : ui.ascii ? "loading..." : "loading…"
+                buf.set(x: x, y: r.content.y, note, style: Palette.dim, maxWidth: width)
             }
             return
         }

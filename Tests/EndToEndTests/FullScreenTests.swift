@@ -137,6 +137,31 @@ import Testing
         try await screen.waitFor("row 5 of 5")  // never on a header or footer
     }
 
+    /// A lone Esc abandons the `:` line (nothing runs), while arrow keys, whose sequences start
+    /// with Esc, still edit and recall history.
+    @Test(.enabled(if: available)) func escClosesTheCommandLine() async throws {
+        let screen = try Screen(config: Self.root + "/config.json")
+        defer { screen.close() }
+        try await screen.waitFor("row 1 of 200")
+        await screen.keys(":")
+        await screen.type("goto 15")
+        await screen.keys("Enter")
+        try await screen.waitFor("row 15 of 200")
+        await screen.keys(":")
+        await screen.keys("Up")  // an escape sequence: recalls the last line
+        try await screen.waitFor(":goto 15")
+        await screen.keys("BSpace", "BSpace")
+        await screen.type("40")
+        await screen.keys("Left")  // another sequence: moves in the line
+        await screen.type("1")
+        try await screen.waitFor(":goto 410")
+        await screen.keys("Escape")  // alone: the line is abandoned, nothing runs
+        try await screen.waitUntil { !$0.last!.hasPrefix(":") && $0.last!.contains("row 15 of 200") }
+        await screen.keys("j")  // the table has the keys again
+        try await screen.waitFor("row 16 of 200")
+        #expect(!screen.lines().joined().contains("410"))
+    }
+
     @Test(.enabled(if: available)) func aCommandTypedRightAfterTheColonIsNotLost() async throws {
         let screen = try Screen(config: Self.root + "/config.json")
         defer { screen.close() }

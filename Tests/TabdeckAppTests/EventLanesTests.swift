@@ -212,7 +212,7 @@ struct CoreModel {
             case .status?: view.status = params
             case .progress?: view.progress = params
             case .log?: view.logs.append("\(params)")
-            case .invalidate(let table?, let rows, let total)?:
+            case .invalidate(let table?, let rows, let total, _)?:
                 if let rows { view.cached[table]?.subtract(rows) } else { view.cached[table] = [] }
                 if let total { view.total[table] = total }
             default: break

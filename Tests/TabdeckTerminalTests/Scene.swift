@@ -20,6 +20,12 @@ struct FakeTable {
     /// Rows of child tables (`children` of row R answers table `child-R`); a child table not
     /// listed serves this table's rows.
     var childRows: [String: [Row]] = [:]
+    /// Methods whose requests are not answered (work that takes long: `open`, `children`, `action`).
+    var holdMethods: Set<String> = []
+    /// The plugin filters (rows whose text contains the filter, case-insensitive).
+    var filter = false
+    /// The sections sent with each `rows` result, for its filter (nil: none sent).
+    var rowsSections: (@Sendable (String?) -> [SectionSpec]?)?
 
     /// People: name, age, status, city; `count` rows.
     static func people(count: Int = 1_000_000, nameWidth: ColumnWidth? = .flexible(min: 8, ideal: 12, max: 20)) -> FakeTable {
@@ -56,6 +62,12 @@ struct Scene {
     var outputs: [String] = []
     /// The store writes the core asked for (`saveLayout`, `resetLayout`, `saveView`), in order.
     var saved: [Effect] = []
+    /// Notifications the host sent to plugins: tab, method, params (`$/cancel`, `close`).
+    var sent: [(tab: String, method: String, params: JSONValue)] = []
+    /// Requests the host sent: tab, id, method.
+    var requested: [(tab: String, id: RequestID, method: String)] = []
+    /// Requests the fake plugins held (not answered yet).
+    var held: [(tab: String, id: RequestID, method: String, params: JSONValue)] = []
     var now = 0.0
     /// The params of the `action` and `move` requests the plugins got, in order.
     var edits: [JSONValue] = []
@@ -88,7 +100,13 @@ struct Scene {
             for effect in ws.update(e, now: now) {
                 switch effect {
                 case .send(let tab, .request(let id, let method, let params)):
-                    if let reply = answer(tab, method, params) { queue.append(.plugin(tab: tab, .message(Self.message(id, reply)))) }
+                    requested.append((tab, id, method))
+                    if let reply = answer(tab, method, params) {
+                        queue.append(.plugin(tab: tab, .message(Self.message(id, reply))))
+                    } else {
+                        held.append((tab, id, method, params))
+                    }
+                case .send(let tab, .notification(let method, let params)): sent.append((tab, method, params))
                 case .commandDone(let o): outputs.append(o.text)
                 case .commandFailed(let m): failures.append(m)
                 case .saveLayout, .resetLayout, .saveView: saved.append(effect)
@@ -98,13 +116,27 @@ struct Scene {
         }
     }
 
+    /// Answers the held requests the fake plugins now answer (after `hold` changed).
+    mutating func releaseHeld() {
+        let waiting = held
+        held = []
+        for h in waiting {
+            if let reply = answer(h.tab, h.method, h.params) {
+                feed(.plugin(tab: h.tab, .message(Self.message(h.id, reply))))
+            } else {
+                held.append(h)
+            }
+        }
+    }
+
     mutating func answer(_ tab: String, _ method: String, _ params: JSONValue) -> JSONValue? {
         let table = tables[tab] ?? FakeTable.people(count: 3)
+        if table.holdMethods.contains(method) { return nil }
         switch method {
         case Method.initialize:
             return InitializeResult(name: "fake", version: "1", capabilities:
-                PluginCapabilities(sort: true, multiSort: true, sections: !table.sections.isEmpty, children: table.children,
-                                   actions: !table.actions.isEmpty, move: table.movable)).json
+                PluginCapabilities(sort: true, multiSort: true, filter: table.filter, sections: !table.sections.isEmpty,
+                                   children: table.children, actions: !table.actions.isEmpty, move: table.movable)).json
         case Method.open:
             return TableDescription(table: "root", columns: table.columns, total: table.totalUnknown ? nil : table.total,
                                     sections: table.sections, actions: table.actions, movable: table.movable).json
@@ -122,9 +154,18 @@ struct Scene {
                 let page = r.offset < rows.count ? Array(rows[r.offset..<min(rows.count, r.offset + r.limit)]) : []
                 return RowsResult(generation: r.generation, offset: r.offset, rows: page, total: rows.count).json
             }
+            if let f = r.filter?.lowercased(), table.filter {
+                let all = (0..<table.total).map(table.row).filter { row in
+                    row.cells.contains { CellText.of($0).lowercased().contains(f) }
+                }
+                let rows = Array(all.dropFirst(r.offset).prefix(r.limit))
+                return RowsResult(generation: r.generation, offset: r.offset, rows: rows, total: all.count,
+                                  sections: table.rowsSections?(r.filter)).json
+            }
             let end = min(table.total, r.offset + r.limit)
             let rows = r.offset < end ? (r.offset..<end).map(table.row) : []
-            return RowsResult(generation: r.generation, offset: r.offset, rows: rows, total: table.totalUnknown ? nil : table.total).json
+            return RowsResult(generation: r.generation, offset: r.offset, rows: rows, total: table.totalUnknown ? nil : table.total,
+                              sections: table.rowsSections?(r.filter)).json
         default:
             return nil
         }

@@ -16,6 +16,8 @@ public struct ScreenModel: Hashable, Sendable {
     public var running = true
     /// The find last announced (text, start, direction, phase), so each outcome is announced once.
     var shownFind: [String]?
+    /// The job Esc cancelled last (its "cancelled" is said once).
+    var cancelledJob: String?
 
     /// A model for a terminal of `width` × `height`, showing the table.
     public init(width: Int = 80, height: Int = 24, ui: UIState = UIState()) {
@@ -38,6 +40,8 @@ public enum ScreenInput: Hashable, Sendable {
     case output(String, isError: Bool)
     /// The `:` prompt closed with this line (nil: abandoned with Esc or Ctrl-C).
     case promptClosed(String?)
+    /// The shell's clock (``wantsTicks``): the running job's spinner, time and rate follow it.
+    case tick(now: Double)
 }
 
 /// What the UI asks its shell to do: data, carried out at the edge.

@@ -12,6 +12,10 @@ extension ScreenModel {
             return [.core(.viewport(rows: WorkspaceRenderer.tableRows(workspace: ws, size: size))), .redraw]
         case .coreChanged:
             announceFind(ws)
+            trackJob(ws, now: nil)
+            return []
+        case .tick(let now):
+            trackJob(ws, now: now)
             return []
         case .output(let text, let isError):
             show(text, isError: isError)
@@ -31,7 +35,7 @@ extension ScreenModel {
     }
 
     mutating func show(_ text: String, isError: Bool) {
-        guard isError || showsOutput else { return }
+        guard isError || showsOutput, !repeatsCancel(text, isError: isError) else { return }
         if text.contains("\n") {
             ui.mode = .output(text, scroll: 0)
         } else {
@@ -65,7 +69,7 @@ extension ScreenModel {
             break
         }
         guard let action = ui.keyMap.action(for: key) else { return pressHotkey(key, ws) }
-        ui.message = nil
+        fadeMessage()
         return perform(action, ws)
     }
 
@@ -110,11 +114,7 @@ extension ScreenModel {
         case .back: return run(.back)
         case .detail: ui.mode = .detail(scroll: 0); return []
         case .help: ui.mode = .help(scroll: 0); return []
-        case .dismiss:
-            ui.mode = .table; ui.find = nil
-            // Esc also stops long work: the running command (its requests get `$/cancel`) and the find.
-            if ws.isBusy || ws.find?.isSearching == true { return [.core(.cancel)] }
-            return []
+        case .dismiss: return dismiss(ws)
         case .refresh: return run(.refresh)
         case .expand: return run(.expand(nil))
         case .detailLine: return toggleDetailLine(t)
@@ -185,7 +185,7 @@ extension ScreenModel {
         case .found(let row, let wrapped):
             ui.message = .init("found \"\(f.text)\" at row \(formatCount(row + 1))" + (wrapped ? " (wrapped around)" : ""))
         case .notFound: ui.message = .init("not found: \(f.text)", isError: true)
-        case .stopped(let why): ui.message = .init("find stopped: \(why)", isError: true)
+        case .stopped(let why): if !repeatsCancel("find stopped: \(why)", isError: true) { ui.message = .init("find stopped: \(why)", isError: true) }
         }
     }
 }

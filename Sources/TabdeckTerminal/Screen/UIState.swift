@@ -36,8 +36,10 @@ public struct UIState: Hashable, Sendable {
         public var text: String
         /// Shown as an error (red).
         public var isError: Bool
+        /// The job it is about (``Job/identity``), so a newer word on that job replaces it.
+        public var job: String?
         /// A message, an error or not.
-        public init(_ text: String, isError: Bool = false) { self.text = text; self.isError = isError }
+        public init(_ text: String, isError: Bool = false, job: String? = nil) { self.text = text; self.isError = isError; self.job = job }
     }
 
     /// What fills the screen.
@@ -55,6 +57,10 @@ public struct UIState: Hashable, Sendable {
     public var keyMap: KeyMap
     /// The cursor row's detail (the plugin's `detail`) shows on a line under it (key `v`).
     public var showsDetailLine = false
+    /// The long work running, as the status line shows it (progress bar or spinner).
+    public var job: JobProgress?
+    /// Draw with ASCII only (`TERM=dumb`, `NO_COLOR`): `|` `-` `+` borders, `...`, `^` `v`.
+    public var ascii = false
 
     /// A UI state; the defaults show the table with the cursor on the first column.
     public init(mode: Mode = .table, columnCursor: Int = 0, columnScroll: Int = 1, message: StatusMessage? = nil,

@@ -1,0 +1,47 @@
+/// The frame for terminals that cannot draw line or block characters (`TERM=dumb`, `NO_COLOR`):
+/// every glyph the UI draws has a plain ASCII stand-in, put in after the frame is drawn, so each
+/// view draws one way and ASCII mode cannot miss a glyph.
+enum ASCIIGlyphs {
+    /// UI glyphs and their ASCII stand-ins (one cell each).
+    static let map: [String: String] = [
+        "│": "|", "─": "-", "┌": "+", "┐": "+", "└": "+", "┘": "+", "├": "+", "┤": "+", "┬": "+", "┴": "+", "┼": "+",
+        "↑": "^", "↓": "v", "←": "<", "→": ">", "›": ">", "▸": ">", "▾": "v", "▏": "|", "·": "-",
+        "█": "#", "░": "-", "✓": "x", "●": "*", "–": "-", "—": "-",
+        "⠋": "|", "⠙": "/", "⠹": "-", "⠸": "\\", "⠼": "|", "⠴": "/", "⠦": "-", "⠧": "\\", "⠇": "|", "⠏": "/",
+    ]
+
+    /// Replaces the UI's glyphs in `buf` with ASCII. A `…` ending cut text becomes `...` over
+    /// the two cells before it (the text stays as wide); elsewhere it is `.`.
+    static func apply(to buf: inout ScreenBuffer) {
+        for y in 0..<buf.height {
+            for x in 0..<buf.width {
+                let symbol = buf[x, y].symbol
+                guard symbol.utf8.count > 1 else { continue }  // ASCII, blank or continuation
+                var cell = buf[x, y]
+                if symbol == "…" {
+                    cell.symbol = "."
+                    buf.replace(x: x, y: y, with: cell)
+                    let cutEnd = x + 1 >= buf.width || buf[x + 1, y].symbol == " "
+                    guard cutEnd else { continue }
+                    for dx in 1...2 where x - dx >= 0 {
+                        var before = buf[x - dx, y]
+                        guard before.symbol != " ", before.symbol.utf8.count == 1 else { break }
+                        before.symbol = "."
+                        buf.replace(x: x - dx, y: y, with: before)
+                    }
+                } else if let ascii = map[symbol] {
+                    cell.symbol = ascii
+                    buf.replace(x: x, y: y, with: cell)
+                }
+            }
+        }
+    }
+}
+
+extension UIState {
+    /// Whether a terminal with this environment gets ASCII borders and glyphs: `TERM=dumb`, or
+    /// `NO_COLOR` set to a non-empty value (a terminal without colour).
+    public static func wantsASCII(environment: [String: String]) -> Bool {
+        environment["TERM"] == "dumb" || !(environment["NO_COLOR"] ?? "").isEmpty
+    }
+}
