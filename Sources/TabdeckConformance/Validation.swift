@@ -3,7 +3,7 @@ import TabdeckProtocol
 /// Checks of the shapes the plugin sends, against docs/PROTOCOL.md (summary and sections 10,
 /// 11, 12 and 18). Unknown members are always fine (section 4.4).
 enum Validate {
-    static let capabilityKeys = ["sort", "multiSort", "filter", "sections", "children", "actions", "live", "paging", "move"]
+    static let capabilityKeys = ["sort", "multiSort", "filter", "sections", "children", "actions", "live", "paging", "move", "locate"]
 
     // MARK: initialize
 

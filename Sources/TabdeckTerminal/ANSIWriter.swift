@@ -12,9 +12,9 @@ public struct ANSIWriter: Sendable {
     public init(colors: Bool) { self.colors = colors }
 
     /// A writer for this environment: colours unless `NO_COLOR` is set to a non-empty value
-    /// (https://no-color.org) or the terminal is `TERM=dumb`.
+    /// (https://no-color.org) or the terminal has none (``UIState/isMonochrome(term:)``).
     public init(environment: [String: String]) {
-        self.init(colors: (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb")
+        self.init(colors: (environment["NO_COLOR"] ?? "").isEmpty && !UIState.isMonochrome(term: environment["TERM"]))
     }
 
     /// The bytes that change the screen from the previous frame to the next.

@@ -39,9 +39,18 @@ enum ASCIIGlyphs {
 }
 
 extension UIState {
-    /// Whether a terminal with this environment gets ASCII borders and glyphs: `TERM=dumb`, or
-    /// `NO_COLOR` set to a non-empty value (a terminal without colour).
+    /// Whether a terminal with this environment gets ASCII borders and glyphs: a terminal that
+    /// is dumb or has no colour (``isMonochrome(term:)``). `NO_COLOR` alone does not: it is a
+    /// person's wish for no colour on a terminal that still draws box characters.
     public static func wantsASCII(environment: [String: String]) -> Bool {
-        environment["TERM"] == "dumb" || !(environment["NO_COLOR"] ?? "").isEmpty
+        isMonochrome(term: environment["TERM"])
+    }
+
+    /// `TERM` names a terminal without colour: empty, `dumb`, the old DEC terminals, or a
+    /// terminfo monochrome variant (`xterm-mono`, `vt100-m`). Unset says nothing: not monochrome.
+    public static func isMonochrome(term: String?) -> Bool {
+        guard let term else { return false }
+        if term.isEmpty { return true }
+        return ["dumb", "vt52", "vt100", "vt102", "vt220"].contains(term) || term.hasSuffix("-mono") || term.hasSuffix("-m")
     }
 }

@@ -10,7 +10,11 @@ import TabdeckProtocol
 
     @Test func asciiComesFromTheEnvironment() {
         #expect(UIState.wantsASCII(environment: ["TERM": "dumb"]))
-        #expect(UIState.wantsASCII(environment: ["TERM": "xterm-256color", "NO_COLOR": "1"]))
+        #expect(UIState.wantsASCII(environment: ["TERM": "xterm-mono"]))
+        #expect(UIState.wantsASCII(environment: ["TERM": ""]))
+        #expect(!UIState.wantsASCII(environment: [:]))
+        // NO_COLOR turns colour off, not box characters: the terminal still draws them.
+        #expect(!UIState.wantsASCII(environment: ["TERM": "xterm-256color", "NO_COLOR": "1"]))
         #expect(!UIState.wantsASCII(environment: ["TERM": "xterm-256color", "NO_COLOR": ""]))
         #expect(!ANSIWriter(environment: ["TERM": "dumb"]).colors)
     }
