@@ -34,7 +34,7 @@ import Testing
         await screen.keys("BSpace")
         try await screen.waitUntil { !$0.joined().contains("SDK demo > ") && $0.joined().contains("row 1 of 500") }
         await screen.keys("?")
-        try await screen.waitFor("Commands (type : first)")
+        try await screen.waitFor("help · ↑↓ PgUp PgDn scroll")  // the key list is long: its commands are further down
         await screen.keys("Escape")
         try await screen.waitFor("row 1 of 500")
     }
@@ -121,6 +121,7 @@ import Testing
         let screen = try Screen(config: config, state: dir + "/state")
         defer { screen.close() }
         try await screen.waitFor("row 1 of 5")
+        try await screen.waitFor("a.txt")  // the rows, not only the count from `open`
         let lines = screen.lines()
         let header = try #require(lines.firstIndex { $0.contains("Folders ───") })
         #expect(lines[header + 1].contains("docs") && lines[header + 2].contains("src"))
@@ -198,6 +199,8 @@ import Testing
             try await screen.waitFor("row 1 of 200")
             await screen.keys("l", "s")  // sort by name
             try await screen.waitFor("name ↑")
+            await screen.keys("g")  // the cursor kept its row (now far down): back to the top
+            try await screen.waitFor("row 1 of 200")
             await screen.keys("j", "j", "j")
             try await screen.waitFor("row 4 of 200")
             await screen.keys("7")  // select the bash example tab
