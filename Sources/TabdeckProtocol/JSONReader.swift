@@ -30,7 +30,20 @@ public struct JSONReader: Sendable {
     }
 
     /// The path of a member.
-    public func pathOf(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    ///
+    /// A key that is not a plain name (empty, or holding `.`, `[`, `]`, `"`, a space or a control
+    /// character) is written `["key"]`, escaped, so the path stays one reading of one place
+    /// (found by the `config` fuzz target: an unknown key `""` had an empty path).
+    public func pathOf(_ key: String) -> String {
+        if Self.isPlainName(key) { return path.isEmpty ? key : "\(path).\(key)" }
+        return path + "[" + JSONWriter.string(.string(key), terminalSafe: true) + "]"
+    }
+
+    static func isPlainName(_ key: String) -> Bool {
+        !key.isEmpty && key.unicodeScalars.allSatisfy { s in
+            s.value > 0x20 && s.value != 0x7F && !".[]\"\\".unicodeScalars.contains(s) && !Sanitizer.isUnsafe(s)
+        }
+    }
 
     /// Fails if the object has keys other than `allowed`, naming the first unknown one.
     public func rejectUnknownKeys(_ allowed: Set<String>) throws(JSONFieldError) {

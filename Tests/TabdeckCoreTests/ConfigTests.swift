@@ -1,5 +1,6 @@
 import Testing
 import TabdeckCore
+import TabdeckProtocol
 
 @Suite struct ConfigTests {
     func parse(_ text: String) throws(ConfigError) -> WorkspaceConfig {
@@ -68,5 +69,17 @@ import TabdeckCore
         let l = LayoutMerge.merge(stored: stored, config: config)
         #expect(l.tabs.first { $0.tab == "procs" }?.section == "sys")
         #expect(!l.hidden.contains("procs"))
+    }
+}
+
+/// Places in config errors stay one reading of one place, whatever the key.
+@Suite struct ConfigPathTests {
+    @Test func aKeyThatIsNotAPlainNameIsQuotedInThePath() throws {
+        for (key, path) in [("", #"[""]"#), ("a.b", #"["a.b"]"#), ("x y", #"["x y"]"#), ("\u{1b}", #"["\u001b"]"#)] {
+            let text = #"{"tabs":[],"#  + String(decoding: JSONWriter.bytes(.string(key)), as: UTF8.self) + ":0}"
+            let error = #expect(throws: ConfigError.self) { try WorkspaceConfig.parse(Array(text.utf8), file: "c.json", directory: "/") }
+            #expect(error?.path == path, "\(String(describing: error))")
+            #expect(error?.description.unicodeScalars.contains { $0.value < 0x20 } == false)
+        }
     }
 }
