@@ -52,7 +52,10 @@ extension Command {
         case .export(let path, let format): "export \(Self.word(path))" + (format.map { " --format \($0.rawValue)" } ?? "")
         case .plugin(let verb, let tab): "plugin \(verb.rawValue)" + (tab.map { " " + Self.word($0) } ?? "")
         case .cancel: "cancel"
-        case .help(let topic): topic.map { "help " + $0.split(separator: " ").map { Self.word(String($0)) }.joined(separator: " ") } ?? "help"
+        case .help(let topic):
+            // Every space is a word break (empty words written `''`), so spaces at the ends and
+            // runs of them come back (found by the `command` fuzz target).
+            topic.map { "help " + $0.split(separator: " ", omittingEmptySubsequences: false).map { Self.word(String($0)) }.joined(separator: " ") } ?? "help"
         case .quit: "quit"
         }
     }

@@ -70,7 +70,11 @@ extension JSONScanner {
             let result = exponent < 0 ? value / Self.powersOfTen[-exponent] : value * Self.powersOfTen[exponent]
             return .double(negative ? -result : result)
         }
-        return .double(parseDouble(start, index))
+        let value = parseDouble(start, index)
+        // JSON has no infinity: a number too large for a double would be written back as
+        // `null` (found by the `codec` fuzz target), so it is refused where it is read.
+        guard value.isFinite else { throw error("number out of range (beyond ±1.8e308)", at: start) }
+        return .double(value)
     }
 
     /// 10^0 ... 10^22, all exact in a Double.

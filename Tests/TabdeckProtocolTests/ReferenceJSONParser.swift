@@ -239,7 +239,10 @@ struct ReferenceScanner {
                 return .int(Int64(magnitude))
             }
         }
-        return .double(parseDouble(start, index))
+        let value = parseDouble(start, index)
+        // Numbers beyond a double are refused (the fuzz finding that made JSONParser refuse them).
+        guard value.isFinite else { throw error("number out of range (beyond ±1.8e308)", at: start) }
+        return .double(value)
     }
 
     func parseDouble(_ start: Int, _ end: Int) -> Double {
