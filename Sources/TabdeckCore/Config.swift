@@ -101,7 +101,7 @@ extension WorkspaceConfig {
         var sections: [SectionConfig] = []
         for s in try r.optionalObjects("sections") {
             try s.rejectUnknownKeys(sectionKeys)
-            let id = try nonEmpty(s, "id")
+            let id = try identifier(s, "id")
             if sections.contains(where: { $0.id == id }) {
                 throw JSONFieldError(path: s.pathOf("id"), reason: "duplicate section id \"\(id)\"")
             }
@@ -112,7 +112,7 @@ extension WorkspaceConfig {
         if tabReaders.isEmpty { throw JSONFieldError(path: "tabs", reason: "a workspace needs at least one tab") }
         for t in tabReaders {
             try t.rejectUnknownKeys(tabKeys)
-            let id = try nonEmpty(t, "id")
+            let id = try identifier(t, "id")
             if tabs.contains(where: { $0.id == id }) {
                 throw JSONFieldError(path: t.pathOf("id"), reason: "duplicate tab id \"\(id)\"")
             }
@@ -147,6 +147,16 @@ extension WorkspaceConfig {
                 background: try t.bool("background", default: false), env: env, trace: try t.bool("trace", default: false)))
         }
         return WorkspaceConfig(file: file, directory: directory, sections: sections, tabs: tabs)
+    }
+
+    /// A tab or section id: not empty, and no control characters (ids are typed in commands,
+    /// stored and printed; found by the `config` fuzz target, which let an ESC through).
+    private static func identifier(_ r: JSONReader, _ key: String) throws -> String {
+        let s = try nonEmpty(r, key)
+        if let bad = s.unicodeScalars.first(where: Sanitizer.isUnsafe) {
+            throw JSONFieldError(path: r.pathOf(key), reason: "must not hold control characters (found U+\(String(bad.value, radix: 16, uppercase: true)))")
+        }
+        return s
     }
 
     private static func nonEmpty(_ r: JSONReader, _ key: String) throws -> String {

@@ -83,3 +83,12 @@ import TabdeckProtocol
         }
     }
 }
+
+@Suite struct ConfigIDTests {
+    @Test func idsWithControlCharactersAreRefusedNamingTheField() {
+        let text = #"{"tabs":[{"id":"a\u001bb","command":["x"]}]}"#
+        let error = #expect(throws: ConfigError.self) { try WorkspaceConfig.parse(Array(text.utf8), file: "c.json", directory: "/") }
+        #expect(error?.path == "tabs[0].id")
+        #expect(error?.description.contains("must not hold control characters (found U+1B)") == true, "\(String(describing: error))")
+    }
+}
