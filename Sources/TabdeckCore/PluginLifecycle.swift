@@ -37,7 +37,7 @@ extension Workspace {
         }
         if tabs[tab]!.reopenLevel != nil { return .waiting }
         if !tabs[tab]!.stack.isEmpty { return .ready }
-        if tabs[tab]!.loadCancelled { return .unavailable("opening was cancelled (press r to open it)") }
+        if tabs[tab]!.loadCancelled { return .unavailable("opening was cancelled (press r or run `refresh` to open it)") }
         if let failure = tabs[tab]!.openFailure, now < failure.retryAt {
             effects.append(.wake(at: failure.retryAt))
             return .unavailable("\(failure.message) (tried \(failure.count) times; `restart` tries now)")

@@ -314,7 +314,7 @@ extension Workspace {
     /// before the backoff has passed, and then only the first missing page, as a probe.
     mutating func fetch(_ tab: String, _ range: Range<Int>, _ effects: inout [Effect]) -> Readiness {
         guard case .ready = tabs[tab]!.phase, tabs[tab]!.reopenLevel == nil, !tabs[tab]!.terminating else { return .waiting }
-        if tabs[tab]!.loadCancelled { return .unavailable("loading was cancelled (move or press r to load again)") }
+        if tabs[tab]!.loadCancelled { return .unavailable("loading was cancelled (move, press r or run `refresh` to load again)") }
         locateCursorRow(tab, &effects)
         var t = tabs[tab]!.table!
         var range = range
