@@ -59,9 +59,9 @@ final class ExportWriter {
             case .string(let s): text = s
             default: text = !header && i < columns.count ? CellText.of(cell, in: columns[i]) : CellText.of(cell)
             }
-            if text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
+            if text.containsScalar(in: [",", "\"", "\n", "\r"]) {
                 buffer.append(UInt8(ascii: "\""))
-                buffer.append(contentsOf: Array(text.replacingOccurrences(of: "\"", with: "\"\"").utf8))
+                buffer.append(contentsOf: Array(text.replacingScalar("\"", with: "\"\"").utf8))
                 buffer.append(UInt8(ascii: "\""))
             } else {
                 buffer.append(contentsOf: Array(text.utf8))

@@ -140,8 +140,8 @@ public struct Report: Sendable, Equatable {
     /// The command as a shell would show it (words with spaces or quotes are quoted).
     static func shellWords(_ words: [String]) -> String {
         words.map { w in
-            if !w.isEmpty && w.allSatisfy({ $0.isLetter || $0.isNumber || "-_./=:,+@%".contains($0) }) { return w }
-            return "'" + w.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            if !w.isEmpty && w.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_./=:,+@%".unicodeScalars.contains($0) }) { return w }
+            return "'" + w.replacingScalar("'", with: "'\\''") + "'"
         }.joined(separator: " ")
     }
 }

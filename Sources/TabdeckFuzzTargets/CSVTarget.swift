@@ -1,5 +1,6 @@
 import Foundation
 import CSVTable
+import TabdeckProtocol
 
 /// The csv plugin's parser, on a file of any origin.
 ///
@@ -26,7 +27,7 @@ enum CSVTarget {
         let width = rows.map(\.count).max() ?? 0
         var text = (0..<max(width, 1)).map { "c\($0)" }.joined(separator: ",") + "\n"
         for row in rows {
-            text += row.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ",") + "\n"
+            text += row.map { "\"" + $0.replacingScalar("\"", with: "\"\"") + "\"" }.joined(separator: ",") + "\n"
         }
         switch parse(Array(text.utf8)) {
         case .failure(let error):

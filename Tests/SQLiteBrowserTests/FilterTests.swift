@@ -56,5 +56,8 @@ import TabdeckProtocol
         #expect(file.waitForCount(table: "notes", filter: "a", timeout: 5) == 5)
         #expect(table.cachedCount(filter: nil) == nil)
         #expect(SQLText.likePattern(containing: #"50%_\"#) == #"%50\%\_\\%"#)
+        // Scalar by scalar: a `%` or a quote with a combining mark on it is escaped all the same.
+        #expect(SQLText.likePattern(containing: "%\u{31B}") == "%\\%\u{31B}%")
+        #expect(SQLText.quote("a\"\u{31B}b") == "\"a\"\"\u{31B}b\"")
     }
 }

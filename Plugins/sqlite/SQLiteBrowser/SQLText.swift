@@ -1,9 +1,10 @@
 import Foundation
+import TabdeckProtocol
 /// Building blocks of SQL text: identifier quoting and LIKE patterns.
 public enum SQLText {
     /// `name` as a double-quoted SQL identifier (`my "table"` → `"my ""table"""`).
     public static func quote(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        "\"" + name.replacingScalar("\"", with: "\"\"") + "\""
     }
 
     /// The escape character used by ``likePattern(containing:)``; write `ESCAPE '\'`.
@@ -12,12 +13,12 @@ public enum SQLText {
     /// A LIKE pattern matching any text that contains `needle` literally: `%` and `_` in
     /// the needle match only themselves (use with `ESCAPE '\'`).
     public static func likePattern(containing needle: String) -> String {
-        var out = "%"
-        for c in needle {
-            if c == "%" || c == "_" || c == likeEscape { out.append(likeEscape) }
-            out.append(c)
+        var out = String.UnicodeScalarView("%".unicodeScalars)
+        for s in needle.unicodeScalars {  // scalars: a `%` with a combining mark is still a `%`
+            if s == "%" || s == "_" || s == "\\" { out.append("\\") }
+            out.append(s)
         }
         out.append("%")
-        return out
+        return String(out)
     }
 }
