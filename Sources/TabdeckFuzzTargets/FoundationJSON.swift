@@ -103,58 +103,62 @@ enum FoundationJSON {
             || text.contains("\\udc") || text.contains("\\udd") || text.contains("\\ude") || text.contains("\\udf")
     }
 
-    /// Whether a number in the text has more than 15 significant digits or an exponent.
-    static func hasLongNumber(_ bytes: [UInt8]) -> Bool {
-        var digits = 0
-        var inString = false
-        var escaped = false
-        for b in bytes {
-            if inString {
-                if escaped { escaped = false } else if b == 0x5C { escaped = true } else if b == 0x22 { inString = false }
-                continue
-            }
-            if b == 0x22 { inString = true; digits = 0; continue }
-            if (0x30...0x39).contains(b) { digits += 1; if digits > 15 { return true } } else if b == 0x65 || b == 0x45 {
-                if digits > 0 { return true }
-            } else if b != 0x2E && b != 0x2D && b != 0x2B { digits = 0 }
-        }
-        return false
-    }
-
-    /// Whether a `,` is followed (after whitespace) by `]` or `}` outside strings.
-    static func hasTrailingComma(_ bytes: [UInt8]) -> Bool {
-        var inString = false, escaped = false, afterComma = false
-        for b in bytes {
-            if inString {
-                if escaped { escaped = false } else if b == 0x5C { escaped = true } else if b == 0x22 { inString = false }
-                continue
-            }
-            switch b {
-            case 0x22: inString = true; afterComma = false
-            case 0x2C: afterComma = true
-            case 0x5D, 0x7D: if afterComma { return true }
-            case 0x20, 0x09, 0x0A, 0x0D: break
-            default: afterComma = false
-            }
-        }
-        return false
-    }
-
-    /// The deepest nesting of `[` and `{` outside strings.
-    static func depth(_ bytes: [UInt8]) -> Int {
-        var depth = 0, deepest = 0
+    /// Calls `body` with each byte outside string contents (a string's opening `"` included, so
+    /// callers see where one starts), until it returns false.
+    static func scanOutsideStrings(_ bytes: [UInt8], _ body: (UInt8) -> Bool) {
         var inString = false, escaped = false
         for b in bytes {
             if inString {
                 if escaped { escaped = false } else if b == 0x5C { escaped = true } else if b == 0x22 { inString = false }
                 continue
             }
+            if b == 0x22 { inString = true }
+            if !body(b) { return }
+        }
+    }
+
+    /// Whether a number in the text has more than 15 significant digits or an exponent.
+    static func hasLongNumber(_ bytes: [UInt8]) -> Bool {
+        var digits = 0, found = false
+        scanOutsideStrings(bytes) { b in
+            if (0x30...0x39).contains(b) {
+                digits += 1
+                found = digits > 15
+            } else if b == 0x65 || b == 0x45 {
+                found = digits > 0
+            } else if b != 0x2E && b != 0x2D && b != 0x2B {
+                digits = 0
+            }
+            return !found
+        }
+        return found
+    }
+
+    /// Whether a `,` is followed (after whitespace) by `]` or `}` outside strings.
+    static func hasTrailingComma(_ bytes: [UInt8]) -> Bool {
+        var afterComma = false, found = false
+        scanOutsideStrings(bytes) { b in
             switch b {
-            case 0x22: inString = true
+            case 0x2C: afterComma = true
+            case 0x5D, 0x7D: found = afterComma
+            case 0x20, 0x09, 0x0A, 0x0D: break
+            default: afterComma = false
+            }
+            return !found
+        }
+        return found
+    }
+
+    /// The deepest nesting of `[` and `{` outside strings.
+    static func depth(_ bytes: [UInt8]) -> Int {
+        var depth = 0, deepest = 0
+        scanOutsideStrings(bytes) { b in
+            switch b {
             case 0x5B, 0x7B: depth += 1; deepest = max(deepest, depth)
             case 0x5D, 0x7D: depth -= 1
             default: break
             }
+            return true
         }
         return deepest
     }

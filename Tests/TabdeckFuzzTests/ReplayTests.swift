@@ -44,3 +44,15 @@ import TabdeckProtocol
         #expect(FuzzTargets.all.map(\.name) == ["codec", "lines", "keys", "config", "command", "sanitizer", "csv", "state"])
     }
 }
+
+/// The byte scans that decide which documented difference applies.
+@Suite struct DifferenceScanTests {
+    @Test func numbersCommasAndDepthAreSeenOutsideStringsOnly() {
+        #expect(FoundationJSON.hasLongNumber(Array("[1234567890123456]".utf8)))
+        #expect(FoundationJSON.hasLongNumber(Array("[1e5]".utf8)))
+        #expect(!FoundationJSON.hasLongNumber(Array(#"["1234567890123456", 12.5]"#.utf8)))
+        #expect(FoundationJSON.hasTrailingComma(Array("[1, ]".utf8)))
+        #expect(!FoundationJSON.hasTrailingComma(Array(#"[",]", 1]"#.utf8)))
+        #expect(FoundationJSON.depth(Array(#"[[{"a":"[[["}]]"#.utf8)) == 3)
+    }
+}
