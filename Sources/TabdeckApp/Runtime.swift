@@ -57,15 +57,13 @@ public final class Runtime {
     var writeError: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
 
     /// Loads the config, opens the store and prepares the workspace. Nothing is spawned yet.
-    /// `requestTimeout` and `handshakeTimeout` are the supervisor's per-request and `initialize`
-    /// timeouts (tests shorten them). `tracer` (from `--trace FILE`) gets every tab's traffic;
+    /// `settings` holds the core's limits, request timeouts included (tests shorten them). `tracer` (from `--trace FILE`) gets every tab's traffic;
     /// tabs with `"trace": true` are also traced to `<state>/logs/<tab>.trace`. `mode` ("full
     /// screen", "line mode") is written into the state folder's lock, so that a second Tabdeck
     /// on the same folder is refused with a message naming this one. `clock` is the one
     /// monotonic clock of the host, handed to the supervisor too.
     public init(configPath: String, stateDirectory: String, output: OutputFormat = .text,
                 settings: CoreSettings = CoreSettings(),
-                requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5),
                 tracer: ProtocolTracer? = nil, mode: String = "line mode",
                 clock: MonotonicClock = SystemClock()) throws(AppError) {
         signal(SIGPIPE, SIG_IGN)
@@ -106,8 +104,7 @@ public final class Runtime {
         SpoolFolder.removeStale(folder: spoolFolder)
         let events: EndpointEvents = { event in Runtime.enqueue(event, on: queue) }
         endpointEvents = events
-        let processes = ProcessEndpoints(requestTimeout: requestTimeout, handshakeTimeout: handshakeTimeout,
-                                         clock: clock, trace: tracer)
+        let processes = ProcessEndpoints(clock: clock, trace: tracer)
         self.processes = processes
         makeEndpoint = { tab in
             SpooledEndpoint(tab: tab, folder: spoolFolder, trace: tracer, onEvent: events) { pluginEvents in
@@ -344,20 +341,20 @@ public final class Runtime {
     static func enqueue(_ event: EndpointEvent, on queue: EventQueue) {
         switch event {
         case .plugin(let event):
-            if case .message = event { queue.put(translate(event), mayWait: true) } else { queue.put(translate(event)) }
+            guard let translated = translate(event) else { return }
+            if case .message = event { queue.put(translated, mayWait: true) } else { queue.put(translated) }
         case .host(let tab, let message):
             queue.put(.plugin(tab: tab, .message(message)))
         }
     }
 
-    static func translate(_ event: SupervisorEvent) -> Event {
+    static func translate(_ event: SupervisorEvent) -> Event? {
         switch event {
         case .message(let tab, let message): .plugin(tab: tab, .message(message))
         case .protocolViolation(let tab, let reason): .plugin(tab: tab, .violation(reason))
-        case .timedOut(let tab, let id, let method, let after): .plugin(tab: tab, .timedOut(id, method: method, after: after))
-        // The core no longer waits for a cancelled request; the supervisor is stopping the
-        // plugin, and the reason (naming the request and the grace) becomes the tab's error.
-        case .cancelIgnored(let tab, _, _, _): .plugin(tab: tab, .violation(event.reason ?? "ignored a cancel"))
+        // The host's supervisor keeps no ledger of requests (the core's is the one): it never
+        // times a request out nor judges a cancel.
+        case .timedOut, .cancelIgnored: nil
         case .stderrLine(let tab, let line): .plugin(tab: tab, .stderr(line))
         case .exited(let tab, let exit, _):
             switch exit {

@@ -7,8 +7,6 @@ public enum PluginEvent: Hashable, Sendable {
     case message(Message)
     /// A malformed or over-long line; the process is being killed.
     case violation(String)
-    /// A request got no reply (nor progress) within `after` seconds.
-    case timedOut(RequestID, method: String, after: Double)
     /// The process ended; `how` says how ("exited with status 3", "killed by signal 9").
     case exited(String)
     /// A line the plugin wrote to stderr (already in its log file).

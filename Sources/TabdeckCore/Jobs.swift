@@ -69,8 +69,8 @@ extension Workspace {
     /// Returns what was stopped, nil if the tab was not opening.
     mutating func cancelOpening(_ effects: inout [Effect]) -> String? {
         guard let job = job, job.kind == .opening else { return nil }
-        for (id, p) in pending.sorted(by: { $0.key.description < $1.key.description }) where p.tab == job.tab {
-            if case .open = p.purpose { cancel(id, &effects) }
+        for (id, purpose) in pending.running(tab: job.tab) {
+            if case .open = purpose { cancel(id, &effects) }
         }
         tabs[job.tab]!.navigating = false
         tabs[job.tab]!.loadCancelled = true

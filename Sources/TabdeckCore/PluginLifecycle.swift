@@ -139,8 +139,8 @@ extension Workspace {
     /// it stays down (crash budget spent).
     mutating func pluginGone(_ tab: String, how: String, _ effects: inout [Effect]) {
         var state = tabs[tab]!
-        let failed = pending.filter { $0.value.tab == tab }
-        for id in failed.keys { pending[id] = nil }
+        let failed = Set(pending.running(tab: tab).map(\.id))
+        pending.removeAll(tab: tab)
         state.navigating = false
         state.terminating = false
         forgetProcessState(&state)
@@ -177,7 +177,7 @@ extension Workspace {
                 // `plugin restart` tries once: a crash ends it (the next use retries with backoff).
                 concerned = ((try? word.map { (w) throws(CommandError) in try resolveTab(w) }) ?? a.tab) == tab
             } else {
-                concerned = a.tab == tab || a.awaiting.map { failed[$0] != nil } == true
+                concerned = a.tab == tab || a.awaiting.map { failed.contains($0) } == true
             }
             if concerned { finish(.failed("tab \(tab): \(reason)"), &effects) }
         }
@@ -332,7 +332,7 @@ extension Workspace {
                     }
                 }
                 tabs[tab] = t
-                for (id, p) in pending where p.tab == tab { pending[id] = nil }
+                pending.removeAll(tab: tab)
             }
             switch ensureTable(tab, &effects) {
             case .ready: return .done(CommandOutput(text: "restarted \(tab)", json: ["restarted": .string(tab)]))

@@ -123,6 +123,9 @@ public struct TabState: Hashable, Sendable {
     public var error: String?
     public var status: String?
     public var progress: PluginProgress?
+    /// Answers from the plugin that nobody waited for (an unknown id, a cancelled or forgotten
+    /// request), ignored, over the tab's lifetime.
+    public internal(set) var ignoredReplies = 0
     /// The navigation stack; empty until the root table is open.
     public var stack: [TableState] = []
     /// An `open` or `children` request is in flight.

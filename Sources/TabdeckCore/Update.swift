@@ -21,7 +21,7 @@ extension Workspace {
             start(command, line: command.text, &effects)
             advanceFind(&effects)
         case .plugin(let tab, let pluginEvent):
-            guard tabs[tab] != nil else { return [] }
+            guard tabs[tab] != nil else { break }
             handle(pluginEvent, tab: tab, &effects)
             goToWantedEnd(tab, &effects)
             advance(&effects)
@@ -31,6 +31,9 @@ extension Workspace {
             }
             if followsView && tab == layout.selected { refreshSelected(&effects) }
         case .wake:
+            // Only a wake-up gives requests up: the runtime takes every event already queued
+            // first, so an answer that arrived before its deadline is never beaten by it.
+            expireRequests(&effects)
             restartDue(&effects)
             advance(&effects)
             if followsView { refreshSelected(&effects) }
@@ -67,6 +70,7 @@ extension Workspace {
         case .saveViews:
             saveMovedViews(&effects)
         }
+        scheduleRequestWake(&effects)
         return effects
     }
 
@@ -185,7 +189,7 @@ extension Workspace {
                 for id in scan.inflight.values { cancel(id, &effects) }
                 if scan.started, case .export = active?.command { effects.append(.exportEnd) }
             }
-            if let id = active?.awaiting { pending[id] = nil }
+            if let id = active?.awaiting { pending.forget(id) }
             active = nil
             effects.append(.commandFailed(message))
         }
@@ -225,13 +229,6 @@ extension Workspace {
             tabs[tab]!.exitReason = "protocol violation: \(reason)"
             tabs[tab]!.terminating = true
             effects.append(.log(tab: tab, "tabdeck: protocol violation: \(reason)"))
-        case .timedOut(let id, let method, let after):
-            guard pending[id] != nil else { return }
-            let seconds = after == after.rounded() ? "\(Int(after))" : String(format2: after)
-            tabs[tab]!.exitReason = "plugin did not answer \"\(method)\" (request \(id)) within \(seconds) s; it was stopped"
-            tabs[tab]!.terminating = true
-            effects.append(.log(tab: tab, "tabdeck: request \(id) (\(method)) timed out; killing the plugin"))
-            effects.append(.killPlugin(tab: tab))
         case .exited(let how):
             pluginGone(tab, how: how, &effects)
         case .spawnFailed(let reason):
@@ -246,12 +243,16 @@ extension Workspace {
     }
 
     mutating func handle(_ message: Message, tab: String, _ effects: inout [Effect]) {
+        if case .notification(let method, _) = message, method == Method.progress || method == "rows/chunk" {
+            // Work that reports progress is never cut off (a streamed chunk is progress too).
+            pending.progress(tab: tab, now: now)
+        }
         switch message {
         case .response(let id, let result):
-            guard let p = pending.removeValue(forKey: id), p.tab == tab else { return }
+            guard let p = pending.answer(id, tab: tab) else { tabs[tab]!.ignoredReplies += 1; return }
             reply(p, id: id, .result(result), &effects)
         case .failure(let id?, let error):
-            guard let p = pending.removeValue(forKey: id), p.tab == tab else { return }
+            guard let p = pending.answer(id, tab: tab) else { tabs[tab]!.ignoredReplies += 1; return }
             reply(p, id: id, .error("plugin \(tab): \(error.message) (code \(error.code))"), &effects)
         case .failure(nil, let error):
             effects.append(.log(tab: tab, "tabdeck: plugin reported an error without id: \(error.message) (code \(error.code))"))

@@ -34,6 +34,17 @@ public struct CoreSettings: Hashable, Sendable {
     public var maxActionRows = 100_000
     /// The host's version, sent in `initialize`.
     public var hostVersion = "0.1.0"
+    /// Seconds a request may go without an answer or progress before its plugin is stopped.
+    public var requestTimeout = 10.0
+    /// The same for `initialize`.
+    public var handshakeTimeout = 5.0
+    /// Seconds a cancelled request may stay unanswered before its plugin is stopped.
+    public var cancelGrace = 5.0
+
+    /// The timeout of a request: `initialize` has its own.
+    func timeout(forMethod method: String) -> Double {
+        method == Method.initialize ? handshakeTimeout : requestTimeout
+    }
     public init() {}
 }
 
@@ -120,7 +131,10 @@ public struct Workspace: Sendable {
     /// also keep its visible rows fetched.
     public internal(set) var followsView = false
     var nextRequestID: Int64 = 1
-    var pending: [RequestID: PendingRequest] = [:]
+    /// The one ledger of requests per plugin connection.
+    var pending = PendingRequests()
+    /// The wake-up last asked for to give up requests (``Effect/wake(at:)``), if still ahead.
+    var requestWake: Double?
     var active: ActiveCommand?
     /// The `/` find going through the whole table (beside the commands), or its outcome.
     public internal(set) var find: FindState?
@@ -144,7 +158,7 @@ public struct Workspace: Sendable {
     public var isBusy: Bool { active != nil }
 
     /// Requests in flight, per tab (for status and tests).
-    public func pendingRequests(tab: String) -> Int { pending.values.filter { $0.tab == tab }.count }
+    public func pendingRequests(tab: String) -> Int { pending.running(tab: tab).count }
 
     /// The selected tab's id.
     public var selectedTab: String? { layout.selected }
@@ -177,14 +191,14 @@ public struct Workspace: Sendable {
     mutating func request(_ tab: String, _ method: String, _ params: JSONValue, _ purpose: RequestPurpose, _ effects: inout [Effect]) -> RequestID {
         let id = RequestID.int(nextRequestID)
         nextRequestID += 1
-        pending[id] = PendingRequest(tab: tab, purpose: purpose)
+        pending.insert(id, tab: tab, method: method, purpose: purpose, timeout: settings.timeout(forMethod: method), now: now)
         effects.append(.send(tab: tab, .request(id: id, method: method, params: params)))
         return id
     }
 
     mutating func cancel(_ id: RequestID, _ effects: inout [Effect]) {
-        guard let p = pending.removeValue(forKey: id) else { return }
-        effects.append(.send(tab: p.tab, .notification(method: Method.cancel, params: ["id": id.json])))
+        guard let tab = pending.cancel(id, grace: settings.cancelGrace, now: now) else { return }
+        effects.append(.send(tab: tab, .notification(method: Method.cancel, params: ["id": id.json])))
     }
 
     /// Resolves TAB as an id, a title (case-insensitive) or a 1-based position among visible tabs.

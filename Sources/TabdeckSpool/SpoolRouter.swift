@@ -185,20 +185,6 @@ public final class SpoolRouter: @unchecked Sendable {
         work.sync {}
     }
 
-    /// The supervisor gave up on request `id` of `tab` (no answer or `progress` in time).
-    /// Returns true when it was one of the spool's: its table fails with a message saying so.
-    public func timedOut(_ id: RequestID, tab: String) -> Bool {
-        guard SpoolIDs.isSpool(id) else { return false }
-        drain()
-        lock.withLock {
-            guard let route = routes[tab], let table = route.tables.values.first(where: { $0.inflight[id] != nil }) else { return }
-            table.inflight[id] = nil
-            fail(table, "plugin \(tab) stopped sending the rows of table \(table.handle) after \(table.arrived) rows "
-                 + "(no rows/chunk result or progress in time)", route: route, tab: tab)
-        }
-        return true
-    }
-
     /// The plugin of `tab` stopped (exited, crashed, was killed): its spool is deleted. When
     /// rows were still arriving, the core's log says how far the stream got.
     public func pluginEnded(tab: String) {
@@ -342,7 +328,9 @@ public final class SpoolRouter: @unchecked Sendable {
             fail(table, "\(error)", route: route, tab: tab)
             return
         }
-        if table.arrived - table.reported >= Self.progressStep { reportProgress(table, tab: tab) }
+        // While the core waits for these rows its requests live on progress (the core's ledger
+        // times out a request that hears nothing): every arrival counts then.
+        if table.arrived - table.reported >= Self.progressStep || !table.waiting.isEmpty { reportProgress(table, tab: tab) }
         answerWaiting(table, route: route, tab: tab)
     }
 

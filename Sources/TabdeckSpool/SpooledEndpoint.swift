@@ -6,9 +6,11 @@ import TabdeckSupervisor
 /// plugin cannot sort or page. The ``SpoolRouter`` of the tab does the work:
 /// - the core's messages go through ``SpoolRouter/outgoing(_:tab:)``: what the spool answers
 ///   is traced `⇢` and not sent, the rest goes to the plugin unchanged;
-/// - the plugin's events go through ``SpoolRouter/incoming(_:tab:)``,
-///   ``SpoolRouter/timedOut(_:tab:)`` (replies to the spool's own `"spool-N"` requests stay
-///   here) and ``SpoolRouter/pluginEnded(tab:)`` (its exit deletes the spool);
+/// - the plugin's events go through ``SpoolRouter/incoming(_:tab:)`` (replies to the spool's
+///   own `"spool-N"` requests stay here) and ``SpoolRouter/pluginEnded(tab:)`` (its exit
+///   deletes the spool);
+/// - the spool times nothing out: the core's ledger does, for the requests it waits for, and
+///   the spool reports progress on every arrival while a core request waits for its rows;
 /// - the spool's own requests go to the plugin's endpoint, and its answers and announcements
 ///   reach the core as ``EndpointEvent/host(tab:_:)``, traced `⇠`.
 ///
@@ -75,8 +77,6 @@ public final class SpooledEndpoint: PluginEndpoint, @unchecked Sendable {
         switch event {
         case .plugin(.message(_, let message)):
             if router.incoming(message, tab: tab) { return }
-        case .plugin(.timedOut(_, let id, _, _)):
-            if router.timedOut(id, tab: tab) { return }
         case .plugin(.exited):
             router.pluginEnded(tab: tab)
         default:

@@ -55,11 +55,13 @@ extension PluginProcess {
     private func admitLocked(_ message: Message) -> Admission {
         switch message {
         case .response(let id, _), .failure(let id?, _):
+            if shutdownSent && id == Self.shutdownID { return .swallowed }
+            // Without request tracking the sender's own ledger judges every answer.
+            guard settings.tracksRequests else { return .deliver }
             if let entry = deadlines.answer(id) {
                 // A late answer to a cancelled request settles it but is not delivered.
                 return entry.cancel == nil ? .deliver : .dropped
             }
-            if shutdownSent && id == Self.shutdownID { return .swallowed }
             return .dropped
         case .notification("progress", _), .notification("rows/chunk", _):
             // A chunk of a streamed `rows` answer is progress too (PROTOCOL.md section 5).

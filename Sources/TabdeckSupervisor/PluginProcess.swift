@@ -27,7 +27,8 @@ final class PluginProcess: @unchecked Sendable {
     let emitLock = NSLock()
     let state = NSCondition()
     // Guarded by `state`:
-    var deadlines = Deadlines()
+    /// The requests sent and not answered, when the supervisor tracks them (``ProcessSettings/tracksRequests``).
+    var deadlines = RequestLedger<Void>()
     var shutdownSent = false
     var stopping = false
     var violated = false
@@ -140,12 +141,12 @@ final class PluginProcess: @unchecked Sendable {
         if finished { throw .notRunning(tab: spec.tab) }
         var registered: RequestID? = nil
         switch message {
-        case .request(let id, let method, _):
+        case .request(let id, let method, _) where settings.tracksRequests:
             guard deadlines.insert(id, method: method, timeout: settings.timeout(forMethod: method), now: now) else {
                 throw .duplicateRequestID(tab: spec.tab, id: id)
             }
             registered = id
-        case .notification("$/cancel", let params):
+        case .notification("$/cancel", let params) where settings.tracksRequests:
             if let id = cancelledRequestID(params) {
                 deadlines.cancel(id, grace: settings.cancelGrace, now: now)
             }

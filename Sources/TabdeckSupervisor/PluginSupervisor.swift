@@ -33,15 +33,20 @@ public final class PluginSupervisor: @unchecked Sendable {
     ///   - killGrace: between SIGTERM and SIGKILL when a process group is ended (after the
     ///     plugin exited, or when a cancel was ignored).
     ///   - clock: where every deadline and grace period is read; `ManualClock` in tests.
+    ///   - tracksRequests: whether the supervisor keeps each connection's ledger of requests
+    ///     (the timeouts and the cancel grace above, dropping answers nobody waits for). The
+    ///     host's core keeps its own (``RequestLedger``) and passes false: the supervisor then
+    ///     delivers every answer and never times a request out.
     ///   - onEvent: receives every event, on the supervisor's threads.
     public init(
         requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5),
         cancelGrace: Duration = .seconds(5), killGrace: Duration = .seconds(2),
-        clock: MonotonicClock = SystemClock(),
+        clock: MonotonicClock = SystemClock(), tracksRequests: Bool = true,
         onEvent: @escaping @Sendable (SupervisorEvent) -> Void
     ) {
         ignoreSIGPIPE()
         settings = ProcessSettings(
+            tracksRequests: tracksRequests,
             requestTimeout: requestTimeout.seconds, handshakeTimeout: handshakeTimeout.seconds,
             cancelGrace: cancelGrace.seconds, killGrace: killGrace.seconds, clock: clock)
         self.onEvent = onEvent

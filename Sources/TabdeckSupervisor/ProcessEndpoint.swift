@@ -67,14 +67,15 @@ public final class ProcessEndpoints: @unchecked Sendable {
     private let trace: (any EndpointTrace)?
     private let routes: Routes
 
-    /// A supervisor with these timeouts on `clock` (see ``PluginSupervisor/init(requestTimeout:handshakeTimeout:cancelGrace:killGrace:clock:onEvent:)``);
-    /// every endpoint traces to `trace`.
-    public init(requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5),
-                clock: MonotonicClock = SystemClock(), trace: (any EndpointTrace)? = nil) {
+    /// A supervisor on `clock` that keeps no ledger of requests: the host's core keeps the one
+    /// ledger of each connection and decides timeouts and the cancel grace itself (see
+    /// ``PluginSupervisor/init(requestTimeout:handshakeTimeout:cancelGrace:killGrace:clock:tracksRequests:onEvent:)``).
+    /// Every endpoint traces to `trace`.
+    public init(clock: MonotonicClock = SystemClock(), trace: (any EndpointTrace)? = nil) {
         let routes = Routes()
         self.routes = routes
         self.trace = trace
-        supervisor = PluginSupervisor(requestTimeout: requestTimeout, handshakeTimeout: handshakeTimeout, clock: clock,
+        supervisor = PluginSupervisor(clock: clock, tracksRequests: false,
                                       onEvent: { event in routes.endpoint(event.tab)?.received(event) })
     }
 

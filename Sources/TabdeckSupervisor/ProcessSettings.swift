@@ -4,6 +4,10 @@ import TabdeckTime
 /// Limits and timeouts shared by every plugin process of one supervisor. Times are seconds
 /// on `clock`.
 struct ProcessSettings: Sendable {
+    /// Whether the supervisor keeps the ledger of each connection's requests (timeouts, cancel
+    /// grace, dropping answers nobody waits for). A client that keeps its own ledger (the host's
+    /// core) turns it off: a connection has one ledger, kept by whoever sends on it.
+    var tracksRequests = true
     /// How long a request may go without an answer or progress.
     var requestTimeout: Double
     /// The same for `initialize`.

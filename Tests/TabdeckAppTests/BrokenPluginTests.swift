@@ -11,7 +11,7 @@ import TabdeckCore
     var countFile: String { dir.file("count") }
 
     func host(_ modes: [String], settings: CoreSettings = Host.fastSettings, extraTabs: [TabSpec] = [],
-              requestTimeout: Duration = .seconds(10)) throws -> Host {
+              requestTimeout: Duration? = nil) throws -> Host {
         try Host(dir, tabs: [.broken(modes: modes, countFile: countFile, tag: tag)] + extraTabs,
                  settings: settings, requestTimeout: requestTimeout)
     }
@@ -168,7 +168,7 @@ import TabdeckCore
         #expect(r.out.contains("rows 1–10 of 10"), "\(r.out)")
         #expect(h.log("broken").contains("frobnicate"), "log: \(h.log("broken"))")
         // The reply to an id never asked is dropped, not mistaken for one of ours.
-        #expect((await h.on { $0.supervisor.droppedReplies("broken") } ?? 0) >= 1)
+        #expect((await h.on { $0.workspace.tabs["broken"]!.ignoredReplies } ?? 0) >= 1)
         let again = await h.run("sort word desc")
         #expect(again.ok)
         let sorted = await h.run("show 1")
@@ -299,7 +299,7 @@ import TabdeckCore
         // answer may come after the rows shown (the plugin sleeps per request), so wait for it.
         var dropped = 0
         for _ in 0..<200 {
-            dropped = await h.on { $0.supervisor.droppedReplies("broken") } ?? 0
+            dropped = await h.on { $0.workspace.tabs["broken"]!.ignoredReplies } ?? 0
             if dropped >= 1 { break }
             try await Task.sleep(for: .milliseconds(50))
         }

@@ -6,13 +6,16 @@ import TabdeckSupervisor
 
 /// How the runtime hands the supervisor's events to the core.
 @Suite struct SupervisorTranslationTests {
-    @Test func anIgnoredCancelReachesTheCoreAsAViolationNamingTheRequest() {
-        let event = Runtime.translate(.cancelIgnored(tab: "t", id: .int(7), method: "rows", after: 5))
-        #expect(event == .plugin(tab: "t", .violation(#"plugin ignored the cancel of "rows" (request 7) for 5 s; it was stopped"#)))
+    @Test func messagesAndExitsReachTheCore() {
+        #expect(Runtime.translate(.message(tab: "t", .notification(method: "badge", params: ["value": 1])))
+            == .plugin(tab: "t", .message(.notification(method: "badge", params: ["value": 1]))))
+        #expect(Runtime.translate(.exited(tab: "t", .signalled(9), pending: [])) == .plugin(tab: "t", .exited("was killed by signal 9")))
     }
 
-    @Test func aTimeoutReachesTheCoreWithItsRequest() {
-        let event = Runtime.translate(.timedOut(tab: "t", id: .int(7), method: "rows", after: 10))
-        #expect(event == .plugin(tab: "t", .timedOut(.int(7), method: "rows", after: 10)))
+    /// The core's ledger is the one ledger of the host's connections: the host's supervisor
+    /// tracks no requests, and a request event of a tracking supervisor would not be the core's.
+    @Test func requestEventsOfATrackingSupervisorAreNotTheCores() {
+        #expect(Runtime.translate(.cancelIgnored(tab: "t", id: .int(7), method: "rows", after: 5)) == nil)
+        #expect(Runtime.translate(.timedOut(tab: "t", id: .int(7), method: "rows", after: 10)) == nil)
     }
 }

@@ -106,13 +106,15 @@ final class Host: @unchecked Sendable {
 
     init(_ dir: TempDir, tabs: [TabSpec], sections: [String] = [], output: OutputFormat = .text,
          settings: CoreSettings = Host.fastSettings,
-         requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5)) throws {
+         requestTimeout: Duration? = nil, handshakeTimeout: Duration? = nil) throws {
         self.dir = dir
         stateDirectory = dir.file("state")
         queue = DispatchQueue(label: "tabdeck.test.host")
         let config = try writeConfig(dir, tabs, sections: sections)
-        let runtime = try Runtime(configPath: config, stateDirectory: stateDirectory, output: output, settings: settings,
-                                  requestTimeout: requestTimeout, handshakeTimeout: handshakeTimeout)
+        var settings = settings
+        if let requestTimeout { settings.requestTimeout = requestTimeout.seconds }
+        if let handshakeTimeout { settings.handshakeTimeout = handshakeTimeout.seconds }
+        let runtime = try Runtime(configPath: config, stateDirectory: stateDirectory, output: output, settings: settings)
         runtime.write = { [weak self] line in self?.append(line, error: false) }
         runtime.writeError = { [weak self] line in self?.append(line, error: true) }
         self.runtime = runtime
@@ -262,5 +264,13 @@ let hangGuard = TimeLimitTrait.timeLimit(.minutes(10))
 func eventually(_ condition: () async -> Bool) async {
     while !(await condition()) {
         try? await Task.sleep(for: .milliseconds(20))
+    }
+}
+
+extension Duration {
+    /// The duration in seconds (for the core's settings).
+    var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }

@@ -235,8 +235,10 @@ import TabdeckProtocol
         h.feed(.command("sort name"))
         h.feed(.command("show 3"))
         let id = h.sends(Method.rows).last!.1
-        h.feed(.plugin(tab: "people", .timedOut(id, method: "rows", after: 10)))
+        h.now = 10
+        h.feed(.wake)
         #expect(h.effects.contains(.killPlugin(tab: "people")))
+        #expect(h.lastFailure?.contains("request \(id)") == true)
         #expect(h.lastFailure?.contains("did not answer \"rows\" (request") == true)
     }
 

@@ -1,10 +1,10 @@
 import Testing
 import TabdeckProtocol
-@testable import TabdeckSupervisor
 
-@Suite(hangGuard) struct DeadlinesTests {
+/// The one ledger of a plugin connection's requests.
+@Suite struct RequestLedgerTests {
     @Test func expiresInSendOrderAndOnlyOnce() {
-        var deadlines = Deadlines()
+        var deadlines = RequestLedger<Void>()
         let insertedRows = deadlines.insert(.int(2), method: "rows", timeout: 1, now: 0)
         #expect(insertedRows)
         let insertedOpen = deadlines.insert(.int(1), method: "open", timeout: 1, now: 0)
@@ -26,7 +26,7 @@ import TabdeckProtocol
     }
 
     @Test func progressRestartsTheTimeoutWithoutAnyLimit() {
-        var deadlines = Deadlines()
+        var deadlines = RequestLedger<Void>()
         _ = deadlines.insert(.int(1), method: "rows", timeout: 10, now: 0)
         // An hour of work reporting progress every 9 s: never due.
         var now = 0.0
@@ -44,7 +44,7 @@ import TabdeckProtocol
     }
 
     @Test func aCancelledRequestHasTheGraceThatProgressDoesNotExtend() {
-        var deadlines = Deadlines()
+        var deadlines = RequestLedger<Void>()
         _ = deadlines.insert(.int(1), method: "rows", timeout: 10, now: 0)
         _ = deadlines.insert(.int(2), method: "rows", timeout: 10, now: 0)
         let r4 = deadlines.cancel(.int(1), grace: 5, now: 2)
@@ -65,7 +65,7 @@ import TabdeckProtocol
     }
 
     @Test func aCancelledRequestIsSettledByItsAnswerOrByALaterOnesAnswer() {
-        var deadlines = Deadlines()
+        var deadlines = RequestLedger<Void>()
         _ = deadlines.insert(.int(1), method: "rows", timeout: 10, now: 0)
         _ = deadlines.insert(.int(2), method: "rows", timeout: 10, now: 0)
         _ = deadlines.insert(.int(3), method: "rows", timeout: 10, now: 0)
@@ -89,7 +89,7 @@ import TabdeckProtocol
     }
 
     @Test func removeAllReturnsRunningRequestsInSendOrder() {
-        var deadlines = Deadlines()
+        var deadlines = RequestLedger<Void>()
         for id in [5, 3, 9, 4] as [Int64] {
             _ = deadlines.insert(.int(id), method: "rows", timeout: 1, now: 0)
         }
@@ -101,22 +101,5 @@ import TabdeckProtocol
         let pending = deadlines.removeAll()
         #expect(pending == [.int(5), .int(9)])
         #expect(deadlines.isEmpty)
-    }
-
-    @Test func cancelParamsNameTheRequest() {
-        #expect(cancelledRequestID(json(#"{"id":12}"#)) == .int(12))
-        #expect(cancelledRequestID(json(#"{"id":"a"}"#)) == .string("a"))
-        #expect(cancelledRequestID(json(#"{"other":1}"#)) == nil)
-        #expect(cancelledRequestID(.null) == nil)
-    }
-
-    @Test func reasonsNameTheRequestTheMethodAndTheTime() {
-        #expect(SupervisorEvent.timedOut(tab: "t", id: .int(7), method: "rows", after: 10).reason
-            == #"plugin did not answer "rows" (request 7) within 10 s"#)
-        #expect(SupervisorEvent.timedOut(tab: "t", id: .string("a"), method: "initialize", after: 0.25).reason
-            == #"plugin did not answer "initialize" (request "a") within 0.25 s"#)
-        #expect(SupervisorEvent.cancelIgnored(tab: "t", id: .int(3), method: "rows", after: 5).reason
-            == #"plugin ignored the cancel of "rows" (request 3) for 5 s; it was stopped"#)
-        #expect(SupervisorEvent.stderrLine(tab: "t", line: "x").reason == nil)
     }
 }

@@ -1,0 +1,40 @@
+import TabdeckProtocol
+
+extension Workspace {
+    /// Gives up the requests whose deadline passed on the core's clock (``PendingRequests``):
+    /// a plugin that answered nothing in time, or ignored a cancel for the grace, is stopped,
+    /// and the reason becomes the tab's error once its process is gone.
+    mutating func expireRequests(_ effects: inout [Effect]) {
+        guard let earliest = pending.earliest, earliest <= now else { return }
+        for (tab, request) in pending.expire(now: now) {
+            guard tabs[tab] != nil, !tabs[tab]!.terminating else { continue }
+            let reason: String
+            switch request.expiry {
+            case .timedOut(let seconds):
+                reason = "plugin did not answer \"\(request.method)\" (request \(request.id)) within \(Self.secondsText(seconds)); it was stopped"
+                effects.append(.log(tab: tab, "tabdeck: request \(request.id) (\(request.method)) timed out; killing the plugin"))
+            case .cancelIgnored(let seconds):
+                reason = "plugin ignored the cancel of \"\(request.method)\" (request \(request.id)) for \(Self.secondsText(seconds)); it was stopped"
+                effects.append(.log(tab: tab, "tabdeck: request \(request.id) (\(request.method)) was cancelled and never ended; killing the plugin"))
+            }
+            tabs[tab]!.exitReason = reason
+            tabs[tab]!.terminating = true
+            effects.append(.killPlugin(tab: tab))
+        }
+    }
+
+    /// Asks the runtime to wake the core when the earliest request deadline comes, unless an
+    /// earlier wake-up is already on its way.
+    mutating func scheduleRequestWake(_ effects: inout [Effect]) {
+        if let asked = requestWake, asked <= now { requestWake = nil }
+        guard let earliest = pending.earliest else { return }
+        if let asked = requestWake, asked <= earliest { return }
+        requestWake = earliest
+        effects.append(.wake(at: earliest))
+    }
+
+    /// A duration as people read it: `10 s`, `1.5 s`.
+    static func secondsText(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && abs(seconds) < 1e15 ? "\(Int64(seconds)) s" : "\(String(format2: seconds)) s"
+    }
+}
