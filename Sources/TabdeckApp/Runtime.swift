@@ -145,6 +145,12 @@ public final class Runtime {
             guard let event = queue.take(until: clock.now()) else { break }
             handle(event)
         }
+        // And a wake-up that came due meanwhile: the core gives requests up and restarts
+        // plugins only when woken.
+        if let wake = wakeAt, clock.now() >= wake + started {
+            wakeAt = nil
+            dispatch(.wake)
+        }
         dispatch(.command(line))
         pump { self.finished }
         return failures == before

@@ -260,10 +260,14 @@ let hangGuard = TimeLimitTrait.timeLimit(.minutes(10))
 
 /// Polls `condition` until it holds, with no deadline on the wall clock (a loaded machine can
 /// take seconds to start a python plugin; that is its load, not the code's behaviour). A
-/// condition that never holds is caught by the suite's hang guard.
-func eventually(_ condition: () async -> Bool) async {
+/// condition that never holds is caught by the suite's hang guard: its cancellation ends the
+/// wait with a recorded issue (a swallowed cancellation would poll for ever).
+func eventually(_ condition: () async -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
     while !(await condition()) {
-        try? await Task.sleep(for: .milliseconds(20))
+        do { try await Task.sleep(for: .milliseconds(20)) } catch {
+            Issue.record("the condition never held: the hang guard cancelled the wait", sourceLocation: sourceLocation)
+            return
+        }
     }
 }
 

@@ -26,9 +26,12 @@ final class EventLog: @unchecked Sendable {
     /// process takes depends on the machine's load, never on the code under test. A wait that
     /// can never end is caught by the suites' hang guard (`hangGuard`). Events carry their own
     /// arrival times, so polling does not blur the timings tests measure.
-    func wait(until predicate: ([SupervisorEvent]) -> Bool) async {
+    func wait(until predicate: ([SupervisorEvent]) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
         while !predicate(events) {
-            try? await Task.sleep(for: .milliseconds(5))
+            do { try await Task.sleep(for: .milliseconds(5)) } catch {
+                Issue.record("the events never matched: the hang guard cancelled the wait; events: \(events)", sourceLocation: sourceLocation)
+                return
+            }
         }
     }
 
