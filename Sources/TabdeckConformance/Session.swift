@@ -14,6 +14,9 @@ enum Answer: Sendable {
     case violation(String)
     /// The message could not even be sent (stdin closed, not running).
     case notSent(String)
+    /// A reply came with an id the checker never sent (the supervisor dropped it), such as
+    /// the request's number echoed back as a string.
+    case misaddressed(RequestID)
 }
 
 /// One plugin process run through `PluginSupervisor`, the way the host runs it: the
@@ -29,6 +32,8 @@ final class PluginSession: @unchecked Sendable {
     private var replies: [RequestID: (Message, ContinuousClock.Instant)] = [:]
     private var timedOut: Set<RequestID> = []
     private var sentAt: [RequestID: ContinuousClock.Instant] = [:]
+    /// Dropped reply ids already explained (reported once each).
+    private var explainedDrops = 0
     private var exit: PluginExit?
     private var exitedAt: ContinuousClock.Instant?
     private var violation: String?
@@ -159,10 +164,23 @@ final class PluginSession: @unchecked Sendable {
             if timedOut.contains(id) {
                 return .timedOut(sentAt[id].map { $0.duration(to: .now) } ?? limit)
             }
-            if !condition.wait(until: deadline) {
+            if let stray = strayReplyLocked() { return .misaddressed(stray) }
+            // Dropped replies raise no event: look again soon.
+            if !condition.wait(until: min(deadline, Date().addingTimeInterval(0.02))) && Date() >= deadline {
                 return .timedOut(sentAt[id].map { $0.duration(to: .now) } ?? limit)
             }
         }
+    }
+
+    /// A reply the supervisor dropped whose id the checker never sent (not a late answer to a
+    /// cancelled or timed-out request). Caller holds `condition`.
+    private func strayReplyLocked() -> RequestID? {
+        let dropped = supervisor.droppedReplyIDs(Self.tab)
+        let total = supervisor.droppedReplies(Self.tab)
+        guard total > explainedDrops else { return nil }
+        let fresh = dropped.suffix(min(dropped.count, total - explainedDrops))
+        explainedDrops = total
+        return fresh.first { sentAt[$0] == nil }
     }
 
     /// Sends a request and waits for its answer.

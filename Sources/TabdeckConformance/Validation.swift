@@ -272,6 +272,10 @@ enum Validate {
                 return "invalidate: rows must be an array of row ids"
             }
             if let total = p?["total"], total != .null, total.intValue == nil { return "invalidate: total must be an integer or null" }
+            if let sections = p?["sections"], sections != .null,
+               !(sections.arrayValue?.allSatisfy({ $0["id"]?.stringValue != nil && ($0["count"].map { $0 == .null || ($0.intValue ?? -1) >= 0 } ?? true) }) ?? false) {
+                return "invalidate: sections must be an array of sections, each with a string id and a count ≥ 0 if any"
+            }
             return nil
         case Method.progress:
             guard number(p?["done"]) else { return "progress: done must be a number" }
@@ -292,6 +296,10 @@ enum Validate {
             return nil
         }
     }
+
+    /// The PROTOCOL.md section of each notification from the plugin.
+    static let notificationSection: [String: String] = [Method.badge: "12.1", Method.invalidate: "12.2", Method.progress: "12.3",
+                                                        Method.status: "12.4", Method.log: "12.5", StreamRules.chunkMethod: "11.3.1"]
 
     static let pluginNotifications: Set<String> = [Method.badge, Method.invalidate, Method.progress, Method.status, Method.log,
                                                    StreamRules.chunkMethod]

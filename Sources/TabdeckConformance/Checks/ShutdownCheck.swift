@@ -31,6 +31,8 @@ enum ShutdownCheck {
                 f.fail("the plugin exited without answering shutdown")
             case .violation(let reason):
                 f.fail("the plugin wrote a line the host cannot accept: \(reason)")
+            case .misaddressed(let got):
+                f.fail("shutdown (id \(id)) was answered with id \(got)\(CheckContext.idHint(sent: id, got: got)) (PROTOCOL.md 4.2)")
             }
             guard session.waitForExit(limit: grace * 2 + .seconds(3)), let exit = session.exitStatus else {
                 throw CheckAbort(reason: "\(answer); the plugin did not exit, not even after SIGKILL")
