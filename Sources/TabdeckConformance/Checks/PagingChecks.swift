@@ -65,7 +65,7 @@ enum PagingChecks {
                 f.fail("\(rows(page.rows.count)) at offset \(middle) for a limit of \(pageSize), expected \(expected) of \(count)")
             }
             compare(page, at: middle, with: read, into: &f)
-            return "offset \(middle): \(rows(page.rows.count)), the same as read page by page"
+            return "offset \(middle): \(rows(page.rows.count))" + (f.failures.isEmpty ? ", the same as read page by page" : "")
         }
     }
 
