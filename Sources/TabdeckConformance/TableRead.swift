@@ -15,7 +15,7 @@ struct TableRead {
 }
 
 extension CheckContext {
-    /// Page size for reading whole tables: the most the host ever asks for (section 18.17).
+    /// Page size for reading whole tables: the most the host ever asks for (PROTOCOL.md 11.3).
     static let readPageSize = 1000
     /// Page size of sample pages.
     static let samplePageSize = 200
