@@ -34,6 +34,17 @@ import TabdeckProtocol
         #expect(report.result("sort: non-sortable columns")?.status == .passed)
     }
 
+    /// The SDK's example with sections: every part of the protocol at once, every check run.
+    @Test func pythonSDKExampleUsesEveryFeature() throws {
+        let report = try check(["python3", "Plugins/sdk/python/example_plugin.py"], args: ["sections": true])
+        expectConforms(report)
+        for name in ["sections", "children", "close", "actions", "filter", "filter: integer column age", "filter: decimal column score",
+                     "filter: date column joined", "sort: ties across pages", "cancel"] {
+            #expect(report.result(name)?.status == .passed, "\(name): \(report.text)")
+        }
+        #expect(report.skipped == 0, "\(report.text)")
+    }
+
     @Test func helloPython() throws {
         let report = try check(["python3", "docs/examples/hello.py"])
         expectConforms(report)
