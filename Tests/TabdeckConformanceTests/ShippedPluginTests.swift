@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TabdeckProtocol
 @testable import TabdeckConformance
@@ -43,6 +44,15 @@ import TabdeckProtocol
             #expect(report.result(name)?.status == .passed, "\(name): \(report.text)")
         }
         #expect(report.skipped == 0, "\(report.text)")
+    }
+
+    /// The Swift kit's example: every part of the protocol, every check run and passed, no warning.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: inRepo(".build/debug/tabdeck-kit-example")), "needs swift build"))
+    func swiftKitExampleUsesEveryFeature() throws {
+        let report = try check([inRepo(".build/debug/tabdeck-kit-example")])
+        expectConforms(report)
+        #expect(report.skipped == 0 && report.warnings == 0, "\(report.text)")
+        #expect(report.result("sections")?.summary.contains("filtered by") == true, "\(report.text)")
     }
 
     @Test func helloPython() throws {

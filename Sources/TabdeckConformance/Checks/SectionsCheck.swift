@@ -34,8 +34,26 @@ enum SectionsCheck {
                        order: "the sort by \(column.id) desc", counts: false, into: &f)
                 orders.append("sorted by \(column.id) desc")
             }
+            if ctx.capabilities.filter, let (_, text) = FilterCheck.pickText(natural.rows) {
+                try filtered(ctx, text, table: table, into: &f)
+                orders.append("filtered by \"\(text)\"")
+            }
             guard f.failures.isEmpty else { return "\(table.sections.count) sections: the rows do not match them (\(orders.joined(separator: ", ")))" }
             return "\(table.sections.count) sections, contiguous and in the listed order (\(orders.joined(separator: ", "))); counts match"
+        }
+    }
+
+    /// Under a filter, sections a result sends again (10.6) count the rows the filter kept.
+    static func filtered(_ ctx: CheckContext, _ text: String, table: TableDescription, into f: inout Findings) throws(CheckAbort) {
+        let limit = CheckContext.readPageSize
+        let page = try ctx.page(offset: 0, limit: limit, filter: text, into: &f)
+        guard let sent = page.sections, page.rows.count < limit else { return }
+        var kept: [String: Int] = [:]
+        for row in page.rows { kept[row.section ?? "", default: 0] += 1 }
+        for section in sent {
+            if let count = section.count, count != kept[section.id, default: 0] {
+                f.fail("under filter \"\(text)\", the result's section \(section.id) says count \(count), but \(kept[section.id, default: 0]) of the rows kept name it: sections sent with a result count its rows \(rule)")
+            }
         }
     }
 
