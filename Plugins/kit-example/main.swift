@@ -6,7 +6,8 @@
 // (stable, within sections, nulls first, text by Unicode scalars); a filter over every cell's
 // text; children (each folder opens its 3 entries, two levels deep) and `close`; actions: `rename`
 // (one row, a form with a required field), `delete` (destructive, many rows) and `add` (the table
-// itself, a form); rows that move (`move`); `invalidate` with the new total and sections.
+// itself, a form); rows that move (`move`); `invalidate` with the new total and sections
+// after every change (and once after the first page).
 import Foundation
 import TabdeckPluginKit
 import TabdeckProtocol
@@ -41,6 +42,7 @@ final class Files: TableDataSource, @unchecked Sendable {
     private var added = 0
     private var openChildren: Set<String> = []
     private var notifier: Notifier?
+    private var announced = false
 
     init() {
         entries = (0..<60).map { i in
@@ -73,6 +75,9 @@ final class Files: TableDataSource, @unchecked Sendable {
     func rows(_ request: RowsRequest, cancel: CancellationFlag) throws -> RowsResult {
         if request.table.hasPrefix("child:") { return try childRows(request) }
         guard request.table == "root" else { throw RPCError.unknown(table: request.table) }
+        // A plugin that counts in the background announces the count once known; this one
+        // knows it at once, and says so after the first page, for the example's sake.
+        if lock.withLock({ () -> Bool in defer { announced = true }; return !announced }) { changed() }
         var data = lock.withLock { entries }
         if let filter = request.filter {
             let needle = filter.lowercased()

@@ -53,7 +53,8 @@ public struct CheckOptions: Sendable {
 ///    with `multiSort`; non-sortable columns refused.
 /// 5. `sort: ties across pages` (``SortTiesCheck``), `sections` (``SectionsCheck``),
 ///    `filter` and `filter: <type> column …` (``FilterCheck``, ``FilterTypesCheck``),
-///    `children` and `close` (``ChildrenCheck``), `actions` (``ActionsCheck``).
+///    `children` and `close` (``ChildrenCheck``), `actions` (``ActionsCheck``), `invalidate`
+///    (``InvalidateCheck``: the notifications sent during the run agree with the table).
 /// 6. `cancel`: `$/cancel` of an in-flight request is tolerated and the next one answered.
 /// 7. `errors: …`: unknown method (-32601), invalid `rows` params, unknown table, unknown
 ///    sort column.
@@ -84,6 +85,7 @@ public struct PluginChecker: Sendable {
         FilterTypesCheck.run(ctx)
         ChildrenCheck.run(ctx)
         ActionsCheck.run(ctx)
+        InvalidateCheck.run(ctx)
         CancelCheck.run(ctx)
         ErrorChecks.run(ctx)
         ShutdownCheck.run(ctx)

@@ -48,6 +48,9 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         .init(plugin: python, mutant: "generation-not-echoed", check: "paging: first page", message: "it must echo the request's"),
         .init(plugin: python, mutant: "limit-ignored", check: "paging: first page", message: "105 rows for a limit of 100", rows: 150),
         .init(plugin: python, mutant: "cells-change", check: "paging: whole table", message: "came back with other cells"),
+        // Invalidation (12.2).
+        .init(plugin: python, mutant: "invalidate-total-wrong", check: "invalidate", message: "the last invalidate said total 70, but the next rows answer says 60"),
+        .init(plugin: python, mutant: "invalidate-unknown-section", check: "invalidate", message: "lists section misc, which the table does not list"),
         // Errors, ids, messages, shutdown (4.2, 12, 14, 7.4).
         .init(plugin: python, mutant: "string-id", check: "handshake", message: "came back with id \"1\" (the number as a string)"),
         .init(plugin: python, mutant: "unknown-method-null", check: "errors: unknown method", message: "expected error -32601"),

@@ -16,8 +16,8 @@ import TabdeckProtocol
     func csvPlugin() throws {
         let report = try check([csvBinary], args: ["path": .string(inRepo("Plugins/csv/sample/people.csv"))])
         expectConforms(report)
-        // Only what CSV does not declare (sections, children, actions) is not run.
-        #expect(report.results.filter { $0.status == .skipped }.map(\.name) == ["sections", "children", "actions"], "\(report.text)")
+        // Only what CSV does not declare (sections, children, actions) or send (invalidate) is not run.
+        #expect(report.results.filter { $0.status == .skipped }.map(\.name) == ["sections", "children", "actions", "invalidate"], "\(report.text)")
         #expect(report.result("sort: name desc")?.status == .passed, "CSV sorts text by Unicode scalars")
     }
 

@@ -5,7 +5,8 @@ A deterministic "people" table (open args: ``{"rows": N}``, default 100) with ev
 type, multi-key sorting, a string filter, a child table per row ("tasks"), actions, and
 optional live notifications (``{"tick": seconds}``) and slow pages (``{"delay": seconds}``,
 polling for cancellation). With ``{"sections": true}`` the rows are grouped by state in three
-sections with counts and footers, sent again under a filter and with every live ``invalidate``:
+sections with counts and footers, sent again under a filter, at the first page and with every
+live ``invalidate``:
 every feature of the protocol at once (``tabdeck plugin check --args '{"sections": true}'``).
 
 Editing rows: ``add`` (hotkey ``+``) inserts a person from a form (name, age, state, active),
@@ -75,6 +76,7 @@ class People(TablePlugin):
         self.added = 0
         self.delay = 0.0
         self.grouped = False
+        self.announced = False
         self.stop = threading.Event()
 
     def capabilities(self) -> dict[str, bool]:
@@ -137,6 +139,11 @@ class People(TablePlugin):
         while time.monotonic() < end:
             self.check_cancelled()
             time.sleep(0.01)
+        if self.grouped and not self.announced:
+            # A plugin that counts in the background announces the count and sections once known;
+            # this one knows them at once and says so at the first page, for the example's sake.
+            self.announced = True
+            self.invalidate(rows=[], total=len(self.people), sections=self.sections())
         return super().rows(offset, limit, sort, filter)
 
     def children(self, table: str, row: str) -> Table:
