@@ -1,6 +1,6 @@
 import TabdeckProtocol
 
-/// Checks of the shapes the plugin sends, against docs/PROTOCOL.md (summary and sections 10,
+/// Checks of the shapes the plugin sends, against docs/PROTOCOL.md (sections 10,
 /// 11, 12 and 18). Unknown members are always fine (section 4.4).
 enum Validate {
     static let capabilityKeys = ["sort", "multiSort", "filter", "sections", "children", "actions", "live", "paging", "move", "locate"]
