@@ -254,7 +254,7 @@ final class CheckContext {
         for (i, row) in rows.enumerated() {
             if let before = seenCells[row.id], before != row.cells {
                 if reported < 3 {
-                    f.fail("row id \(row.id) (position \(offset + i)) came back with other cells: \(OrderCheck.clip(JSONWriter.string(.array(row.cells)), 80)), before \(OrderCheck.clip(JSONWriter.string(.array(before)), 80))")
+                    f.fail("row id \(row.id) (position \(offset + i)) came back with other cells: \(OrderCheck.clip(JSONWriter.string(.array(row.cells)), 80)), before \(OrderCheck.clip(JSONWriter.string(.array(before)), 80)) (PROTOCOL.md 10.5: an id names one row)")
                 }
                 reported += 1
             } else {

@@ -37,7 +37,7 @@ extension CheckContext {
             if page.totalSent { lastTotal = page.total }
             if page.rows.count < Self.readPageSize {
                 if let t = lastTotal, rows.count < t {
-                    f.fail("the page at offset \(offset) has \(page.rows.count) rows, ending the table at \(rows.count) rows, but total says \(t)")
+                    f.fail("the page at offset \(offset) has \(page.rows.count) rows, ending the table at \(rows.count) rows, but total says \(t) (PROTOCOL.md 11.3)")
                 }
                 break
             }
@@ -48,7 +48,7 @@ extension CheckContext {
             }
         }
         if let t = lastTotal, rows.count > t {
-            f.fail("read \(rows.count) rows, but total says \(t)")
+            f.fail("read \(rows.count) rows, but total says \(t) (PROTOCOL.md 11.3)")
         }
         checkUnique(rows, positions: Array(rows.indices), sort: sort, into: &f)
         return TableRead(rows: rows, positions: Array(rows.indices), complete: true, requests: requests, total: lastTotal)

@@ -41,10 +41,10 @@ enum ShutdownCheck {
             let when = "within \(Report.formatDuration(took)) of stdin closing"
             switch exit {
             case .exited(0):
-                if took > grace { f.fail("exited only after \(Report.formatDuration(took)) (at most 2 s)") }
+                if took > grace { f.fail("exited only after \(Report.formatDuration(took)) (at most 2 s; PROTOCOL.md 7.4)") }
                 return "\(answer); exited with status 0 \(when)"
             case .exited(let code):
-                f.fail("exited with status \(code), expected 0")
+                f.fail("exited with status \(code), expected 0 (PROTOCOL.md 7.4)")
                 return "\(answer); exited with status \(code) \(when)"
             case .signalled(let signal):
                 let name = signal == SIGTERM ? "SIGTERM" : signal == SIGKILL ? "SIGKILL" : "signal \(signal)"

@@ -52,7 +52,7 @@ enum SortChecks {
                 f.warn("not in the reference order (\(reference.description)), but in an accepted one: \(rule)")
                 summary = "in order (\(rule))"
             case .unordered(let violation, let count):
-                f.fail(violation.description + (count > 1 ? " (\(count) neighbouring pairs out of order)" : ""))
+                f.fail(violation.description + (count > 1 ? " (\(count) neighbouring pairs out of order)" : "") + " (PROTOCOL.md 11.3, Sort order)")
                 summary = "not in order"
             }
             if read.complete && natural.complete {
