@@ -55,6 +55,20 @@ import TabdeckProtocol
         #expect(report.result("sections")?.summary.contains("filtered by") == true, "\(report.text)")
     }
 
+    /// The files and sqlite plugins filter every cell's text, numbers and dates too (PROTOCOL.md 11.3).
+    @Test func filesPlugin() throws {
+        let report = try check(["python3", "Plugins/files/files.py"], args: ["path": .string(inRepo("docs"))])
+        expectConforms(report)
+        #expect(report.result("filter: integer column size")?.status == .passed, "\(report.text)")
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: inRepo(".build/debug/tabdeck-sqlite")), "needs swift build"))
+    func sqlitePlugin() throws {
+        let report = try check([inRepo(".build/debug/tabdeck-sqlite")], args: ["path": .string(inRepo("Plugins/sqlite/sample/sample.sqlite"))])
+        expectConforms(report)
+        #expect(report.result("filter: integer column rows")?.status == .passed, "\(report.text)")
+    }
+
     @Test func helloPython() throws {
         let report = try check(["python3", "docs/examples/hello.py"])
         expectConforms(report)

@@ -2,10 +2,11 @@ import TabdeckProtocol
 
 /// `filter: <type> column <id>`: a filter matches the text of every cell, not only of text
 /// cells (PROTOCOL.md 11.3, "filter"): a number as written in JSON (`2048`, `0.5`), a date as
-/// its ISO string. One check per integer, decimal and date column: the full text of one of its
+/// its ISO string, a boolean as `true` or `false`, an enum as its value. One check per integer,
+/// decimal, bool, date and enum column: the full text of one of its
 /// cells keeps that cell's row, and only rows that contain the text in some cell.
 enum FilterTypesCheck {
-    static let types: Set<String> = ["integer", "decimal", "date"]
+    static let types: Set<String> = ["integer", "decimal", "bool", "date", "enum"]
 
     static func run(_ ctx: CheckContext) {
         guard ctx.capabilities.filter, ctx.capabilities.paging, let table = ctx.table, ctx.skipReason(.rows) == nil else { return }
