@@ -57,7 +57,7 @@ enum SortChecks {
             }
             if read.complete && natural.complete {
                 compareIDs(read, natural, into: &f)
-                summary += "; \(PagingChecks.rows(read.rows.count)), the same ids as unsorted"
+                summary += "; \(PagingChecks.rows(read.rows.count))" + (f.failures.isEmpty ? ", the same ids as unsorted" : "")
             } else {
                 summary += "; \(PagingChecks.rows(read.rows.count)) in \(read.requests) requests (sample pages)"
             }
