@@ -54,6 +54,7 @@ let package = Package(
             "TabdeckPluginKit", .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Plugins/sqlite/SQLiteBrowser"),
         .executableTarget(name: "tabdeck-sqlite", dependencies: ["SQLiteBrowser", "TabdeckPluginKit"], path: "Plugins/sqlite/Main"),
+        .executableTarget(name: "tabdeck-kit-example", dependencies: ["TabdeckPluginKit", "TabdeckProtocol"], path: "Plugins/kit-example"),
         .target(name: "TabdeckFuzzTargets", dependencies: [
             "TabdeckProtocol", "TabdeckCore", "TabdeckTerminal", "TabdeckStore", "CSVTable",
         ]),

@@ -40,6 +40,7 @@ they are older than two seconds, and after an action.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
@@ -52,6 +53,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from tabdeck_plugin import (ACTION_FAILED, INTERNAL_ERROR, INVALID_PARAMS, NOT_SUPPORTED, RpcError,  # noqa: E402
                             Table, TablePlugin, action_spec, column, field, row, section_spec, sort_key)
+
+
+def _cell_text(cell: Any) -> str:
+    """A cell's text as a filter matches it: a boolean as true/false, a number as in JSON."""
+    if cell is None:
+        return ""
+    if isinstance(cell, bool):
+        return "true" if cell else "false"
+    return cell if isinstance(cell, str) else json.dumps(cell)
+
 
 KINDS = ["dir", "file", "link", "other"]
 COLUMNS = [
@@ -209,7 +220,8 @@ class Folder(Table):
                     self._sorted[key] = ordered
         if isinstance(filter, str) and filter:
             needle = filter.casefold()
-            ordered = [r for r in ordered if needle in r["cells"][0].casefold()]
+            # every cell's text, sizes and dates too (PROTOCOL.md 11.3, What a filter matches)
+            ordered = [r for r in ordered if any(needle in _cell_text(c).casefold() for c in r["cells"])]
             return ordered[offset:offset + limit], len(ordered)
         return ordered[offset:offset + limit], len(data)
 

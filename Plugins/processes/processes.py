@@ -16,7 +16,7 @@ last sample, this plugin itself excluded: a count of CPU hogs worth noticing. Cl
 
 Open args (all optional): ``{"interval": 2.0, "badgeCpu": 50}``; interval from 0.1 to 3600 s.
 
-Actions: ``term`` (SIGTERM) and ``kill`` (SIGKILL), both ``confirm`` and ``multiple``. The
+Actions: ``term`` (SIGTERM) and ``kill`` (SIGKILL, ``destructive``), both ``confirm`` and ``multiple``. The
 answer is a message; if any pid could not be signalled the answer is error -32003 naming
 each pid that failed and why (the others were signalled), with ``data``
 ``{"failed": {"PID": "reason"}, "signalled": ["PID", ...]}``.
@@ -233,7 +233,7 @@ class Processes(TablePlugin):
 
     def actions(self) -> list[dict[str, Any]]:
         return [action_spec("term", "Terminate (SIGTERM)", confirm=True, multiple=True),
-                action_spec("kill", "Kill (SIGKILL)", confirm=True, multiple=True)]
+                action_spec("kill", "Kill (SIGKILL)", confirm=True, multiple=True, destructive=True)]
 
     # ------------------------------------------------------------ open and sampling
 

@@ -169,7 +169,18 @@ final class CheckContext {
                              notes: [OrderCheck.clip(reason, 200)] + stderrNotes())
         case .notSent(let reason):
             throw CheckAbort(reason: "could not send \(method): \(reason)")
+        case .misaddressed(let got):
+            if rowsBroken == nil, method == Method.rows { rowsBroken = "rows answered with the wrong id" }
+            throw CheckAbort(reason: "the answer to \(method) (id \(id)) came back with id \(got)\(Self.idHint(sent: id, got: got)): "
+                             + "a response MUST carry the request's id exactly, of the same JSON type (PROTOCOL.md 4.2)")
         }
+    }
+
+    /// `, a string` when the id came back as the text of the number sent.
+    static func idHint(sent: RequestID, got: RequestID) -> String {
+        if case .int(let n) = sent, case .string(let s) = got, s == String(n) { return " (the number as a string)" }
+        if case .string(let s) = sent, case .int(let n) = got, s == String(n) { return " (the string as a number)" }
+        return ", which was never sent"
     }
 
     private func note(_ elapsed: Duration) {
@@ -197,9 +208,11 @@ final class CheckContext {
 
     /// Asks for one page and checks it against the request and the table; the checks' findings go to `f`.
     /// An error response or an invalid page aborts the check.
-    func page(offset: Int, limit: Int, sort: [SortKey] = [], filter: String? = nil,
+    /// `other` asks for the rows of another table than the root (a child table); its rows are
+    /// not remembered with the root's.
+    func page(offset: Int, limit: Int, sort: [SortKey] = [], filter: String? = nil, of other: TableDescription? = nil,
               into f: inout Findings) throws(CheckAbort) -> RowsResult {
-        guard let table else { throw CheckAbort(reason: "there is no table", skip: true) }
+        guard let table = other ?? table else { throw CheckAbort(reason: "there is no table", skip: true) }
         let request = RowsRequest(table: table.table, offset: offset, limit: limit, sort: sort, filter: filter,
                                   generation: nextGeneration())
         let answer = try call(Method.rows, request.json)
@@ -207,7 +220,8 @@ final class CheckContext {
         switch answer {
         case .success(let v): value = v
         case .failure(let error):
-            throw CheckAbort(reason: "rows (offset \(offset), limit \(limit)\(Self.sortText(sort))) answered error \(error.code): \(error.message)")
+            let which = other.map { " of table \($0.table)" } ?? ""
+            throw CheckAbort(reason: "rows\(which) (offset \(offset), limit \(limit)\(Self.sortText(sort))\(filter.map { ", filter \"\($0)\"" } ?? "")) answered error \(error.code): \(OrderCheck.clip(error.message, 80))")
         }
         var local = Findings()
         var warnings: [String: String] = [:]
@@ -218,10 +232,11 @@ final class CheckContext {
         }
         guard let result = parsed else {
             f.merge(local)
-            throw CheckAbort(reason: "invalid rows answer (offset \(offset), limit \(limit)\(Self.sortText(sort)))",
-                             notes: local.lines())
+            throw CheckAbort(reason: "invalid rows answer (offset \(offset), limit \(limit)\(Self.sortText(sort))): see PROTOCOL.md 11.3",
+                             notes: local.lines() + Self.exchange(request.json, value))
         }
         f.merge(local)
+        if other != nil { return result }
         if result.totalSent && filter == nil { total = result.total }  // a filtered total counts fewer rows
         remember(result.rows, offset: offset, into: &f)
         return result
@@ -239,7 +254,7 @@ final class CheckContext {
         for (i, row) in rows.enumerated() {
             if let before = seenCells[row.id], before != row.cells {
                 if reported < 3 {
-                    f.fail("row id \(row.id) (position \(offset + i)) came back with other cells: \(OrderCheck.clip(JSONWriter.string(.array(row.cells)), 80)), before \(OrderCheck.clip(JSONWriter.string(.array(before)), 80))")
+                    f.fail("row id \(row.id) (position \(offset + i)) came back with other cells: \(OrderCheck.clip(JSONWriter.string(.array(row.cells)), 80)), before \(OrderCheck.clip(JSONWriter.string(.array(before)), 80)) (PROTOCOL.md 10.5: an id names one row)")
                 }
                 reported += 1
             } else {
@@ -247,6 +262,11 @@ final class CheckContext {
             }
         }
         if reported > 3 { f.fail("… \(reported - 3) more rows came back with other cells") }
+    }
+
+    /// Two note lines: the request sent and an excerpt of the answer, for a message that says where.
+    static func exchange(_ request: JSONValue, _ answer: JSONValue) -> [String] {
+        ["request: " + OrderCheck.clip(JSONWriter.string(request), 160), "answer: " + OrderCheck.clip(JSONWriter.string(answer), 200)]
     }
 
     static func sortText(_ sort: [SortKey]) -> String {

@@ -22,15 +22,18 @@ public struct CheckOptions: Sendable {
     public var wholeTableLimit: Int
     /// The host version sent in `initialize`.
     public var hostVersion: String
+    /// Tables with at most this many rows have every id read (natural order) for the id and
+    /// paging checks; bigger ones are sampled.
+    public var idLimit: Int
 
     public init(command: [String], args: JSONValue = [:], timeout: Duration = .seconds(10),
                 handshakeTimeout: Duration = .seconds(5),
                 environment: [String: String] = [:], workingDirectory: String = "", tracePath: String? = nil,
-                wholeTableLimit: Int = 5000, hostVersion: String = "0.1.0") {
+                wholeTableLimit: Int = 5000, hostVersion: String = "0.1.0", idLimit: Int = 100_000) {
         self.command = command; self.args = args; self.timeout = timeout; self.handshakeTimeout = handshakeTimeout
         self.environment = environment
         self.workingDirectory = workingDirectory; self.tracePath = tracePath
-        self.wholeTableLimit = wholeTableLimit; self.hostVersion = hostVersion
+        self.wholeTableLimit = wholeTableLimit; self.hostVersion = hostVersion; self.idLimit = idLimit
     }
 }
 
@@ -41,18 +44,23 @@ public struct CheckOptions: Sendable {
 ///    (unknown ones ignored).
 /// 2. `open`: a valid table description (columns, types, enum values, widths, total).
 /// 3. `paging: …`: the first page; the whole table (ids unique, count = total, pages join up);
-///    a middle page and the end (short last page, empty past the end); generation and offset
+///    a middle page and the end (short last page, empty past the end); `paging: every id`: every
+///    id of a table of up to 100,000 rows read to the very end (``EveryIDCheck``); generation and offset
 ///    echoed in every page; the same id always with the same cells.
 ///    With `paging: false`, `stream: whole table` and `stream: again` instead (``StreamChecks``).
 /// 4. `sort: …`: each sortable column in both directions (whole table up to 5,000 rows, else
 ///    sample pages), in the right order (see ``OrderCheck``) with the same ids; multi-key sorts
 ///    with `multiSort`; non-sortable columns refused.
-/// 5. `cancel`: `$/cancel` of an in-flight request is tolerated and the next one answered.
-/// 6. `errors: …`: unknown method (-32601), invalid `rows` params, unknown table, unknown
+/// 5. `sort: ties across pages` (``SortTiesCheck``), `sections` (``SectionsCheck``),
+///    `filter` and `filter: <type> column …` (``FilterCheck``, ``FilterTypesCheck``),
+///    `children` and `close` (``ChildrenCheck``), `actions` (``ActionsCheck``), `invalidate`
+///    (``InvalidateCheck``: the notifications sent during the run agree with the table).
+/// 6. `cancel`: `$/cancel` of an in-flight request is tolerated and the next one answered.
+/// 7. `errors: …`: unknown method (-32601), invalid `rows` params, unknown table, unknown
 ///    sort column.
-/// 7. `shutdown`: answered, then exit with status 0 within 2 s of stdin closing.
-/// 8. `messages`: the notifications were valid, no replies to ids that were not pending.
-/// 9. `errors: malformed line` and `exit at end of input`, on a second process: a line that is
+/// 8. `shutdown`: answered, then exit with status 0 within 2 s of stdin closing.
+/// 9. `messages`: the notifications were valid, no replies to ids that were not pending.
+/// 10. `errors: malformed line` and `exit at end of input`, on a second process: a line that is
 ///    not JSON is answered with -32700 or ignored, the plugin keeps answering, and it exits
 ///    when its stdin closes.
 ///
@@ -69,9 +77,15 @@ public struct PluginChecker: Sendable {
         defer { ctx.session.kill() }
         HandshakeCheck.run(ctx)
         OpenCheck.run(ctx)
-        if ctx.capabilities.paging { PagingChecks.run(ctx) } else { StreamChecks.run(ctx) }
+        if ctx.capabilities.paging { PagingChecks.run(ctx); EveryIDCheck.run(ctx) } else { StreamChecks.run(ctx) }
         SortChecks.run(ctx)
+        SortTiesCheck.run(ctx)
+        SectionsCheck.run(ctx)
         FilterCheck.run(ctx)
+        FilterTypesCheck.run(ctx)
+        ChildrenCheck.run(ctx)
+        ActionsCheck.run(ctx)
+        InvalidateCheck.run(ctx)
         CancelCheck.run(ctx)
         ErrorChecks.run(ctx)
         ShutdownCheck.run(ctx)

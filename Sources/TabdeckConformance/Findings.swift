@@ -8,6 +8,8 @@ struct Findings: Sendable {
     mutating func fail(_ text: String) { failures.append(text) }
     mutating func warn(_ text: String) { warnings.append(text) }
     mutating func note(_ text: String) { notes.append(text) }
+    /// A failure, or only a warning when `warning` (a live table's data may have changed meanwhile).
+    mutating func problem(warning: Bool, _ text: String) { if warning { warn(text) } else { fail(text) } }
 
     mutating func merge(_ other: Findings) {
         failures += other.failures

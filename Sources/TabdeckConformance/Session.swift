@@ -14,6 +14,10 @@ enum Answer: Sendable {
     case violation(String)
     /// The message could not even be sent (stdin closed, not running).
     case notSent(String)
+    /// A reply came with an id the checker never sent (the supervisor dropped it): the
+    /// request's number echoed back as a string (said at once), or any such reply while the
+    /// request went unanswered (said instead of the timeout).
+    case misaddressed(RequestID)
 }
 
 /// One plugin process run through `PluginSupervisor`, the way the host runs it: the
@@ -29,6 +33,9 @@ final class PluginSession: @unchecked Sendable {
     private var replies: [RequestID: (Message, ContinuousClock.Instant)] = [:]
     private var timedOut: Set<RequestID> = []
     private var sentAt: [RequestID: ContinuousClock.Instant] = [:]
+    /// Dropped replies already looked at, and the ids among them that were never sent.
+    private var explainedDrops = 0
+    private var strays: [RequestID] = []
     private var exit: PluginExit?
     private var exitedAt: ContinuousClock.Instant?
     private var violation: String?
@@ -156,12 +163,38 @@ final class PluginSession: @unchecked Sendable {
             }
             if let violation { return .violation(violation) }
             if let exit { return .exited(exit) }
+            collectStraysLocked()
+            // The request's own id in another JSON type: unambiguous, said at once.
+            if let stray = strays.first(where: { Self.sameDigits($0, id) }) { return .misaddressed(stray) }
             if timedOut.contains(id) {
+                // A reply that came with an id never sent explains the silence better than a timeout.
+                if let stray = strays.last { return .misaddressed(stray) }
                 return .timedOut(sentAt[id].map { $0.duration(to: .now) } ?? limit)
             }
-            if !condition.wait(until: deadline) {
+            // Dropped replies raise no event: look again soon.
+            if !condition.wait(until: min(deadline, Date().addingTimeInterval(0.02))) && Date() >= deadline {
+                if let stray = strays.last { return .misaddressed(stray) }
                 return .timedOut(sentAt[id].map { $0.duration(to: .now) } ?? limit)
             }
+        }
+    }
+
+    /// Keeps the ids of replies the supervisor dropped that the checker never sent (not late
+    /// answers to cancelled or timed-out requests), the last few. Caller holds `condition`.
+    private func collectStraysLocked() {
+        let dropped = supervisor.droppedReplyIDs(Self.tab)
+        let total = supervisor.droppedReplies(Self.tab)
+        guard total > explainedDrops else { return }
+        let fresh = dropped.suffix(min(dropped.count, total - explainedDrops))
+        explainedDrops = total
+        strays = Array((strays + fresh.filter { sentAt[$0] == nil }).suffix(8))
+    }
+
+    /// The same number, one as an integer and one as a string (`5` and `"5"`).
+    static func sameDigits(_ a: RequestID, _ b: RequestID) -> Bool {
+        switch (a, b) {
+        case (.string(let s), .int(let n)), (.int(let n), .string(let s)): s == String(n)
+        default: false
         }
     }
 

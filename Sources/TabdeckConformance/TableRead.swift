@@ -15,7 +15,7 @@ struct TableRead {
 }
 
 extension CheckContext {
-    /// Page size for reading whole tables: the most the host ever asks for (section 18.17).
+    /// Page size for reading whole tables: the most the host ever asks for (PROTOCOL.md 11.3).
     static let readPageSize = 1000
     /// Page size of sample pages.
     static let samplePageSize = 200
@@ -37,7 +37,7 @@ extension CheckContext {
             if page.totalSent { lastTotal = page.total }
             if page.rows.count < Self.readPageSize {
                 if let t = lastTotal, rows.count < t {
-                    f.fail("the page at offset \(offset) has \(page.rows.count) rows, ending the table at \(rows.count) rows, but total says \(t)")
+                    f.fail("the page at offset \(offset) has \(page.rows.count) rows, ending the table at \(rows.count) rows, but total says \(t) (PROTOCOL.md 11.3)")
                 }
                 break
             }
@@ -48,9 +48,9 @@ extension CheckContext {
             }
         }
         if let t = lastTotal, rows.count > t {
-            f.fail("read \(rows.count) rows, but total says \(t)")
+            f.fail("read \(rows.count) rows, but total says \(t) (PROTOCOL.md 11.3)")
         }
-        checkUnique(rows, positions: Array(rows.indices), into: &f)
+        checkUnique(rows, positions: Array(rows.indices), sort: sort, into: &f)
         return TableRead(rows: rows, positions: Array(rows.indices), complete: true, requests: requests, total: lastTotal)
     }
 
@@ -84,17 +84,29 @@ extension CheckContext {
         let order = positions.indices.sorted { positions[$0] < positions[$1] }
         let sortedRows = order.map { rows[$0] }
         let sortedPositions = order.map { positions[$0] }
-        checkUnique(sortedRows, positions: sortedPositions, into: &f)
+        checkUnique(sortedRows, positions: sortedPositions, sort: sort, into: &f)
         return TableRead(rows: sortedRows, positions: sortedPositions, complete: false, requests: requests, total: total)
     }
 
-    /// Fails for every id that appears at two positions.
-    func checkUnique(_ rows: [Row], positions: [Int], into f: inout Findings) {
+    /// Fails for every id that appears at two positions. In a sorted read, an id that is unique
+    /// in the natural order moved between pages: that is said as such (unstable ties), not as a
+    /// duplicate id.
+    func checkUnique(_ rows: [Row], positions: [Int], sort: [SortKey] = [], into f: inout Findings) {
         var first: [String: Int] = [:]
         var duplicates = 0
+        let naturalIDs = sort.isEmpty ? nil : natural.flatMap { $0.complete ? Set($0.ids) : nil }
+        let naturalUnique = naturalIDs != nil && naturalIDs!.count == natural!.rows.count
         for (row, position) in zip(rows, positions) {
             if let earlier = first[row.id] {
-                if duplicates < 3 { f.fail("id \(row.id) is used by rows \(earlier) and \(position): row ids must be unique") }
+                if duplicates < 3 {
+                    if naturalUnique {
+                        f.fail("row \(row.id) came at positions \(earlier) and \(position) of the sort by \(Self.sortText(sort).dropFirst(7)), "
+                               + "though its id is unique in the natural order: rows with equal sort keys changed places between pages. "
+                               + "Ties must come in the same order on every request: break them by the natural order or the id (PROTOCOL.md 11.3)")
+                    } else {
+                        f.fail("id \(row.id) is used by rows \(earlier) and \(position): row ids must be unique (PROTOCOL.md 10.5)")
+                    }
+                }
                 duplicates += 1
             } else {
                 first[row.id] = position

@@ -1,7 +1,7 @@
 import TabdeckProtocol
 
-/// Checks of the shapes the plugin sends, against docs/PROTOCOL.md (summary and sections 10,
-/// 11, 12 and 18). Unknown members are always fine (section 4.4).
+/// Checks of the shapes the plugin sends, against docs/PROTOCOL.md (sections 10,
+/// 11 and 12). Unknown members are always fine (section 4.4).
 enum Validate {
     static let capabilityKeys = ["sort", "multiSort", "filter", "sections", "children", "actions", "live", "paging", "move", "locate"]
 
@@ -177,12 +177,12 @@ enum Validate {
         switch o["generation"] {
         case nil: f.fail("generation is missing (it must echo the request's \(request.generation))")
         case .int(let g)? where g == request.generation: break
-        case let g?: f.fail("generation is \(CellType.shown(g)), it must echo the request's \(request.generation)")
+        case let g?: f.fail("generation is \(CellType.shown(g)), it must echo the request's \(request.generation) (PROTOCOL.md 13)")
         }
         switch o["offset"] {
         case nil: warnings["offset"] = "offset is missing from rows answers (it should echo the request's offset)"
         case .int(let n)? where n == request.offset: break
-        case let n?: f.fail("offset is \(CellType.shown(n)), it must echo the request's \(request.offset)")
+        case let n?: f.fail("offset is \(CellType.shown(n)), it must echo the request's \(request.offset) (PROTOCOL.md 11.3)")
         }
         if let total = o["total"], total != .null {
             if case .int(let n) = total, n >= 0 {} else { f.fail("total is \(CellType.shown(total)), expected an integer ≥ 0 or null") }
@@ -191,7 +191,7 @@ enum Validate {
             f.fail("rows is missing or not an array")
             return nil
         }
-        if rows.count > request.limit { f.fail("\(rows.count) rows for a limit of \(request.limit)") }
+        if rows.count > request.limit { f.fail("\(rows.count) rows for a limit of \(request.limit) (PROTOCOL.md 11.3)") }
         var ids = Set<String>()
         var cellProblems: [String: (count: Int, first: String)] = [:]
         let sections = Set(table.sections.map(\.id))
@@ -215,7 +215,7 @@ enum Validate {
                 continue
             }
             if cells.count != table.columns.count {
-                f.fail("row \(position) (id \(id ?? "?")): \(cells.count) cells for \(table.columns.count) columns")
+                f.fail("row \(position) (id \(id ?? "?")): \(cells.count) cells for \(table.columns.count) columns (PROTOCOL.md 10.3)")
             }
             for (cell, column) in zip(cells, table.columns) {
                 guard let problem = CellType.problem(cell, column.type) else { continue }
@@ -272,6 +272,10 @@ enum Validate {
                 return "invalidate: rows must be an array of row ids"
             }
             if let total = p?["total"], total != .null, total.intValue == nil { return "invalidate: total must be an integer or null" }
+            if let sections = p?["sections"], sections != .null,
+               !(sections.arrayValue?.allSatisfy({ $0["id"]?.stringValue != nil && ($0["count"].map { $0 == .null || ($0.intValue ?? -1) >= 0 } ?? true) }) ?? false) {
+                return "invalidate: sections must be an array of sections, each with a string id and a count ≥ 0 if any"
+            }
             return nil
         case Method.progress:
             guard number(p?["done"]) else { return "progress: done must be a number" }
@@ -292,6 +296,10 @@ enum Validate {
             return nil
         }
     }
+
+    /// The PROTOCOL.md section of each notification from the plugin.
+    static let notificationSection: [String: String] = [Method.badge: "12.1", Method.invalidate: "12.2", Method.progress: "12.3",
+                                                        Method.status: "12.4", Method.log: "12.5", StreamRules.chunkMethod: "11.3.1"]
 
     static let pluginNotifications: Set<String> = [Method.badge, Method.invalidate, Method.progress, Method.status, Method.log,
                                                    StreamRules.chunkMethod]

@@ -107,11 +107,13 @@ public final class Notifier: Sendable {
         notify(Method.badge, ["value": v])
     }
 
-    /// Rows changed: all (`rows` nil) or the given ids; optionally the new row count.
-    public func invalidate(table: String, rows: [String]? = nil, total: Int? = nil) {
+    /// Rows changed: all (`rows` nil) or the given ids; optionally the new row count, and the
+    /// table's sections as they are now (new counts or footers; PROTOCOL.md 10.6, 12.2).
+    public func invalidate(table: String, rows: [String]? = nil, total: Int? = nil, sections: [SectionSpec]? = nil) {
         var o: JSONObject = ["table": .string(table)]
         if let rows { o["rows"] = .array(rows.map { .string($0) }) }
         if let total { o["total"] = .int(Int64(total)) }
+        if let sections { o["sections"] = .array(sections.map(\.json)) }
         notify(Method.invalidate, .object(o))
     }
 

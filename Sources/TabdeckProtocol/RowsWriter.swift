@@ -38,6 +38,10 @@ extension RowsResult {
             MessageCodec.appendASCII(#","total":"#, to: &out)
             if let total { JSONWriter.writeInteger(Int64(total), into: &out) } else { MessageCodec.appendASCII("null", to: &out) }
         }
+        if let sections {
+            MessageCodec.appendASCII(#","sections":"#, to: &out)
+            JSONWriter.write(.array(sections.map(\.json)), into: &out)
+        }
         out.append(UInt8(ascii: "}"))
     }
 }

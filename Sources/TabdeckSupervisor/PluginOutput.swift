@@ -44,7 +44,9 @@ extension PluginProcess {
             state.unlock()
             switch deliver {
             case .deliver: emit(.message(tab: spec.tab, message))
-            case .dropped: onDroppedReply()
+            case .dropped:
+                if case .response(let id, _) = message { onDroppedReply(id) }
+                if case .failure(let id?, _) = message { onDroppedReply(id) }
             case .swallowed: break
             }
         }

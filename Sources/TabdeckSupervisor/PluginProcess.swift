@@ -21,8 +21,8 @@ final class PluginProcess: @unchecked Sendable {
     let emit: @Sendable (SupervisorEvent) -> Void
     /// Called once the process is reaped, just before `.exited` is emitted.
     let onFinished: @Sendable (PluginProcess) -> Void
-    /// Called for every reply dropped because its id was not pending.
-    let onDroppedReply: @Sendable () -> Void
+    /// Called for every reply dropped because its id was not pending, with that id.
+    let onDroppedReply: @Sendable (RequestID) -> Void
 
     let emitLock = NSLock()
     let state = NSCondition()
@@ -62,7 +62,7 @@ final class PluginProcess: @unchecked Sendable {
         _ spec: PluginSpec, settings: ProcessSettings,
         emit: @escaping @Sendable (SupervisorEvent) -> Void,
         onFinished: @escaping @Sendable (PluginProcess) -> Void,
-        onDroppedReply: @escaping @Sendable () -> Void
+        onDroppedReply: @escaping @Sendable (RequestID) -> Void
     ) throws(SupervisorError) -> PluginProcess {
         var log: StderrLog? = nil
         if !spec.logFile.isEmpty {
@@ -82,7 +82,7 @@ final class PluginProcess: @unchecked Sendable {
         spec: PluginSpec, child: SpawnedChild, settings: ProcessSettings,
         emit: @escaping @Sendable (SupervisorEvent) -> Void,
         onFinished: @escaping @Sendable (PluginProcess) -> Void,
-        onDroppedReply: @escaping @Sendable () -> Void
+        onDroppedReply: @escaping @Sendable (RequestID) -> Void
     ) {
         self.spec = spec
         self.pid = child.pid

@@ -19,6 +19,7 @@ public final class PluginSupervisor: @unchecked Sendable {
     // Guarded by `lock`:
     private var processes: [String: PluginProcess] = [:]
     private var dropped: [String: Int] = [:]
+    private var droppedIDs: [String: [RequestID]] = [:]
     private var stdoutBytes: [String: Int] = [:]
     private var timer: DeadlineTimer? = nil
 
@@ -71,7 +72,7 @@ public final class PluginSupervisor: @unchecked Sendable {
         let process = try PluginProcess.launch(
             spec, settings: settings, emit: onEvent,
             onFinished: { [weak self] process in self?.forget(process) },
-            onDroppedReply: { [weak self] in self?.countDroppedReply(spec.tab) })
+            onDroppedReply: { [weak self] id in self?.countDroppedReply(spec.tab, id) })
         processes[spec.tab] = process
     }
 
@@ -125,6 +126,12 @@ public final class PluginSupervisor: @unchecked Sendable {
         lock.withLock { dropped[tab, default: 0] }
     }
 
+    /// The ids of the last (at most 8) replies dropped because their id was not pending, oldest
+    /// first: lets a diagnostic say that a plugin answered with an id that was never sent.
+    public func droppedReplyIDs(_ tab: String) -> [RequestID] {
+        lock.withLock { droppedIDs[tab, default: []] }
+    }
+
     /// The pid (and process group id) of the tab's process, for diagnostics and tests.
     func processID(_ tab: String) -> pid_t? {
         process(tab)?.pid
@@ -171,8 +178,12 @@ public final class PluginSupervisor: @unchecked Sendable {
         }
     }
 
-    private func countDroppedReply(_ tab: String) {
-        lock.withLock { dropped[tab, default: 0] += 1 }
+    private func countDroppedReply(_ tab: String, _ id: RequestID) {
+        lock.withLock {
+            dropped[tab, default: 0] += 1
+            droppedIDs[tab, default: []].append(id)
+            if droppedIDs[tab]!.count > 8 { droppedIDs[tab]!.removeFirst() }
+        }
     }
 
     /// Timer tick: fires the deadlines that passed, returns the next one.

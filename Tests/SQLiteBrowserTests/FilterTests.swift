@@ -33,9 +33,10 @@ import TabdeckProtocol
         #expect(try matches(#"a\b"#) == ["5"])
     }
 
-    @Test func filterSearchesTextAndDateColumnsIgnoringASCIICase() throws {
+    @Test func filterSearchesEveryColumnIgnoringASCIICase() throws {
         #expect(try matches("upper") == ["6"])
-        #expect(try matches("5") == ["2", "7"])  // "50" and the date 2024-05-01; not n = 5
+        #expect(try matches("5") == ["2", "7"])  // "50" (whose n is 5) and the date 2024-05-01
+        #expect(try matches("8") == ["8"])  // n = 8, a number: its text (PROTOCOL.md 11.3)
         #expect(try matches("ZÜRICH") == [])  // SQLite's LIKE folds ASCII letters only
         #expect(try matches("Zür") == ["10"])
         #expect(try matches("") == ["1", "3", "4", "5", "2", "6", "7", "8", "9", "10"])  // all, by n

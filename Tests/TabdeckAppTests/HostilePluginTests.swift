@@ -41,7 +41,7 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
         HostileCase(mode: "hang-on-rows", outcome: .fails),
         HostileCase(mode: "error-on-rows", outcome: .fails),
         HostileCase(mode: "rows-not-array", outcome: .fails),
-        HostileCase(mode: "cells-wrong-length", outcome: .works),  // PROTOCOL 18.22: shown as they come
+        HostileCase(mode: "cells-wrong-length", outcome: .works),  // ARCHITECTURE.md, host behaviour 22: shown as they come
         HostileCase(mode: "missing-id", outcome: .fails),
         HostileCase(mode: "duplicate-ids", outcome: .either),
         HostileCase(mode: "total-negative", outcome: .either),

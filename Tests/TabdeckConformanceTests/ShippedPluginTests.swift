@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TabdeckProtocol
 @testable import TabdeckConformance
@@ -15,7 +16,8 @@ import TabdeckProtocol
     func csvPlugin() throws {
         let report = try check([csvBinary], args: ["path": .string(inRepo("Plugins/csv/sample/people.csv"))])
         expectConforms(report)
-        #expect(report.skipped == 0, "\(report.text)")
+        // Only what CSV does not declare (sections, children, actions) or send (invalidate) is not run.
+        #expect(report.results.filter { $0.status == .skipped }.map(\.name) == ["sections", "children", "actions", "invalidate"], "\(report.text)")
         #expect(report.result("sort: name desc")?.status == .passed, "CSV sorts text by Unicode scalars")
     }
 
@@ -31,6 +33,40 @@ import TabdeckProtocol
         // The SDK sorts text case-insensitively: accepted, with a warning.
         #expect(report.result("sort: name asc")?.status == .warning, "\(report.text)")
         #expect(report.result("sort: non-sortable columns")?.status == .passed)
+    }
+
+    /// The SDK's example with sections: every part of the protocol at once, every check run.
+    @Test func pythonSDKExampleUsesEveryFeature() throws {
+        let report = try check(["python3", "Plugins/sdk/python/example_plugin.py"], args: ["sections": true])
+        expectConforms(report)
+        for name in ["sections", "children", "close", "actions", "filter", "filter: integer column age", "filter: decimal column score",
+                     "filter: date column joined", "sort: ties across pages", "cancel"] {
+            #expect(report.result(name)?.status == .passed, "\(name): \(report.text)")
+        }
+        #expect(report.skipped == 0, "\(report.text)")
+    }
+
+    /// The Swift kit's example: every part of the protocol, every check run and passed, no warning.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: inRepo(".build/debug/tabdeck-kit-example")), "needs swift build"))
+    func swiftKitExampleUsesEveryFeature() throws {
+        let report = try check([inRepo(".build/debug/tabdeck-kit-example")])
+        expectConforms(report)
+        #expect(report.skipped == 0 && report.warnings == 0, "\(report.text)")
+        #expect(report.result("sections")?.summary.contains("filtered by") == true, "\(report.text)")
+    }
+
+    /// The files and sqlite plugins filter every cell's text, numbers and dates too (PROTOCOL.md 11.3).
+    @Test func filesPlugin() throws {
+        let report = try check(["python3", "Plugins/files/files.py"], args: ["path": .string(inRepo("docs"))])
+        expectConforms(report)
+        #expect(report.result("filter: integer column size")?.status == .passed, "\(report.text)")
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: inRepo(".build/debug/tabdeck-sqlite")), "needs swift build"))
+    func sqlitePlugin() throws {
+        let report = try check([inRepo(".build/debug/tabdeck-sqlite")], args: ["path": .string(inRepo("Plugins/sqlite/sample/sample.sqlite"))])
+        expectConforms(report)
+        #expect(report.result("filter: integer column rows")?.status == .passed, "\(report.text)")
     }
 
     @Test func helloPython() throws {

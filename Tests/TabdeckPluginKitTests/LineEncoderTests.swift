@@ -14,6 +14,16 @@ import TabdeckProtocol
         #expect(line.dropLast().firstIndex(of: 0x0A) == nil)
     }
 
+    /// Sections sent again with a page (PROTOCOL.md 10.6) are not lost on the fast path.
+    @Test func aRowsReplyWithSectionsIsTheGenericLine() throws {
+        let sections = [SectionSpec(id: "a", title: "A", footer: "2 rows", count: 2), SectionSpec(id: "b", title: "B", count: 0)]
+        let result = RowsResult(generation: 3, offset: 0, rows: [Row(id: "1", cells: [1], section: "a")], total: 2, sections: sections)
+        let line = LineEncoder.rowsReply(id: .int(4), result)
+        #expect(line == LineEncoder.line(for: .response(id: .int(4), result: result.json)))
+        guard case .response(_, let value) = try MessageCodec.decode(Array(line.dropLast())) else { Issue.record("not a response"); return }
+        #expect(try RowsResult(value).sections == sections)
+    }
+
     @Test func anOverLongRowsReplyBecomesAnErrorForItsID() throws {
         let big = String(repeating: "x", count: 1 << 16)
         let result = RowsResult(generation: 1, offset: 0, rows: (0..<70).map { Row(id: String($0), cells: [.string(big)]) }, total: 70)

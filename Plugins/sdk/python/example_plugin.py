@@ -4,7 +4,10 @@
 A deterministic "people" table (open args: ``{"rows": N}``, default 100) with every column
 type, multi-key sorting, a string filter, a child table per row ("tasks"), actions, and
 optional live notifications (``{"tick": seconds}``) and slow pages (``{"delay": seconds}``,
-polling for cancellation).
+polling for cancellation). With ``{"sections": true}`` the rows are grouped by state in three
+sections with counts and footers, sent again under a filter, at the first page and with every
+live ``invalidate``:
+every feature of the protocol at once (``tabdeck plugin check --args '{"sections": true}'``).
 
 Editing rows: ``add`` (hotkey ``+``) inserts a person from a form (name, age, state, active),
 ``delete`` (hotkey ``x``) is destructive (the host asks, No by default), and the rows can be
@@ -22,7 +25,8 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from tabdeck_plugin import (ACTION_FAILED, INVALID_PARAMS, RpcError, Table,  # noqa: E402
-                            TablePlugin, action_spec, column, field, move_in_list, row)
+                            TablePlugin, action_spec, column, count_sections, field, move_in_list,
+                            row, section_spec)
 
 NAMES = ["ada", "Bob", "carol", "Dave", "eve", "Frank", "grace", "Heidi", "ivan", "Judy"]
 STATES = ["todo", "doing", "done"]
@@ -71,11 +75,20 @@ class People(TablePlugin):
         self.people: list[dict[str, Any]] = []
         self.added = 0
         self.delay = 0.0
+        self.grouped = False
+        self.announced = False
         self.stop = threading.Event()
 
     def capabilities(self) -> dict[str, bool]:
-        return {"sort": True, "multiSort": True, "filter": True, "children": True,
+        return {"sort": True, "multiSort": True, "filter": True, "sections": True, "children": True,
                 "actions": True, "live": True, "move": True, "locate": True}
+
+    def sections(self) -> list[dict[str, Any]] | None:
+        if not self.grouped:
+            return None
+        specs = [section_spec(state, state.capitalize()) for state in STATES]
+        counted = count_sections(self.people, specs)
+        return [{**s, "footer": f"{s['count']} {'person' if s['count'] == 1 else 'people'}"} for s in counted]
 
     def columns(self) -> list[dict[str, Any]]:
         return [
@@ -108,6 +121,10 @@ class People(TablePlugin):
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise RpcError(INVALID_PARAMS, "rows must be a non-negative integer")
         self.people = [person(i) for i in range(n)]
+        self.grouped = args.get("sections") is True
+        if self.grouped:
+            for p in self.people:
+                p["section"] = p["cells"][2]
         self.delay = float(args.get("delay", 0))
         tick = args.get("tick")
         if tick:
@@ -122,6 +139,11 @@ class People(TablePlugin):
         while time.monotonic() < end:
             self.check_cancelled()
             time.sleep(0.01)
+        if self.grouped and not self.announced:
+            # A plugin that counts in the background announces the count and sections once known;
+            # this one knows them at once and says so at the first page, for the example's sake.
+            self.announced = True
+            self.invalidate(rows=[], total=len(self.people), sections=self.sections())
         return super().rows(offset, limit, sort, filter)
 
     def children(self, table: str, row: str) -> Table:
@@ -134,7 +156,8 @@ class People(TablePlugin):
             self.added += 1
             i = len(self.people) + self.added * 100_000  # ids never reused
             self.people.append(row(f"p{i}", [input["name"], input["age"], input.get("state"), None,
-                                             input.get("active", False), None, "added"], detail="added by hand"))
+                                             input.get("active", False), None, "added"], detail="added by hand",
+                                             section=(input.get("state") or STATES[0]) if self.grouped else None))
             return {"message": f"added {input['name']}"}
         if action == "delete":
             gone = set(rows)
@@ -159,7 +182,7 @@ class People(TablePlugin):
         while not self.stop.wait(tick):
             k += 1
             self.badge(k)
-            self.invalidate(total=len(self.people))
+            self.invalidate(total=len(self.people), sections=self.sections())
             self.invalidate(rows=["p1", "p2"])
             self.progress(k, 10, "ticking")
             self.status(f"tick {k}")

@@ -493,14 +493,18 @@ class TableSource:
         """Return up to ``limit`` rows starting at ``offset`` in the given order.
 
         ``sort`` is already validated (and empty when the plugin does not declare ``sort``).
-        Return a list of rows (the response's ``total`` is then :meth:`count`), or a tuple
-        ``(rows, total)``. The default uses :meth:`all_rows`, keeps only rows matching a
-        string ``filter`` (see :func:`filter_rows`) and sorts with :func:`sort_rows` (with
-        :meth:`sections`, with :func:`sort_rows_in_sections`: each section on its own).
+        Return a list of rows (the response's ``total`` is then :meth:`count`), a tuple
+        ``(rows, total)``, or ``(rows, total, sections)`` to send the sections' counts and
+        footers as they are under this request's filter (PROTOCOL.md 10.6). The default uses
+        :meth:`all_rows`, keeps only rows matching a string ``filter`` (see :func:`filter_rows`)
+        and sorts with :func:`sort_rows` (with :meth:`sections`, with
+        :func:`sort_rows_in_sections`: each section on its own); under a filter it sends the
+        sections with their counts among the kept rows.
         """
         data = self.all_rows()
         total: int | None = None
-        if isinstance(filter, str) and filter:
+        filtered = isinstance(filter, str) and bool(filter)
+        if filtered:
             data = filter_rows(data, filter)
             total = len(data)
         sections = self.sections()
@@ -509,6 +513,8 @@ class TableSource:
         elif sort:
             data = sort_rows(data, sort, self.columns())
         page = data[offset:offset + limit]
+        if filtered and sections:
+            return page, total, count_sections(data, sections)
         return (page, total) if total is not None else page
 
     def locate(self, ids: list[str], sort: list[dict[str, str]],
@@ -699,16 +705,21 @@ class TablePlugin(TableSource):
         self.notify("badge", {"value": value})
 
     def invalidate(self, table: str | None = None, rows: Sequence[str] | None = None,
-                   total: int | None = _UNSET) -> None:
+                   total: int | None = _UNSET,
+                   sections: Sequence[Mapping[str, Any]] | None = None) -> None:
         """Tell the host to refetch rows: the whole table, or only the given row ids.
 
-        ``total`` (optional) announces the new row count (``None`` = unknown).
+        ``total`` (optional) announces the new row count (``None`` = unknown); ``sections``
+        (optional) the table's sections as they are now, with new counts or footers
+        (PROTOCOL.md 10.6, 12.2).
         """
         params: dict[str, Any] = {"table": table or self.root_table}
         if rows is not None:
             params["rows"] = [str(r) for r in rows]
         if total is not _UNSET:
             params["total"] = total
+        if sections is not None:
+            params["sections"] = [dict(s) for s in sections]
         self.notify("invalidate", params)
 
     def progress(self, done: int | float, total: int | float | None = None,
@@ -1059,7 +1070,10 @@ class TablePlugin(TableSource):
         columns = source.columns()
         sort, filt = self._order(params, columns)
         got = source.rows(offset, limit, sort, filt)
-        if isinstance(got, tuple):
+        sections = None
+        if isinstance(got, tuple) and len(got) == 3:
+            page, total, sections = got
+        elif isinstance(got, tuple):
             page, total = got
         else:
             page, total = got, source.count()
@@ -1068,6 +1082,8 @@ class TablePlugin(TableSource):
         if "generation" in params:
             result["generation"] = params["generation"]
         result.update({"offset": offset, "rows": page, "total": total})
+        if sections is not None:
+            result["sections"] = [dict(s) for s in sections]
         return self._fit(result)
 
     def _order(self, params: dict[str, Any], columns: list[dict[str, Any]]) -> tuple[list, Any]:

@@ -516,6 +516,32 @@ class Lifecycle(unittest.TestCase):
             self.assertEqual(p.wait_exit(), 0)
 
 
+class SectionsSentAgain(unittest.TestCase):
+    """Sections whose counts change: sent under a filter and with `invalidate` (PROTOCOL.md 10.6)."""
+
+    def test_counts_under_a_filter_and_in_invalidate(self) -> None:
+        with spawn() as p:
+            p.initialize()
+            desc = p.call("open", {"args": {"rows": 30, "sections": True, "tick": 0.05}})
+            self.assertEqual([(s["id"], s["count"]) for s in desc["sections"]], [("todo", 10), ("doing", 10), ("done", 10)])
+            res = p.call("rows", rows_params(limit=100, filter="ADA"))
+            kept = {}
+            for r in res["rows"]:
+                kept[r["section"]] = kept.get(r["section"], 0) + 1
+            self.assertEqual({s["id"]: s["count"] for s in res["sections"]}, {s: kept.get(s, 0) for s in ("todo", "doing", "done")})
+            self.assertNotIn("sections", p.call("rows", rows_params(limit=5)), "unfiltered pages need none")
+            inv = p.notification("invalidate", lambda n: "total" in n["params"])
+            self.assertEqual(inv["params"]["sections"], desc["sections"])
+            self.assertEqual(p.shutdown(), 0)
+
+    def test_the_sdk_sends_sections_in_invalidate(self) -> None:
+        plugin = sdk.TablePlugin()
+        sent: list[Any] = []
+        plugin.notify = lambda method, params: sent.append((method, params))  # type: ignore[method-assign]
+        plugin.invalidate("root", total=3, sections=[sdk.section_spec("a", "A", count=3)])
+        self.assertEqual(sent, [("invalidate", {"table": "root", "total": 3, "sections": [{"id": "a", "title": "A", "count": 3}]})])
+
+
 class LiveNotifications(unittest.TestCase):
     def test_notifications_arrive(self) -> None:
         with spawn() as p:

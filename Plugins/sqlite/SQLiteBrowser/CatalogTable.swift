@@ -16,8 +16,8 @@ enum CatalogTable {
         var count: Int?
     }
 
-    /// The rows at `offset ..< offset + limit` after filtering (name or columns containing the
-    /// text, ignoring case) and sorting (ties by name, which is unique).
+    /// The rows at `offset ..< offset + limit` after filtering (some cell containing the text,
+    /// ignoring case) and sorting (ties by name, which is unique).
     static func page(_ items: [Item], offset: Int, limit: Int, sort: [SortKey], filter: String?) throws -> (rows: [Row], total: Int) {
         for (i, key) in sort.enumerated() where !columns.contains(where: { $0.id == key.column }) {
             throw RPCError.badParams("params.sort[\(i)].column: unknown column \"\(key.column)\"", path: "params.sort[\(i)].column")
@@ -25,7 +25,11 @@ enum CatalogTable {
         var items = items
         if let filter, !filter.isEmpty {
             let needle = filter.lowercased()
-            items = items.filter { $0.entry.name.lowercased().contains(needle) || $0.entry.columnSummary.lowercased().contains(needle) }
+            // Every cell's text, the row count's digits too (PROTOCOL.md 11.3, What a filter matches).
+            items = items.filter { item in
+                [item.entry.name, item.entry.kind.rawValue, item.count.map { String($0) } ?? "", item.entry.columnSummary]
+                    .contains { $0.lowercased().contains(needle) }
+            }
         }
         items.sort { a, b in
             for key in sort {

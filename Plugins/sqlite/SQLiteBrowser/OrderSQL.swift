@@ -50,8 +50,8 @@ extension BrowsedTable {
     /// `(a LIKE ? ESCAPE '\' OR b LIKE ? ESCAPE '\' …)` over the text and date columns (all
     /// columns if there are none), with the arguments.
     func filterClause(_ filter: String) -> (String, [DatabaseValue]) {
-        var searched = columns.filter(\.isTextual)
-        if searched.isEmpty { searched = columns }
+        // Every column: LIKE reads a number as its text (PROTOCOL.md 11.3, What a filter matches).
+        let searched = columns
         let pattern = SQLText.likePattern(containing: filter).databaseValue
         let sql = "(" + searched.map { "\(SQLText.quote($0.name)) LIKE ? ESCAPE '\(SQLText.likeEscape)'" }
             .joined(separator: " OR ") + ")"

@@ -10,10 +10,10 @@ enum ErrorChecks {
             case .failure(let error) where error.code == RPCError.methodNotFound:
                 return "error -32601 (\(OrderCheck.clip(error.message, 50)))"
             case .failure(let error):
-                f.fail("answered error \(error.code), expected -32601 (method not found)")
+                f.fail("answered error \(error.code), expected -32601 (method not found; PROTOCOL.md 4.4)")
                 return "error \(error.code)"
             case .success(let value):
-                f.fail("answered a result (\(OrderCheck.clip(JSONWriter.string(value), 50))), expected error -32601")
+                f.fail("answered a result (\(OrderCheck.clip(JSONWriter.string(value), 50))), expected error -32601 (PROTOCOL.md 4.4)")
                 return "a result"
             }
         }
@@ -59,7 +59,7 @@ enum ErrorChecks {
             }
             return "error \(error.code) (\(OrderCheck.clip(error.message, 50)))"
         case .success:
-            let text = "\(what) was answered with a result, expected an error (\(usual))"
+            let text = "\(what) was answered with a result, expected an error (\(usual); PROTOCOL.md 14.1)"
             if resultIsFailure { f.fail(text) } else { f.warn(text) }
             return "a result"
         }

@@ -16,7 +16,7 @@ enum MessagesCheck {
                         f.warn("unknown notification \(method) (the host ignores it)")
                     }
                 } else if let problem = Validate.notification(method, params), problems.insert(problem).inserted {
-                    f.fail(problem)
+                    f.fail(problem + " (PROTOCOL.md \(Validate.notificationSection[method] ?? "12"))")
                 }
                 if method == Method.badge, params["value"] == "!", problems.insert("badge !").inserted {
                     f.warn("badge \"!\": the host uses it for failed plugins")

@@ -19,7 +19,7 @@ enum PagingChecks {
             let page = try ctx.page(offset: 0, limit: pageSize, into: &f)
             let known = page.totalSent ? page.total : opened
             if let known, page.rows.count < min(pageSize, known) {
-                f.fail("\(page.rows.count) rows at offset 0 for a limit of \(pageSize), but the table has \(known)")
+                f.fail("\(page.rows.count) rows at offset 0 for a limit of \(pageSize), but the table has \(known) (PROTOCOL.md 11.3)")
             }
             if page.totalSent, let opened, let now = page.total, now != opened, !ctx.capabilities.live {
                 f.warn("total is \(now) here but \(opened) in open (only live tables change)")
@@ -37,7 +37,7 @@ enum PagingChecks {
             let again = try ctx.page(offset: 0, limit: min(pageSize, max(1, read.rows.count)), into: &f)
             let expected = Array(read.rows.prefix(again.rows.count).map(\.id))
             if again.rows.map(\.id) != expected {
-                f.fail("the first page read twice gave different rows: \(preview(expected)) then \(preview(again.rows.map(\.id)))")
+                f.fail("the first page read twice gave different rows: \(preview(expected)) then \(preview(again.rows.map(\.id))) (PROTOCOL.md 11.3)")
             }
             let requests = read.requests == 1 ? "1 request" : "\(read.requests) requests"
             if read.complete {
@@ -62,10 +62,10 @@ enum PagingChecks {
             let page = try ctx.page(offset: middle, limit: pageSize, into: &f)
             let expected = min(pageSize, count - middle)
             if exact != nil ? page.rows.count != expected : page.rows.count < expected {
-                f.fail("\(rows(page.rows.count)) at offset \(middle) for a limit of \(pageSize), expected \(expected) of \(count)")
+                f.fail("\(rows(page.rows.count)) at offset \(middle) for a limit of \(pageSize), expected \(expected) of \(count) (PROTOCOL.md 11.3)")
             }
             compare(page, at: middle, with: read, into: &f)
-            return "offset \(middle): \(rows(page.rows.count)), the same as read page by page"
+            return "offset \(middle): \(rows(page.rows.count))" + (f.failures.isEmpty ? ", the same as read page by page" : "")
         }
     }
 
@@ -82,14 +82,14 @@ enum PagingChecks {
             let start = max(0, count - pageSize / 2)
             let page = try ctx.page(offset: start, limit: pageSize, into: &f)
             if page.rows.count != count - start {
-                f.fail("\(rows(page.rows.count)) at offset \(start) for a limit of \(pageSize), expected a short page of \(count - start) (the table has \(count))")
+                f.fail("\(rows(page.rows.count)) at offset \(start) for a limit of \(pageSize), expected a short page of \(count - start) (the table has \(count); PROTOCOL.md 11.3)")
             }
             compare(page, at: start, with: read, into: &f)
             var seen = ["offset \(start): \(rows(page.rows.count))"]
             for offset in [count, count + 1000] where offset != start {
                 let past = try ctx.page(offset: offset, limit: pageSize, into: &f)
                 if !past.rows.isEmpty {
-                    f.fail("\(past.rows.count) rows at offset \(offset), past the end of a table of \(count) rows (expected none)")
+                    f.fail("\(past.rows.count) rows at offset \(offset), past the end of a table of \(count) rows (expected none; PROTOCOL.md 11.3)")
                 }
                 seen.append("offset \(offset): \(rows(past.rows.count))")
             }
@@ -109,7 +109,7 @@ enum PagingChecks {
         var mismatches = 0
         for (i, row) in page.rows.enumerated() {
             guard let before = byPosition[offset + i], before != row.id else { continue }
-            if mismatches < 3 { f.fail("position \(offset + i) holds id \(row.id) here but id \(before) when read page by page") }
+            if mismatches < 3 { f.fail("position \(offset + i) holds id \(row.id) here but id \(before) when read page by page (PROTOCOL.md 11.3: the same offset gives the same rows)") }
             mismatches += 1
         }
         if mismatches > 3 { f.fail("… \(mismatches - 3) more positions differ") }

@@ -31,6 +31,8 @@ enum ShutdownCheck {
                 f.fail("the plugin exited without answering shutdown")
             case .violation(let reason):
                 f.fail("the plugin wrote a line the host cannot accept: \(reason)")
+            case .misaddressed(let got):
+                f.fail("shutdown (id \(id)) was answered with id \(got)\(CheckContext.idHint(sent: id, got: got)) (PROTOCOL.md 4.2)")
             }
             guard session.waitForExit(limit: grace * 2 + .seconds(3)), let exit = session.exitStatus else {
                 throw CheckAbort(reason: "\(answer); the plugin did not exit, not even after SIGKILL")
@@ -39,10 +41,10 @@ enum ShutdownCheck {
             let when = "within \(Report.formatDuration(took)) of stdin closing"
             switch exit {
             case .exited(0):
-                if took > grace { f.fail("exited only after \(Report.formatDuration(took)) (at most 2 s)") }
+                if took > grace { f.fail("exited only after \(Report.formatDuration(took)) (at most 2 s; PROTOCOL.md 7.4)") }
                 return "\(answer); exited with status 0 \(when)"
             case .exited(let code):
-                f.fail("exited with status \(code), expected 0")
+                f.fail("exited with status \(code), expected 0 (PROTOCOL.md 7.4)")
                 return "\(answer); exited with status \(code) \(when)"
             case .signalled(let signal):
                 let name = signal == SIGTERM ? "SIGTERM" : signal == SIGKILL ? "SIGKILL" : "signal \(signal)"

@@ -52,12 +52,12 @@ enum SortChecks {
                 f.warn("not in the reference order (\(reference.description)), but in an accepted one: \(rule)")
                 summary = "in order (\(rule))"
             case .unordered(let violation, let count):
-                f.fail(violation.description + (count > 1 ? " (\(count) neighbouring pairs out of order)" : ""))
+                f.fail(violation.description + (count > 1 ? " (\(count) neighbouring pairs out of order)" : "") + " (PROTOCOL.md 11.3, Sort order)")
                 summary = "not in order"
             }
             if read.complete && natural.complete {
                 compareIDs(read, natural, into: &f)
-                summary += "; \(PagingChecks.rows(read.rows.count)), the same ids as unsorted"
+                summary += "; \(PagingChecks.rows(read.rows.count))" + (f.failures.isEmpty ? ", the same ids as unsorted" : "")
             } else {
                 summary += "; \(PagingChecks.rows(read.rows.count)) in \(read.requests) requests (sample pages)"
             }

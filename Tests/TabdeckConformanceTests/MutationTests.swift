@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import TabdeckProtocol
+@testable import TabdeckConformance
+
+/// One planted mistake in a working plugin, and how the checker must reject it: the check
+/// that fails and a piece of its message.
+struct Mutation: CustomTestStringConvertible, Sendable {
+    var plugin: [String]
+    var mutant: String
+    var check: String
+    var message: String
+    var rows: Int? = nil
+
+    var testDescription: String { "\(plugin.last!.split(separator: "/").last!) \(mutant) (\(check))" }
+
+    static let python = ["python3", "Plugins/fixtures/mutants/mutant.py"]
+    static let shell = ["bash", "Plugins/fixtures/mutants/mutant.sh"]
+
+    static let all: [Mutation] = [
+        // Sections (PROTOCOL.md 10.6).
+        .init(plugin: python, mutant: "interleaved-sections", check: "sections", message: "its rows are not contiguous"),
+        .init(plugin: python, mutant: "section-count", check: "sections", message: "section dirs says count 23, but 20 rows name it"),
+        .init(plugin: python, mutant: "sort-mixes-sections", check: "sections", message: "in the sort by name desc, row r19 (position 5): its rows are not contiguous"),
+        .init(plugin: python, mutant: "unknown-section", check: "sections", message: "names section misc, which the table does not list"),
+        .init(plugin: python, mutant: "filter-section-counts", check: "sections", message: "the result's section dirs says count 20, but 2 of the rows kept name it"),
+        // Children and close (11.4, 11.5).
+        .init(plugin: python, mutant: "children-error", check: "children", message: "which says hasChildren, answered error -32603"),
+        .init(plugin: python, mutant: "child-no-columns", check: "children", message: "answered an invalid table description"),
+        .init(plugin: python, mutant: "child-cells", check: "children", message: "invalid rows answer"),
+        .init(plugin: python, mutant: "child-same-handle", check: "children", message: "the handle root of its parent table"),
+        .init(plugin: python, mutant: "close-ignored", check: "close", message: "after close of table child:r0, rows of it were answered"),
+        .init(plugin: python, mutant: "close-crash", check: "close", message: "after a close of a handle it never gave"),
+        // Actions (10.7, 11.6).
+        .init(plugin: python, mutant: "action-unimplemented", check: "actions", message: "action rename is listed but answered exactly as the unlisted action"),
+        .init(plugin: python, mutant: "destructive-unflagged", check: "actions", message: "action delete (\"Delete\") says \"delete\" but is not flagged destructive"),
+        .init(plugin: python, mutant: "unknown-action-ok", check: "actions", message: "an action the table does not list (conformance-no-such-action) was answered with a result"),
+        // Sorting (11.3).
+        .init(plugin: python, mutant: "unstable-ties", check: "sort: ties across pages", message: "must come in the same order on every request"),
+        .init(plugin: python, mutant: "unstable-ties", check: "sort: size asc", message: "though its id is unique in the natural order: rows with equal sort keys changed places between pages", rows: 1500),
+        .init(plugin: python, mutant: "desc-ignored", check: "sort: size desc", message: "out of order for size desc"),
+        // Filter (9.2, 11.3).
+        .init(plugin: python, mutant: "filter-text-only", check: "filter: integer column size", message: "a filter matches the text of integer cells too"),
+        .init(plugin: python, mutant: "filter-case", check: "filter", message: "did not keep row"),
+        .init(plugin: python, mutant: "filter-total", check: "filter", message: "total is 60 but"),
+        // Paging and ids (10.5, 11.3).
+        .init(plugin: python, mutant: "duplicate-late", check: "paging: every id", message: "id r7 is used by rows 7 and 6500", rows: 7000),
+        .init(plugin: python, mutant: "short-table", check: "paging: whole table", message: "but total says 65"),
+        .init(plugin: python, mutant: "generation-not-echoed", check: "paging: first page", message: "it must echo the request's"),
+        .init(plugin: python, mutant: "limit-ignored", check: "paging: first page", message: "105 rows for a limit of 100", rows: 150),
+        .init(plugin: python, mutant: "cells-change", check: "paging: whole table", message: "came back with other cells"),
+        // Invalidation (12.2).
+        .init(plugin: python, mutant: "invalidate-total-wrong", check: "invalidate", message: "the last invalidate said total 70, but the next rows answer says 60"),
+        .init(plugin: python, mutant: "invalidate-unknown-section", check: "invalidate", message: "lists section misc, which the table does not list"),
+        // Errors, ids, messages, shutdown (4.2, 12, 14, 7.4).
+        .init(plugin: python, mutant: "string-id", check: "handshake", message: "came back with id \"1\" (the number as a string)"),
+        .init(plugin: python, mutant: "unknown-method-null", check: "errors: unknown method", message: "expected error -32601"),
+        .init(plugin: python, mutant: "unknown-table-root", check: "errors: unknown table", message: "rows of a table that was never opened was answered with a result"),
+        .init(plugin: python, mutant: "bad-progress", check: "messages", message: "progress: done must be a number (PROTOCOL.md 12.3)"),
+        .init(plugin: python, mutant: "exit-status-1", check: "shutdown", message: "exited with status 1, expected 0"),
+        // The same kinds of mistakes in a plugin written in bash and jq.
+        .init(plugin: shell, mutant: "string-id", check: "handshake", message: "came back with id \"1\" (the number as a string)"),
+        .init(plugin: shell, mutant: "generation-not-echoed", check: "paging: first page", message: "it must echo the request's"),
+        .init(plugin: shell, mutant: "rows-past-end", check: "paging: last page", message: "past the end of a table of 30 rows"),
+        .init(plugin: shell, mutant: "total-wrong", check: "paging: whole table", message: "but total says 37"),
+        .init(plugin: shell, mutant: "short-page", check: "paging: whole table", message: "ending the table at 29 rows, but total says 30"),
+        .init(plugin: shell, mutant: "unknown-method-null", check: "errors: unknown method", message: "expected error -32601"),
+        .init(plugin: shell, mutant: "exit-status-1", check: "shutdown", message: "exited with status 1, expected 0"),
+    ]
+}
+
+/// The checker's mutation tests: a working plugin passes, and each planted mistake is
+/// rejected by the check it is about, with that check's message.
+@Suite struct MutationTests {
+    func run(_ plugin: [String], _ environment: [String: String]) throws -> Report {
+        try check(plugin, environment: environment, timeout: .seconds(10))
+    }
+
+    @Test(arguments: [Mutation.python, Mutation.shell])
+    func theWorkingPluginPasses(_ plugin: [String]) throws {
+        let report = try run(plugin, [:])
+        #expect(report.conforms, "\(report.text)")
+        #expect(report.warnings == 0, "\(report.text)")
+        if plugin == Mutation.python {
+            for name in ["sections", "children", "close", "actions", "sort: ties across pages", "filter: integer column size",
+                         "filter: decimal column ratio", "filter: date column day"] {
+                #expect(report.result(name)?.status == .passed, "\(name): \(report.text)")
+            }
+        }
+    }
+
+    @Test(arguments: Mutation.all)
+    func eachMutationIsRejectedByItsCheck(_ mutation: Mutation) throws {
+        var environment = ["MUTANT": mutation.mutant]
+        if let rows = mutation.rows { environment["MUTANT_ROWS"] = String(rows) }
+        let report = try run(mutation.plugin, environment)
+        let result = report.result(mutation.check)
+        #expect(result?.status == .failed, "\(mutation.check) must fail: \(report.text)")
+        let lines = [result?.summary ?? ""] + (result?.notes ?? [])
+        #expect(lines.contains { $0.contains(mutation.message) }, "\(mutation.check) must say \"\(mutation.message)\": \(report.text)")
+        #expect(!report.conforms)
+    }
+
+    @Test func thereAreAtLeast25MutationsInTwoLanguages() {
+        #expect(Mutation.all.count >= 25)
+        #expect(Set(Mutation.all.map(\.plugin)).count == 2)
+        let keys = Mutation.all.map { "\($0.plugin.last!) \($0.mutant) \($0.check)" }
+        #expect(Set(keys).count == keys.count, "each mutation and check once")
+    }
+}
