@@ -31,6 +31,6 @@ extension Workspace {
         let json: JSONValue = .array(table.map {
             ["keys": .array($0.keys.map { .string($0) }), "action": .string($0.action), "description": .string($0.description)]
         })
-        return CommandOutput(text: table.isEmpty ? "no keys (line mode reads commands only)" : lines.joined(separator: "\n"), json: json)
+        return CommandOutput(text: table.isEmpty ? "no keys are bound" : lines.joined(separator: "\n"), json: json)
     }
 }

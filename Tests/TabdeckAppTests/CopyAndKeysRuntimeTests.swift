@@ -44,4 +44,24 @@ final class ClipboardBox: @unchecked Sendable {
         }
         #expect(!FileManager.default.fileExists(atPath: state), "the state folder was not created")
     }
+
+    /// The runtime applies config.json's `"keys"`: `keys --output json` lists the bindings in force.
+    @Test func theKeysCommandListsConfigBindingsAsJSON() throws {
+        let dir = TempDir()
+        let config = dir.file("config.json")
+        try Data(#"{"tabs": [{"id": "t", "command": ["plug"]}], "keys": {"S": ":sort amount desc", "q": null}}"#.utf8)
+            .write(to: URL(fileURLWithPath: config))
+        let runtime = try Runtime(configPath: config, stateDirectory: dir.file("state"), output: .json)
+        var lines: [String] = []
+        runtime.write = { lines.append($0) }
+        runtime.run("keys")
+        let reply = try JSONSerialization.jsonObject(with: Data((lines.last ?? "").utf8)) as? [String: Any]
+        let result = reply?["result"] as? [[String: Any]] ?? []
+        #expect(result.last?["action"] as? String == ":sort amount desc")
+        #expect(result.last?["keys"] as? [String] == ["S"])
+        #expect(result.first { $0["action"] as? String == "quit" }?["keys"] as? [String] == ["ctrl-c"])
+        #expect(!result.contains { $0["action"] as? String == "clear-sort" })
+        #expect(runtime.keyMap.action(for: .char("S")) == .typed(.sortBy("amount", .descending), line: "sort amount desc"))
+        runtime.shutdown()
+    }
 }
