@@ -16,7 +16,8 @@ struct CopyBuffer: Hashable, Sendable {
 
     init(target: Command.CopyTarget, format: Command.CopyFormat, columns: [ColumnSpec]) {
         self.target = target; self.format = format; self.columns = columns
-        if target == .selection || target == .column {
+        if format == .json && isList { bytes = 4 }  // "[\n" and "\n]"
+        if isList {
             switch format {
             case .tsv: add(columns.map(\.id).joined(separator: "\t"))
             case .csv: add(TableFormat.csvRecord(columns.map { .string($0.id) }, columns: columns, header: true))
@@ -25,8 +26,13 @@ struct CopyBuffer: Hashable, Sendable {
         }
     }
 
+    /// Whether the copy is a list (a header line, or a JSON array).
+    var isList: Bool { target == .selection || target == .column }
+
     mutating func add(_ line: String) {
-        bytes += line.utf8.count + (lines.isEmpty ? 0 : 2)  // "\n" or ",\n" between lines (JSON: "[\n" … "\n]")
+        // Lines are joined by "\n", JSON items by ",\n" inside "[\n" … "\n]".
+        let json = format == .json && isList
+        bytes += line.utf8.count + (lines.isEmpty ? 0 : (json ? 2 : 1))
         lines.append(line)
     }
 
@@ -49,8 +55,7 @@ struct CopyBuffer: Hashable, Sendable {
     /// JSON of several rows as an array, one item a line. Sanitized: no control character but
     /// tab and line feed.
     var text: String {
-        let many = target == .selection || target == .column
-        let body = format == .json && many ? "[\n" + lines.joined(separator: ",\n") + "\n]" : lines.joined(separator: "\n")
+        let body = format == .json && isList ? "[\n" + lines.joined(separator: ",\n") + "\n]" : lines.joined(separator: "\n")
         return TableFormat.clipboardSafe(body)
     }
 

@@ -1,3 +1,5 @@
+import TabdeckProtocol
+
 /// Keys as config.json's `"keys"` names them: a character as itself (`"S"`, `"?"`), `ctrl-x`,
 /// `alt-x`, `enter`, `esc`, `tab`, `shift-tab`, `backspace`, `space`, `up`, `down`, `left`,
 /// `right`, `home`, `end`, `pgup`, `pgdn`, `f1` to `f12`.
@@ -11,12 +13,12 @@ extension Key {
 
     /// What config.json accepts as a key name, for errors.
     public static let validNames = "a character as itself (\"S\", \"?\"), ctrl-x, alt-x, "
-        + configNames.prefix(14).map(\.0).joined(separator: ", ") + ", f1 to f12"
+        + configNames.filter { if case .function = $0.1 { false } else { true } }.map(\.0).joined(separator: ", ") + ", f1 to f12"
 
     /// The key config.json calls `name`, nil if no key has that name.
     public init?(configName name: String) {
         if let named = Self.configNames.first(where: { $0.0 == name }) { self = named.1; return }
-        if name.count == 1, let c = name.first, c.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) {
+        if name.count == 1, let c = name.first, !c.unicodeScalars.contains(where: Sanitizer.isUnsafe) {
             self = .char(c); return
         }
         for (prefix, make) in [("ctrl-", Key.ctrl), ("alt-", Key.alt)] where name.hasPrefix(prefix) && name.count == prefix.count + 1 {
@@ -26,7 +28,7 @@ extension Key {
                 guard c == " " || (c.isASCII && c.isLetter) else { return nil }
                 self = .ctrl(Character(c.lowercased())); return
             }
-            guard c.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else { return nil }
+            guard c != " ", !c.unicodeScalars.contains(where: Sanitizer.isUnsafe) else { return nil }
             self = make(c); return
         }
         return nil

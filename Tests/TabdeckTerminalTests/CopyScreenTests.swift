@@ -55,8 +55,8 @@ import TabdeckProtocol
         s.scene.ws.settings.maxCopyBytes = 100
         s.input(.promptClosed("copy column"))
         #expect(s.scene.clipboard == [])
-        #expect(s.scene.failures.last == "copy: more than 100 bytes after 14 rows, too much for a clipboard; use `export FILE` instead")
-        #expect(s.lines.last == "copy: more than 100 bytes after 14 rows, too much for a clipboard; use `export …")
+        #expect(s.scene.failures.last == "copy: more than 100 bytes after 16 rows, too much for a clipboard; use `export FILE` instead")
+        #expect(s.lines.last == "copy: more than 100 bytes after 16 rows, too much for a clipboard; use `export …")
     }
 
     /// `copy cell` and `copy column` at the prompt take the column under the cursor.
