@@ -52,21 +52,7 @@ final class ExportWriter {
     }
 
     private func writeCSVRow(_ cells: [JSONValue], header: Bool = false) {
-        for (i, cell) in cells.enumerated() {
-            if i > 0 { buffer.append(UInt8(ascii: ",")) }
-            let text: String
-            switch cell {
-            case .string(let s): text = s
-            default: text = !header && i < columns.count ? CellText.of(cell, in: columns[i]) : CellText.of(cell)
-            }
-            if text.containsScalar(in: [",", "\"", "\n", "\r"]) {
-                buffer.append(UInt8(ascii: "\""))
-                buffer.append(contentsOf: Array(text.replacingScalar("\"", with: "\"\"").utf8))
-                buffer.append(UInt8(ascii: "\""))
-            } else {
-                buffer.append(contentsOf: Array(text.utf8))
-            }
-        }
+        buffer.append(contentsOf: Array(TableFormat.csvRecord(cells, columns: columns, header: header).utf8))
         buffer.append(UInt8(ascii: "\n"))
     }
 }

@@ -46,6 +46,7 @@ public final class FullScreen {
         self.terminal = terminal
         self.writer = ANSIWriter(environment: ProcessInfo.processInfo.environment)
         model.ui.ascii = UIState.wantsASCII(environment: ProcessInfo.processInfo.environment)
+        model.ui.keyMap = runtime.keyMap
         self.stats = ProcessInfo.processInfo.environment["TABDECK_FRAME_STATS"].map(FrameStats.init(path:))
         let queue = runtime.queue
         signal(SIGWINCH, SIG_IGN)
@@ -58,6 +59,7 @@ public final class FullScreen {
     public func run() -> Int32 {
         runtime.write = { [weak self] text in self?.show(text, isError: false) }
         runtime.writeError = { [weak self] text in self?.show(text, isError: true) }
+        runtime.clipboard = { [weak self] bytes in self?.terminal.write(bytes); return self != nil }
         terminal.enter()
         resizeSource.resume()
         // The main thread reads the keys itself while it waits for events (EventQueue).

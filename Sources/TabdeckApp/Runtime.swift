@@ -5,6 +5,7 @@ import TabdeckProtocol
 import TabdeckSpool
 import TabdeckStore
 import TabdeckSupervisor
+import TabdeckTerminal
 import TabdeckTime
 
 /// How the runtime prints command results.
@@ -55,6 +56,17 @@ public final class Runtime {
     /// Where results go (stdout by default); replaced in tests.
     var write: (String) -> Void = { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
     var writeError: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    /// The keys in force: the standard key map with config.json's `"keys"` applied.
+    public let keyMap: KeyMap
+    /// Writes an OSC 52 sequence to the terminal; false when there is none (line mode's stdout
+    /// is not a terminal). The full screen writes it with its frames.
+    var clipboard: ([UInt8]) -> Bool = { bytes in
+        guard isatty(STDOUT_FILENO) == 1 else { return false }
+        FileHandle.standardOutput.write(Data(bytes))
+        return true
+    }
+    /// The last `copy` reached no terminal: its result says so.
+    var clipboardMissed = false
 
     /// Loads the config, opens the store and prepares the workspace. Nothing is spawned yet.
     /// `settings` holds the core's limits, request timeouts included (tests shorten them). `tracer` (from `--trace FILE`) gets every tab's traffic;
@@ -76,6 +88,11 @@ public final class Runtime {
         do { config = try WorkspaceConfig.parse(Array(data), file: configPath, directory: directory) } catch {
             throw .config(error.description)
         }
+        // Keys of one's own are checked before anything is touched (the store, plugins).
+        let keyMap: KeyMap
+        do { keyMap = try KeyMap.standard.applying(config.keys, file: configPath) } catch { throw .config(error.description) }
+        var settings = settings
+        settings.keyTable = keyMap.table
         let database: AppDatabase
         let recovery: StoreRecovery?
         do { (database, recovery) = try AppDatabase.open(stateDirectory: stateDirectory, owner: .current(mode: mode)) } catch {
@@ -89,6 +106,7 @@ public final class Runtime {
             for (key, view) in try database.loadAllViews() { views[TableViewKey(tab: key.tab, table: key.table)] = view }
         } catch { throw .store(error.description) }
         self.database = database
+        self.keyMap = keyMap
         self.stateDirectory = stateDirectory
         self.output = output
         self.clock = clock
@@ -289,7 +307,14 @@ public final class Runtime {
             let text = tailOfLog(tab, lines: 50)
             report(.success(CommandOutput(text: text.isEmpty ? "(log of \(tab) is empty)" : text,
                                           json: ["tab": .string(tab), "log": .string(text)])))
-        case .commandDone(let out):
+        case .clipboard(let text):
+            clipboardMissed = !clipboard(Clipboard.osc52(text))
+        case .commandDone(var out):
+            if clipboardMissed {
+                clipboardMissed = false
+                out.text += " (stdout is not a terminal: nothing reached a clipboard)"
+                out.json = ["copied": out.json, "clipboard": false]
+            }
             if let persistFailure { report(.failure(persistFailure)) } else { report(.success(out)) }
         case .commandFailed(let message):
             report(.failure(message))

@@ -57,6 +57,11 @@ public enum Command: Hashable, Sendable {
     /// Fetch the view again (restarting the plugin if it is down).
     case refresh
     case export(path: String, format: ExportFormat?)
+    /// Put rows, a cell or a column on the clipboard (OSC 52); nil column: the first visible
+    /// one (the screen fills in the column under the cursor); nil format: TSV.
+    case copy(CopyTarget, column: String?, format: CopyFormat?)
+    /// List the keys in force (the key map with config.json's `keys` applied).
+    case keys
     case plugin(PluginVerb, tab: String?)
     /// Stop the running command and the find (the plugin is told with `$/cancel`).
     case cancel
@@ -117,6 +122,8 @@ public enum CommandParser {
         .init(name: "expand", usage: "expand [ID]", summary: "expand or collapse a row in place (the cursor row by default)"),
         .init(name: "refresh", usage: "refresh", summary: "fetch the rows in view again (restarts a down plugin)"),
         .init(name: "export", usage: "export FILE [--format csv|json]", summary: "write every row of the current table in the current order"),
+        .init(name: "copy", usage: "copy row|selection|cell [COL]|column [COL] [--format tsv|csv|json]", summary: "copy the cursor row, the selected rows, a cell or a column to the clipboard"),
+        .init(name: "keys", usage: "keys", summary: "list the keys in force and the actions they run"),
         .init(name: "plugin", usage: "plugin status|restart|log [TAB]", summary: "plugin state, restart a plugin, or show its log"),
         .init(name: "restart", usage: "restart [TAB]", summary: "restart a plugin now, back where you were"),
         .init(name: "cancel", usage: "cancel", summary: "stop the running command (Esc in full screen, Ctrl-C in line mode)"),
@@ -245,6 +252,8 @@ public enum CommandParser {
             return .expand(rest.first)
         case "refresh": try noArgs(rest, "refresh"); return .refresh
         case "export": return try parseExport(rest, bare: bare)
+        case "copy": return try parseCopy(rest, bare: bare)
+        case "keys": try noArgs(rest, "keys"); return .keys
         case "plugin":
             guard let v = rest.first, rest.count <= 2 else { throw usage("plugin") }
             guard let verb = Command.PluginVerb(rawValue: v) else {

@@ -50,6 +50,9 @@ extension Command {
         case .expand(let id): id.map { "expand \(Self.word($0))" } ?? "expand"
         case .refresh: "refresh"
         case .export(let path, let format): "export \(Self.word(path))" + (format.map { " --format \($0.rawValue)" } ?? "")
+        case .copy(let what, let column, let format):
+            "copy \(what.rawValue)" + (column.map { " " + Self.word($0) } ?? "") + (format.map { " --format \($0.rawValue)" } ?? "")
+        case .keys: "keys"
         case .plugin(let verb, let tab): "plugin \(verb.rawValue)" + (tab.map { " " + Self.word($0) } ?? "")
         case .cancel: "cancel"
         case .help(let topic):

@@ -54,6 +54,10 @@ extension Workspace {
         case ("export", _) where args.last == "--format": return match(["csv", "json"])
         case ("export", 0): return .path
         case ("export", 1): return match(["--format"])
+        case ("copy", _) where args.last == "--format": return match(Command.CopyFormat.allCases.map(\.rawValue))
+        case ("copy", 0): return match(Command.CopyTarget.allCases.map(\.rawValue))
+        case ("copy", 1) where args[0] == "cell" || args[0] == "column": return match(columns + ["--format"])
+        case ("copy", _): return match(["--format"])
         case ("plugin", 0): return match(Command.PluginVerb.allCases.map(\.rawValue))
         case ("plugin", 1): return match(tabIDs)
         case ("help", _): return match(helpWords(after: args))

@@ -40,9 +40,11 @@ public struct WorkspaceConfig: Hashable, Sendable {
     public var directory: String
     public var sections: [SectionConfig]
     public var tabs: [TabConfig]
+    /// Key bindings of one's own (`"keys"`), in file order.
+    public var keys: [KeyConfig]
 
-    public init(file: String, directory: String, sections: [SectionConfig], tabs: [TabConfig]) {
-        self.file = file; self.directory = directory; self.sections = sections; self.tabs = tabs
+    public init(file: String, directory: String, sections: [SectionConfig], tabs: [TabConfig], keys: [KeyConfig] = []) {
+        self.file = file; self.directory = directory; self.sections = sections; self.tabs = tabs; self.keys = keys
     }
 
     /// The tab with this id.
@@ -76,7 +78,7 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension WorkspaceConfig {
-    static let rootKeys: Set<String> = ["sections", "tabs", "$schema", "comment"]
+    static let rootKeys: Set<String> = ["sections", "tabs", "$schema", "comment", "keys"]
     static let sectionKeys: Set<String> = ["id", "title"]
     static let tabKeys: Set<String> = ["id", "title", "glyph", "section", "command", "args", "customizable", "background", "env", "trace"]
 
@@ -146,7 +148,7 @@ extension WorkspaceConfig {
                 command: command, args: args, customizable: try t.bool("customizable", default: true),
                 background: try t.bool("background", default: false), env: env, trace: try t.bool("trace", default: false)))
         }
-        return WorkspaceConfig(file: file, directory: directory, sections: sections, tabs: tabs)
+        return WorkspaceConfig(file: file, directory: directory, sections: sections, tabs: tabs, keys: try keyBindings(r))
     }
 
     /// A tab or section id: not empty, and no control characters (ids are typed in commands,

@@ -85,6 +85,9 @@ public enum Effect: Hashable, Sendable {
     case exportRows([[JSONValue]])
     /// Finish the export file.
     case exportEnd
+    /// Put this text on the terminal's clipboard (OSC 52); it holds no control character but
+    /// tab and line feed. The runtime says so when there is no terminal to take it.
+    case clipboard(String)
     /// Print the tail of the tab's log file as the command's output, then finish the command.
     case showLog(tab: String)
     /// The active command finished with this output.

@@ -14,7 +14,7 @@ extension Workspace {
                 let f = format ?? (path.lowercased().hasSuffix(".json") ? .json : .csv)
                 effects.append(.exportBegin(path: path, format: f, columns: t.visibleColumns))
                 a.scan!.started = true
-            } else {
+            } else if a.copy == nil {
                 a.resolved = []
             }
         }
@@ -23,7 +23,14 @@ extension Workspace {
         // Write what arrived, in order.
         let indices = t.visibleColumns.map { t.cellIndex(of: $0.id)! }
         while let rows = scan.arrived.removeValue(forKey: scan.written) {
-            if case .export = a.command {
+            if a.copy != nil {
+                if let tooMuch = collectCopy(rows, &a, t) {
+                    for id in scan.inflight.values { cancel(id, &effects) }
+                    scan.inflight = [:]
+                    a.scan = scan
+                    return .failed(tooMuch)
+                }
+            } else if case .export = a.command {
                 if !rows.isEmpty {
                     effects.append(.exportRows(rows.map { row in indices.map { $0 < row.cells.count ? row.cells[$0] : .null } }))
                 }
@@ -39,6 +46,7 @@ extension Workspace {
             for id in scan.inflight.values { cancel(id, &effects) }
             scan.inflight = [:]
             a.scan = scan
+            if let copy = a.copy { return finishCopy(copy, &effects) }
             if case .export(let path, _) = a.command {
                 effects.append(.exportEnd)
                 return .done(CommandOutput(text: "exported \(scan.written) rows to \(path)",

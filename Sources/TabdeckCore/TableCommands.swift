@@ -134,6 +134,8 @@ extension Workspace {
             return .done(selectionOutput(t, brief: false))
         case .export:
             return try runScan(&a, &effects)
+        case .copy(let what, let column, let format):
+            return try runCopy(what, column: column, format: format ?? .tsv, &a, &effects)
         case .open(let rowWord):
             if rowWord == nil && !t.cursorPath.isEmpty { throw CommandError("child rows expand in place: press o") }
             return try runOpen(rowWord, &a, &effects)

@@ -202,6 +202,8 @@ extension Workspace {
                 return .done(try runLayoutCommand(a.command, &effects))
             case .help(let topic):
                 return .done(try help(topic))
+            case .keys:
+                return .done(keysOutput())
             case .quit:
                 quitting = true
                 effects.append(contentsOf: shutdown())

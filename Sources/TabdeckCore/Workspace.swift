@@ -32,6 +32,10 @@ public struct CoreSettings: Hashable, Sendable {
     /// The most row ids one `action` request carries: they all go in one protocol line, which
     /// the supervisor limits to 4 MiB (100,000 ids of up to ~40 bytes).
     public var maxActionRows = 100_000
+    /// The most bytes `copy` puts on the clipboard (use `export` for more).
+    public var maxCopyBytes = 1_000_000
+    /// The keys in force, as the `keys` command lists them (the screen's key map fills it in).
+    public var keyTable: [KeyTableEntry] = []
     /// The host's version, sent in `initialize`.
     public var hostVersion = "0.1.0"
     /// Seconds a request may go without an answer or progress before its plugin is stopped.
@@ -96,6 +100,8 @@ struct ActiveCommand: Hashable, Sendable {
     var resolved: [String]?
     /// The row ids an action was sent to.
     var sent: [String]?
+    /// The text `copy` collected so far while it reads the table.
+    var copy: CopyBuffer?
 }
 
 enum ReplyOutcome: Hashable, Sendable {

@@ -1,10 +1,12 @@
 import TabdeckCore
 import TabdeckProtocol
+import TabdeckTerminal
 
 /// config.json as a person writes it by hand.
 ///
 /// Invariants: any bytes give a configuration or a ``ConfigError`` that names a place (the file,
-/// and a line and column or a JSON path); no error text carries a raw control character.
+/// and a line and column or a JSON path); no error text carries a raw control character. The
+/// `"keys"` bindings are applied to the key map too, as the runtime does at start.
 enum ConfigTarget {
     static let target = FuzzTarget(
         name: "config",
@@ -14,6 +16,7 @@ enum ConfigTarget {
     static func check(_ bytes: [UInt8]) -> FuzzViolation? {
         do {
             let config = try WorkspaceConfig.parse(bytes, file: "/w/config.json", directory: "/w")
+            _ = try KeyMap.standard.applying(config.keys, file: config.file)
             for tab in config.tabs where tab.id.unicodeScalars.contains(where: Sanitizer.isUnsafe) {
                 return FuzzViolation("config", "a tab id holds no control character", "\(excerpt(bytes)): id \(String(reflecting: tab.id))")
             }

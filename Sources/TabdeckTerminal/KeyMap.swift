@@ -1,3 +1,5 @@
+import TabdeckCore
+
 /// What a key does in the workspace.
 public enum Action: Hashable, Sendable {
     case moveDown, moveUp, pageDown, pageUp, top, bottom
@@ -48,6 +50,10 @@ public enum Action: Hashable, Sendable {
     case detailLine
     /// Draw the whole screen again.
     case redraw
+    /// Copy the cursor row (the selected rows, with a header line) to the clipboard.
+    case copyRow, copySelection
+    /// A command line from config.json's `"keys"`, run as if typed (`line` as written, without `:`).
+    case typed(Command, line: String)
     case quit
 }
 
@@ -128,6 +134,8 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.char("a")], .actions, "actions menu for the row or the selection"),
         KeyBinding([.char("K")], .moveRowUp, "move the row up (where the plugin allows it)"),
         KeyBinding([.char("J")], .moveRowDown, "move the row down (where the plugin allows it)"),
+        KeyBinding([.char("y")], .copyRow, "copy the row to the clipboard (tab-separated)"),
+        KeyBinding([.char("Y")], .copySelection, "copy the selected rows to the clipboard, with a header line"),
         KeyBinding([.char("q"), .ctrl("c")], .quit, "quit"),
     ])
 
@@ -136,18 +144,23 @@ public struct KeyMap: Hashable, Sendable {
         bindings.first { $0.keys.contains(key) }?.action
     }
 
-    /// Help lines: key names and description. Consecutive bindings with the same description
-    /// share a line (`1–9`).
+    /// Help lines: key names, and the action's name with its description (`sort: sort by the
+    /// column…`). Consecutive bindings with the same description share a line (`1–9`, named
+    /// `tab-1…tab-9`). Bindings without keys (unbound in config.json) are left out.
     public var helpEntries: [(keys: String, description: String)] {
-        var out: [(keys: [Key], description: String)] = []
-        for b in bindings {
+        var out: [(keys: [Key], names: [String], description: String)] = []
+        for b in bindings where !b.keys.isEmpty {
             if let last = out.last, last.description == b.description {
                 out[out.count - 1].keys += b.keys
+                out[out.count - 1].names.append(b.action.name)
             } else {
-                out.append((b.keys, b.description))
+                out.append((b.keys, [b.action.name], b.description))
             }
         }
-        return out.map { (Self.label($0.keys), $0.description) }
+        return out.map { e in
+            let name = e.names.count > 1 ? "\(e.names.first!)…\(e.names.last!)" : e.names[0]
+            return (Self.label(e.keys), name.hasPrefix(":") ? "\(name) (\(e.description))" : "\(name): \(e.description)")
+        }
     }
 
     /// `↓ j`, or `1–9` for a run of digits.

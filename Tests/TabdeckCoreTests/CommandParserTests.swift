@@ -42,12 +42,40 @@ import TabdeckProtocol
             .columnWidth(word, 12), .sortBy(word, nil), .sortBy(word, .descending), .select([word, "x", word]),
             .unselect([word]), .open(word), .expand(word), .action(word, confirmed: true), .action(word, confirmed: false),
             .export(path: word, format: .json), .plugin(.restart, tab: word),
+            .copy(.cell, column: word, format: .csv), .copy(.column, column: word, format: nil),
         ] + (word.isEmpty || word.contains(where: \.isWhitespace) && word.split(separator: " ").joined(separator: " ") != word ? [] :
             [.filterSet(word), .find(word, backward: true), .find(word, backward: false), .jump(word)])
         for command in commands {
             let back = try CommandParser.parse(command.text)
             #expect(back == command, "\(command) → \(command.text) → \(String(describing: back))")
         }
+    }
+
+    /// `copy` and `keys` read back as themselves, every target and format.
+    @Test func copyAndKeysReadBack() throws {
+        var commands: [Command] = [.keys]
+        for target in Command.CopyTarget.allCases {
+            for format in [nil] + Command.CopyFormat.allCases.map(Optional.some) {
+                commands.append(.copy(target, column: nil, format: format))
+                if target == .cell || target == .column { commands.append(.copy(target, column: "amount", format: format)) }
+            }
+        }
+        for command in commands { #expect(try CommandParser.parse(command.text) == command, "\(command.text)") }
+        #expect(Command.copy(.cell, column: "amount", format: .json).text == "copy cell amount --format json")
+    }
+
+    @Test func copyParsesAndRefusesNamingWhatIsWrong() {
+        func message(_ line: String) -> String {
+            do { return "\(String(describing: try CommandParser.parse(line)))" } catch { return error.description }
+        }
+        #expect(message("copy row") == "Optional(TabdeckCore.Command.copy(TabdeckCore.Command.CopyTarget.row, column: nil, format: nil))")
+        #expect(message("copy --format=csv selection") == "Optional(TabdeckCore.Command.copy(TabdeckCore.Command.CopyTarget.selection, column: nil, format: Optional(TabdeckCore.Command.CopyFormat.csv)))")
+        #expect(message("copy rwo") == #"unknown copy target "rwo" (did you mean "row"?)"#)
+        #expect(message("copy row --format xml") == #"unknown copy format "xml""#)
+        #expect(message("copy row --format jsn") == #"unknown copy format "jsn" (did you mean "json"?)"#)
+        #expect(message("copy row amount") == "usage: copy row|selection|cell [COL]|column [COL] [--format tsv|csv|json]")
+        #expect(message("copy") == "usage: copy row|selection|cell [COL]|column [COL] [--format tsv|csv|json]")
+        #expect(message("keys all") == "keys takes no arguments; usage: keys")
     }
 
     @Test func keywordsAreKeywordsOnlyWhenBare() throws {

@@ -300,6 +300,9 @@ import TabdeckProtocol
         var h = Harness(count: 10)
         #expect(h.ws.completions(for: "so") == .words(["sort"]))
         #expect(h.ws.completions(for: "tab ") == .words(["select", "move", "hide", "show", "reset"]))
+        #expect(h.ws.completions(for: "copy ") == .words(["row", "selection", "cell", "column"]))
+        #expect(h.ws.completions(for: "copy row --format ") == .words(["tsv", "csv", "json"]))
+        #expect(h.ws.completions(for: "copy row ") == .words(["--format"]))
         #expect(h.ws.completions(for: "tab select p") == .words(["people", "procs"]))
         #expect(h.ws.completions(for: "tab move people to section ") == .words(["data", "sys"]))
         #expect(h.ws.completions(for: "export ") == .path)
@@ -307,6 +310,7 @@ import TabdeckProtocol
         h.run("show 1")
         #expect(h.ws.completions(for: "sort ") == .words(["id", "name", "clear"]))
         #expect(h.ws.completions(for: "sort name ") == .words(["asc", "desc"]))
+        #expect(h.ws.completions(for: "copy cell ") == .words(["id", "name", "--format"]))
         #expect(h.ws.completions(for: "action ") == .words(["delete", "touch"]))
     }
 }

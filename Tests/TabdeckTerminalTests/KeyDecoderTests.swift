@@ -26,6 +26,18 @@ import Testing
         #expect(decode("\u{1b}[<0;3;4M") == [.unknown(Array("\u{1b}[<0;3;4M".utf8))])
     }
 
+    /// Every key config.json can name comes out of the decoder (issue 16, point 3): F1–F12 in
+    /// both forms terminals send them, Shift-Tab, Alt with any character.
+    @Test func theKeysConfigCanName() {
+        #expect(decode("\u{1b}OP\u{1b}OQ\u{1b}OR\u{1b}OS") == (1...4).map { .function($0) })
+        #expect(decode("\u{1b}[11~\u{1b}[12~\u{1b}[13~\u{1b}[14~") == (1...4).map { .function($0) })
+        #expect(decode("\u{1b}[15~\u{1b}[17~\u{1b}[18~\u{1b}[19~\u{1b}[20~\u{1b}[21~\u{1b}[23~\u{1b}[24~") == (5...12).map { .function($0) })
+        #expect(decode("\u{1b}[Z") == [.backTab])
+        #expect(decode("\u{1b}X\u{1b}?\u{1b}1") == [.alt("X"), .alt("?"), .alt("1")])
+        #expect(decode("\u{14}") == [.ctrl("t")])
+        #expect(decode("\u{1b}[5~\u{1b}[6~ ") == [.pageUp, .pageDown, .char(" ")])
+    }
+
     @Test func aLoneEscapeWaitsForFlush() {
         var d = KeyDecoder()
         #expect(d.feed([0x1B]) == [])

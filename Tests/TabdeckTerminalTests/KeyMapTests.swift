@@ -13,7 +13,7 @@ import Testing
             (.char("1"), .selectTab(1)), (.char("9"), .selectTab(9)),
             (.char("s"), .sort), (.char("S"), .clearSort), (.char(" "), .toggleSelection), (.enter, .open),
             (.backspace, .back), (.char("d"), .detail), (.char("/"), .find), (.char(":"), .command),
-            (.char("?"), .help), (.char("q"), .quit), (.escape, .dismiss),
+            (.char("?"), .help), (.char("q"), .quit), (.escape, .dismiss), (.char("y"), .copyRow), (.char("Y"), .copySelection),
         ]
         for (key, action) in expected { #expect(map.action(for: key) == action, "\(key)") }
         #expect(map.action(for: .char("z")) == nil)
@@ -28,7 +28,7 @@ import Testing
     @Test func helpEntriesGroupTheDigits() {
         let entries = map.helpEntries
         #expect(entries.count == map.bindings.count - 8)
-        #expect(entries.contains { $0.keys == "1–9" && $0.description == "tab by position" })
-        #expect(entries.contains { $0.keys == "Shift-Tab [" && $0.description == "previous tab" })
+        #expect(entries.contains { $0.keys == "1–9" && $0.description == "tab-1…tab-9: tab by position" })
+        #expect(entries.contains { $0.keys == "Shift-Tab [" && $0.description == "previous-tab: previous tab" })
     }
 }

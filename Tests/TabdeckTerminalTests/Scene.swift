@@ -71,6 +71,8 @@ struct Scene {
     var now = 0.0
     /// The params of the `action` and `move` requests the plugins got, in order.
     var edits: [JSONValue] = []
+    /// What the core put on the clipboard (``Effect/clipboard(_:)``), in order.
+    var clipboard: [String] = []
 
     init(config: WorkspaceConfig = config(), tables: [String: FakeTable] = [:], layout: WorkspaceLayout? = nil,
          views: [TableViewKey: TableViewState] = [:]) {
@@ -110,6 +112,7 @@ struct Scene {
                 case .commandDone(let o): outputs.append(o.text)
                 case .commandFailed(let m): failures.append(m)
                 case .saveLayout, .resetLayout, .saveView: saved.append(effect)
+                case .clipboard(let text): clipboard.append(text)
                 default: break
                 }
             }

@@ -50,18 +50,18 @@ import TabdeckProtocol
     }
 
     @Test func helpListsEveryKeyAndCommand() {
-        let s = people(100, 120)
-        let lines = s.screen(100, 120, ui: UIState(mode: .help(scroll: 0)))
+        let s = people(120, 130)
+        let lines = s.screen(120, 130, ui: UIState(mode: .help(scroll: 0)))
         #expect(Array(lines.prefix(4)) == [
             " Keys",
-            "   ↓ j                           move down a row",
-            "   ↑ k                           move up a row",
-            "   PgDn                          next page",
+            "   ↓ j                           move-down: move down a row",
+            "   ↑ k                           move-up: move up a row",
+            "   PgDn                          page-down: next page",
         ])
         for entry in KeyMap.standard.helpEntries {
             #expect(lines.contains("   " + TextFit.fit(entry.keys, 30) + entry.description))
         }
-        #expect(lines.contains("   1–9                           tab by position"))
+        #expect(lines.contains("   1–9                           tab-1…tab-9: tab by position"))
         for binding in TabEditKeys.bindings {
             #expect(lines.contains("   " + TextFit.fit(KeyMap.label(binding.keys), 30) + binding.description))
         }
@@ -71,7 +71,7 @@ import TabdeckProtocol
         }
         #expect(lines.last == "help · ↑↓ PgUp PgDn scroll · Esc or ? closes")
         // Scrolling stops at the last line.
-        let end = s.screen(100, 10, ui: UIState(mode: .help(scroll: 1000)))
+        let end = s.screen(120, 10, ui: UIState(mode: .help(scroll: 1000)))
         #expect(end[8] == "   quit                          leave Tabdeck")
     }
 

@@ -23,7 +23,7 @@ extension ScreenModel {
         case .promptClosed(let line):
             guard let line, line.contains(where: { !$0.isWhitespace }) else { return [] }
             showsOutput = true
-            return [.core(.command(line))]
+            return [.core(promptEvent(line, ws))]
         }
     }
 
@@ -135,6 +135,7 @@ extension ScreenModel {
             ui.mode = .sectionIndex("")
             return []
         case .command, .filter: return [.prompt(typed: action.promptText ?? "")]
+        case .copyRow, .copySelection, .typed: return performCopy(action, ws)
         case .quit: running = false; return [.quit]
         }
     }
