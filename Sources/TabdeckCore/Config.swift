@@ -40,9 +40,12 @@ public struct WorkspaceConfig: Hashable, Sendable {
     public var directory: String
     public var sections: [SectionConfig]
     public var tabs: [TabConfig]
+    /// The full screen takes the mouse (`"mouse"`, default true); false leaves it to the
+    /// terminal, which then selects text.
+    public var mouse = true
 
-    public init(file: String, directory: String, sections: [SectionConfig], tabs: [TabConfig]) {
-        self.file = file; self.directory = directory; self.sections = sections; self.tabs = tabs
+    public init(file: String, directory: String, sections: [SectionConfig], tabs: [TabConfig], mouse: Bool = true) {
+        self.file = file; self.directory = directory; self.sections = sections; self.tabs = tabs; self.mouse = mouse
     }
 
     /// The tab with this id.
@@ -76,7 +79,7 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension WorkspaceConfig {
-    static let rootKeys: Set<String> = ["sections", "tabs", "$schema", "comment"]
+    static let rootKeys: Set<String> = ["sections", "tabs", "mouse", "$schema", "comment"]
     static let sectionKeys: Set<String> = ["id", "title"]
     static let tabKeys: Set<String> = ["id", "title", "glyph", "section", "command", "args", "customizable", "background", "env", "trace"]
 
@@ -146,7 +149,7 @@ extension WorkspaceConfig {
                 command: command, args: args, customizable: try t.bool("customizable", default: true),
                 background: try t.bool("background", default: false), env: env, trace: try t.bool("trace", default: false)))
         }
-        return WorkspaceConfig(file: file, directory: directory, sections: sections, tabs: tabs)
+        return WorkspaceConfig(file: file, directory: directory, sections: sections, tabs: tabs, mouse: try r.bool("mouse", default: true))
     }
 
     /// A tab or section id: not empty, and no control characters (ids are typed in commands,

@@ -198,6 +198,8 @@ extension Workspace {
                 return .done(try runLayoutCommand(a.command, &effects))
             case .help(let topic):
                 return .done(try help(topic))
+            case .mouse(let on):
+                return .done(setMouse(on))
             case .quit:
                 quitting = true
                 effects.append(contentsOf: shutdown())

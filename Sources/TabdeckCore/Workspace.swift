@@ -119,6 +119,8 @@ public struct Workspace: Sendable {
     /// A screen shows the selected tab (set by the first ``Event/refresh``): plugin events then
     /// also keep its visible rows fetched.
     public internal(set) var followsView = false
+    /// The full screen takes the mouse (config.json's `"mouse"`, the `mouse on|off` command).
+    public internal(set) var mouse = true
     var nextRequestID: Int64 = 1
     var pending: [RequestID: PendingRequest] = [:]
     var active: ActiveCommand?
@@ -137,6 +139,7 @@ public struct Workspace: Sendable {
         self.settings = settings
         self.layout = LayoutMerge.merge(stored: storedLayout, config: config)
         self.savedViews = storedViews
+        self.mouse = config.mouse
         self.tabs = Dictionary(uniqueKeysWithValues: config.tabs.map { ($0.id, TabState(id: $0.id)) })
     }
 

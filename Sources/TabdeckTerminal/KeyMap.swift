@@ -48,6 +48,8 @@ public enum Action: Hashable, Sendable {
     case detailLine
     /// Draw the whole screen again.
     case redraw
+    /// Stop Tabdeck as a shell's Ctrl-Z does (`fg` brings it back).
+    case suspend
     case quit
 }
 
@@ -128,6 +130,7 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.char("a")], .actions, "actions menu for the row or the selection"),
         KeyBinding([.char("K")], .moveRowUp, "move the row up (where the plugin allows it)"),
         KeyBinding([.char("J")], .moveRowDown, "move the row down (where the plugin allows it)"),
+        KeyBinding([.ctrl("z")], .suspend, "suspend to the shell (fg comes back)"),
         KeyBinding([.char("q"), .ctrl("c")], .quit, "quit"),
     ])
 
