@@ -123,7 +123,7 @@ public enum CommandParser {
         .init(name: "restart", usage: "restart [TAB]", summary: "restart a plugin now, back where you were"),
         .init(name: "cancel", usage: "cancel", summary: "stop the running command (Esc in full screen, Ctrl-C in line mode)"),
         .init(name: "help", usage: "help [COMMAND]", summary: "list commands, or explain one"),
-        .init(name: "mouse", usage: "mouse [on|off]", summary: "whether the full screen takes the mouse (off: the terminal selects text)"),
+        .init(name: "mouse", usage: "mouse [on|off]", summary: "whether the screen takes the mouse (off: select text)"),
         .init(name: "quit", usage: "quit", summary: "leave Tabdeck"),
     ]
 
