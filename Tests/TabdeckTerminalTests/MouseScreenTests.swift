@@ -70,6 +70,15 @@ import TabdeckProtocol
         Self.check(s, Self.sidebarLogs, width, "sidebarLogs")
         s.wheel(.wheelUp, x: 3, y: 2, notches: 2)
         #expect(s.lines[0].hasPrefix(" Data "))
+        // In tab edit mode too; a press on a tab there keeps the scroll.
+        s.press(.char("T"))
+        s.wheel(.wheelDown, x: 3, y: 0)
+        #expect(s.lines[0].hasPrefix("  $ Orders "))
+        let procs = Self.tab(s, "procs")
+        s.click(x: procs.x + 3, y: procs.y)
+        #expect(s.model.ui.tabEdit?.cursor == "procs")
+        #expect(s.lines[0].hasPrefix("  $ Orders "))
+        #expect(s.lines[3].hasPrefix("› ⚙ Processes"))
     }
 
     /// A click on a header sorts by it as `s` does (SortOrder.choose): Age ascending, again

@@ -28,8 +28,10 @@ extension ScreenModel {
             guard e.button == .left else { return [] }
             return pressed(e, now: now, hits, ws)
         case .drag:
+            guard e.button == .left else { return [] }
             return dragged(e, hits, ws)
         case .release:
+            guard e.button == .left || e.button == .unknown else { return [] }  // X10 does not say which
             return released(e, hits, ws)
         }
     }
@@ -45,7 +47,7 @@ extension ScreenModel {
         case .help(let scroll), .detail(let scroll), .output(_, let scroll):
             ui.mode = ui.mode.scrolled(to: max(0, scroll + (up ? -1 : 1) * Self.wheelRows))
             return []
-        case .table: break
+        case .table, .tabEdit: break
         default: return []
         }
         for target in hits.targets(x: e.x, y: e.y) {
@@ -56,6 +58,7 @@ extension ScreenModel {
                 ui.mouse.sidebar = .init(top: new, selected: ui.tabEdit?.cursor ?? ws.selectedTab)
                 return []
             case .table:
+                guard case .table = ui.mode else { return [] }
                 if sideways { return perform(up ? .columnLeft : .columnRight, ws) }
                 return moveCursor(steps: (up ? -1 : 1) * Self.wheelRows, ws)
             default: continue
@@ -216,6 +219,7 @@ extension ScreenModel {
         edit.cursor = id
         edit.confirmingReset = false
         ui.mode = .tabEdit(edit)
+        if ui.mouse.sidebar != nil { ui.mouse.sidebar!.selected = id }  // the sidebar stays where it was scrolled
         ui.message = nil
         return []
     }
