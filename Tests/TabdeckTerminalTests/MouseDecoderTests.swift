@@ -67,6 +67,28 @@ import Testing
         }
     }
 
+    /// Mouse reports mixed with keys, cut at every point: the same keys as in one read (the
+    /// `keys` fuzz target's invariant, on inputs made of report fragments; seeded, so it replays).
+    @Test func mixedInputSplitAnywhereGivesTheSameKeys() {
+        let pieces: [[UInt8]] = [
+            bytes("\u{1b}[<0;10;5M"), bytes("\u{1b}[<32;300;2M"), bytes("\u{1b}[<65;1;1M"), bytes("\u{1b}[<128;1;1m"),
+            [0x1b, 0x5b, 0x4d, 32, 0xC5, 0x8C, 40], [0x1b, 0x5b, 0x4d, 35, 0xC2], [0x1b, 0x5b, 0x4d], [0x1b], [0xC3, 0xA9],
+            bytes("j"), bytes("\u{1b}[A"), bytes("\u{1b}[32;1;1M"), [0x1b, 0x5b, 0x3c],
+        ]
+        var seed: UInt64 = 16
+        func next(_ n: Int) -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int((seed >> 33) % UInt64(n))
+        }
+        for _ in 0..<200 {
+            let input = (0..<(1 + next(6))).flatMap { _ in pieces[next(pieces.count)] }
+            let whole = keys(input)
+            for cut in 0...input.count {
+                #expect(keys(Array(input[..<cut]), Array(input[cut...])) == whole, "\(input) cut at \(cut)")
+            }
+        }
+    }
+
     /// Buttons 8 and beyond (back, forward), motion without a button and malformed reports are
     /// passed over: no key, and what follows is decoded.
     @Test func unknownButtonsAreIgnored() {

@@ -218,6 +218,13 @@ import TabdeckProtocol
         #expect(s.scene.ws.layout.tabs.first { $0.tab == "procs" }?.section == "data")
         #expect(s.scene.saved.contains { if case .saveLayout = $0 { true } else { false } })
         Self.check(s, Self.tabDragged, width, "tabDragged")
+        guard width >= 100 else { return }
+        // Onto a section's header (the sidebar has them): to the end of that section.
+        let logs = Self.tab(s, "logs")
+        let data = Self.place(s) { $0 == .section("data") }
+        s.drag(from: (logs.x + 2, logs.y), to: (data.x + 2, data.y))
+        #expect(s.scene.ws.layout.orderedTabs == ["people", "procs", "orders", "logs"])
+        #expect(s.scene.ws.layout.tabs.first { $0.tab == "logs" }?.section == "data")
     }
 
     /// The actions menu: a click on an entry runs it; a click outside closes the menu. The
