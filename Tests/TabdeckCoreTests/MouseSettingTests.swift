@@ -25,6 +25,8 @@ import TabdeckProtocol
         for command in [Command.mouse(true), .mouse(false), .mouse(nil)] {
             #expect(try CommandParser.parse(command.text) == command)
         }
+        #expect(Harness().ws.completions(for: "mouse o") == .words(["on", "off"]))
+        #expect(Harness().ws.completions(for: "mou") == .words(["mouse"]))
         let error = #expect(throws: CommandError.self) { try CommandParser.parse("mouse maybe") }
         #expect(error?.description == "usage: mouse [on|off]")
     }
