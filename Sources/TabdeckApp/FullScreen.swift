@@ -52,7 +52,7 @@ public final class FullScreen {
         signal(SIGWINCH, SIG_IGN)
         self.resizeSource = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
         resizeSource.setEventHandler { queue.put(.resize) }
-        self.signals = SignalWatch(queue: queue)
+        self.signals = SignalWatch(queue: queue, also: [SIGTSTP, SIGCONT])
     }
 
     /// Runs until `q`; returns the exit status.
@@ -162,6 +162,13 @@ public final class FullScreen {
         case .inputClosed:
             model.running = false
             return false
+        case .signal(SIGTSTP):
+            suspend()
+            return true
+        case .signal(SIGCONT):
+            previous = nil  // stopped and continued by someone else (SIGSTOP): draw it all again
+            relayout()
+            return true
         case .signal:
             model.running = false  // SIGTERM, SIGHUP, SIGINT: quit (views saved, terminal restored, plugins stopped)
             return false
@@ -189,7 +196,21 @@ public final class FullScreen {
     }
 
     func press(_ key: Key) {
+        if case .mouse(let event) = key {
+            // Hit-tested against the frame on screen (the renderer's map of it).
+            apply(model.update(.mouse(event, now: runtime.now(), screen: previous?.hits ?? HitMap()), workspace: runtime.workspace))
+            return
+        }
         apply(model.update(.key(key), workspace: runtime.workspace))
+    }
+
+    /// Ctrl-Z (or SIGTSTP): the terminal restored, the process stopped; after `fg`, the
+    /// terminal taken again (raw mode, alternate screen, the mouse) and drawn whole.
+    func suspend() {
+        runtime.dispatch(.saveViews)
+        terminal.stopProcess()
+        previous = nil
+        relayout()
     }
 
     /// Carries out the model's effects, in order.
@@ -202,6 +223,8 @@ public final class FullScreen {
             case .prompt(let typed): typeKeys(prompt(typedAhead: Array(typed.utf8)))
             case .redraw: previous = nil
             case .quit: model.running = false
+            case .mouseReporting(let on): terminal.setMouse(on)
+            case .suspend: suspend()
             }
             if runtime.quitRequested { model.running = false }
         }

@@ -23,8 +23,12 @@ final class SignalWatch: @unchecked Sendable {
     private var reading: (quit: @Sendable (Int32) -> Void, ignoresInterrupt: Bool)?
     private let queue: EventQueue
     private let pipeRead: Int32
+    /// The signals watched: ``quitting`` and those given to `init` (the full screen's SIGTSTP
+    /// and SIGCONT), each delivered as ``HostEvent/signal(_:)``.
+    private let watched: [Int32]
 
-    init(queue: EventQueue) {
+    init(queue: EventQueue, also: [Int32] = []) {
+        watched = Self.quitting + also
         self.queue = queue
         var fds: [Int32] = [-1, -1]
         if pipe(&fds) != 0 { fatalError("tabdeck: no pipe for signals: errno \(errno)") }
@@ -34,9 +38,9 @@ final class SignalWatch: @unchecked Sendable {
         // A mask inherited from the parent (a test runner, a service manager) may block them.
         var unblock = sigset_t()
         sigemptyset(&unblock)
-        for number in Self.quitting { sigaddset(&unblock, number) }
+        for number in watched { sigaddset(&unblock, number) }
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
-        for number in Self.quitting {
+        for number in watched {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
                 var byte = UInt8(truncatingIfNeeded: number)
@@ -62,7 +66,7 @@ final class SignalWatch: @unchecked Sendable {
 
     /// Stops watching; the signals get their default action back.
     func cancel() {
-        for number in Self.quitting { signal(number, SIG_DFL) }
+        for number in watched { signal(number, SIG_DFL) }
         let write = signalPipe
         signalPipe = -1
         close(write)  // the watcher's read ends
@@ -73,6 +77,7 @@ final class SignalWatch: @unchecked Sendable {
         defer { lock.unlock() }
         if let reading {
             if number == SIGINT && reading.ignoresInterrupt { return }
+            if !Self.quitting.contains(number) { return }  // job control at a prompt is the reader's
             reading.quit(number)  // ends the process; the lock keeps the main thread from going on meanwhile
             return
         }

@@ -66,6 +66,8 @@ public enum Command: Hashable, Sendable {
     /// Stop the running command and the find (the plugin is told with `$/cancel`).
     case cancel
     case help(String?)
+    /// `mouse on|off`: whether the full screen takes the mouse (nil: say which).
+    case mouse(Bool?)
     case quit
 }
 
@@ -128,6 +130,7 @@ public enum CommandParser {
         .init(name: "restart", usage: "restart [TAB]", summary: "restart a plugin now, back where you were"),
         .init(name: "cancel", usage: "cancel", summary: "stop the running command (Esc in full screen, Ctrl-C in line mode)"),
         .init(name: "help", usage: "help [COMMAND]", summary: "list commands, or explain one"),
+        .init(name: "mouse", usage: "mouse [on|off]", summary: "whether the screen takes the mouse (off: select text)"),
         .init(name: "quit", usage: "quit", summary: "leave Tabdeck"),
     ]
 
@@ -266,6 +269,7 @@ public enum CommandParser {
         case "cancel": try noArgs(rest, verb); return .cancel
         case "help":
             return .help(rest.isEmpty ? nil : rest.joined(separator: " "))
+        case "mouse": return try parseMouse(rest)
         case "quit", "exit": try noArgs(rest, verb); return .quit
         default:
             throw CommandError("unknown command \"\(verb)\"", suggestion: suggest(verb, among: verbs))

@@ -59,6 +59,7 @@ extension Command {
             // Every space is a word break (empty words written `''`), so spaces at the ends and
             // runs of them come back (found by the `command` fuzz target).
             topic.map { "help " + $0.split(separator: " ", omittingEmptySubsequences: false).map { Self.word(String($0)) }.joined(separator: " ") } ?? "help"
+        case .mouse(let on): on.map { "mouse " + ($0 ? "on" : "off") } ?? "mouse"
         case .quit: "quit"
         }
     }

@@ -61,6 +61,7 @@ extension Workspace {
         case ("plugin", 0): return match(Command.PluginVerb.allCases.map(\.rawValue))
         case ("plugin", 1): return match(tabIDs)
         case ("help", _): return match(helpWords(after: args))
+        case ("mouse", 0): return match(["on", "off"])
         default: return .words([])
         }
     }

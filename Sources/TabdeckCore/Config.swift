@@ -42,9 +42,14 @@ public struct WorkspaceConfig: Hashable, Sendable {
     public var tabs: [TabConfig]
     /// Key bindings of one's own (`"keys"`), in file order.
     public var keys: [KeyConfig]
+    /// The full screen takes the mouse (`"mouse"`, default true); false leaves it to the
+    /// terminal, which then selects text.
+    public var mouse = true
 
-    public init(file: String, directory: String, sections: [SectionConfig], tabs: [TabConfig], keys: [KeyConfig] = []) {
+    public init(file: String, directory: String, sections: [SectionConfig], tabs: [TabConfig], keys: [KeyConfig] = [],
+                mouse: Bool = true) {
         self.file = file; self.directory = directory; self.sections = sections; self.tabs = tabs; self.keys = keys
+        self.mouse = mouse
     }
 
     /// The tab with this id.
@@ -78,7 +83,7 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension WorkspaceConfig {
-    static let rootKeys: Set<String> = ["sections", "tabs", "$schema", "comment", "keys"]
+    static let rootKeys: Set<String> = ["sections", "tabs", "mouse", "$schema", "comment", "keys"]
     static let sectionKeys: Set<String> = ["id", "title"]
     static let tabKeys: Set<String> = ["id", "title", "glyph", "section", "command", "args", "customizable", "background", "env", "trace"]
 
@@ -148,7 +153,8 @@ extension WorkspaceConfig {
                 command: command, args: args, customizable: try t.bool("customizable", default: true),
                 background: try t.bool("background", default: false), env: env, trace: try t.bool("trace", default: false)))
         }
-        return WorkspaceConfig(file: file, directory: directory, sections: sections, tabs: tabs, keys: try keyBindings(r))
+        return WorkspaceConfig(file: file, directory: directory, sections: sections, tabs: tabs, keys: try keyBindings(r),
+                               mouse: try r.bool("mouse", default: true))
     }
 
     /// A tab or section id: not empty, and no control characters (ids are typed in commands,

@@ -124,7 +124,7 @@ extension Workspace {
     /// (other tabs) or shows help, never the running command's table.
     func runsBeside(_ command: Command) -> Bool {
         switch command {
-        case .tabs, .tabSelect, .tabMove, .tabHide, .tabShow, .tabReset, .sectionMove, .help: true
+        case .tabs, .tabSelect, .tabMove, .tabHide, .tabShow, .tabReset, .sectionMove, .help, .mouse: true
         default: false
         }
     }
@@ -134,6 +134,8 @@ extension Workspace {
         do {
             if case .help(let topic) = command {
                 effects.append(.commandDone(try help(topic)))
+            } else if case .mouse(let on) = command {
+                effects.append(.commandDone(setMouse(on)))
             } else {
                 effects.append(.commandDone(try runLayoutCommand(command, &effects)))
             }

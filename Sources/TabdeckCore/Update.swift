@@ -204,6 +204,8 @@ extension Workspace {
                 return .done(try help(topic))
             case .keys:
                 return .done(keysOutput())
+            case .mouse(let on):
+                return .done(setMouse(on))
             case .quit:
                 quitting = true
                 effects.append(contentsOf: shutdown())

@@ -136,6 +136,8 @@ public struct Workspace: Sendable {
     /// A screen shows the selected tab (set by the first ``Event/refresh``): plugin events then
     /// also keep its visible rows fetched.
     public internal(set) var followsView = false
+    /// The full screen takes the mouse (config.json's `"mouse"`, the `mouse on|off` command).
+    public internal(set) var mouse = true
     var nextRequestID: Int64 = 1
     /// The one ledger of requests per plugin connection.
     var pending = PendingRequests()
@@ -157,6 +159,7 @@ public struct Workspace: Sendable {
         self.settings = settings
         self.layout = LayoutMerge.merge(stored: storedLayout, config: config)
         self.savedViews = storedViews
+        self.mouse = config.mouse
         self.tabs = Dictionary(uniqueKeysWithValues: config.tabs.map { ($0.id, TabState(id: $0.id)) })
     }
 

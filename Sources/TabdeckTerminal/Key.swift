@@ -14,7 +14,9 @@ public enum Key: Hashable, Sendable {
     case function(Int)
     /// Text pasted with bracketed paste mode on.
     case paste(String)
-    /// An escape sequence Tabdeck does not use (mouse reports, modified keys, ...).
+    /// A mouse report (``MouseDecoder``): a click, a drag, a notch of the wheel.
+    case mouse(MouseEvent)
+    /// An escape sequence Tabdeck does not use (modified keys, ...).
     case unknown([UInt8])
 
     /// How the key is written in help: `↓`, `PgUp`, `Shift-Tab`, `Ctrl-C`, `Space`, `j`.
@@ -42,6 +44,7 @@ public enum Key: Hashable, Sendable {
         case .escape: "Esc"
         case .function(let n): "F\(n)"
         case .paste: "paste"
+        case .mouse: "mouse"
         case .unknown: "unknown"
         }
     }

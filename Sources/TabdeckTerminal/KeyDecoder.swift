@@ -122,6 +122,10 @@ public struct KeyDecoder: Sendable {
         let n = b[i + 1]
         switch n {
         case UInt8(ascii: "["):
+            if i + 2 < b.count, b[i + 2] == UInt8(ascii: "M") {  // a legacy X10 mouse report
+                guard let (event, length) = MouseDecoder.x10(b, i + 3, final: final) else { return nil }
+                return (event.map { .key(.mouse($0)) } ?? .ignored, 3 + length)
+            }
             var j = i + 2
             while j < b.count, (0x30...0x3F).contains(b[j]) { j += 1 }
             while j < b.count, (0x20...0x2F).contains(b[j]) { j += 1 }
@@ -158,6 +162,10 @@ public struct KeyDecoder: Sendable {
 
     /// A CSI sequence: ESC [ params final.
     private static func csi(_ params: String, _ final: UInt8, _ bytes: [UInt8]) -> Decoded {
+        if params.hasPrefix("<"), final == UInt8(ascii: "M") || final == UInt8(ascii: "m") {
+            return MouseDecoder.sgr(params.dropFirst(), final: final).map { .key(.mouse($0)) } ?? .ignored
+        }
+        if final == UInt8(ascii: "M"), let report = MouseDecoder.urxvt(params) { return report.map { .key(.mouse($0)) } ?? .ignored }
         if params.hasPrefix("<") || params.hasPrefix("?") || params.hasPrefix(">") { return .key(.unknown(bytes)) }
         let numbers = params.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) }
         switch final {

@@ -54,6 +54,8 @@ public enum Action: Hashable, Sendable {
     case copyRow, copySelection
     /// A command line from config.json's `"keys"`, run as if typed (`line` as written, without `:`).
     case typed(Command, line: String)
+    /// Stop Tabdeck as a shell's Ctrl-Z does (`fg` brings it back).
+    case suspend
     case quit
 }
 
@@ -136,6 +138,7 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.char("J")], .moveRowDown, "move the row down (where the plugin allows it)"),
         KeyBinding([.char("y")], .copyRow, "copy the row to the clipboard (tab-separated)"),
         KeyBinding([.char("Y")], .copySelection, "copy the selected rows to the clipboard, with a header line"),
+        KeyBinding([.ctrl("z")], .suspend, "suspend to the shell (fg comes back)"),
         KeyBinding([.char("q"), .ctrl("c")], .quit, "quit"),
     ])
 

@@ -36,6 +36,10 @@ public final class RawTerminal {
     public func enter() {
         var saved = termios()
         guard tcgetattr(input, &saved) == 0 else { return }
+        enter(saved)
+    }
+
+    private func enter(_ saved: termios) {
         savedTermios = saved
         savedFD = input
         outputFD = output
@@ -44,8 +48,39 @@ public final class RawTerminal {
         raw.c_oflag |= tcflag_t(OPOST | ONLCR)  // keep "\n" -> "\r\n" for simple writes
         // TCSADRAIN, not TCSAFLUSH: keys typed before raw mode are kept, not thrown away.
         tcsetattr(input, TCSADRAIN, &raw)
-        writeAll(output, "\u{1b}[?1049h\u{1b}[?25l\u{1b}[?2004l\u{1b}[H\u{1b}[2J")
+        writeAll(output, "\u{1b}[?1049h\u{1b}[?25l\u{1b}[?2004l\u{1b}[H\u{1b}[2J" + (mouseReporting ? MouseModes.on : ""))
         installRestoreHandlers()
+    }
+
+    /// Whether the terminal reports the mouse (modes 1000, 1002, 1006) while Tabdeck is in it;
+    /// every restoration of the terminal turns them off.
+    public private(set) var mouseReporting = false
+
+    /// Turns mouse reporting on or off (now, and again whenever the screen is entered).
+    public func setMouse(_ on: Bool) {
+        mouseReporting = on
+        guard savedTermios != nil else { return }
+        writeAll(output, on ? MouseModes.on : MouseModes.off)
+    }
+
+    /// Ctrl-Z: restores the terminal (cooked mode, main screen, no mouse), stops the process
+    /// as the shell's job control expects (SIGTSTP, its default action), and once continued
+    /// (`fg`) enters raw mode, the alternate screen and the mouse again. The caller redraws.
+    public func stopProcess() {
+        guard let saved = savedTermios else { raise(SIGTSTP); return }
+        restoreTerminal()
+        var previous = sigaction()
+        var stop = sigaction()
+        stop.__sigaction_handler.sa_handler = SIG_DFL
+        sigemptyset(&stop.sa_mask)
+        sigaction(SIGTSTP, &stop, &previous)
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGTSTP)
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+        raise(SIGTSTP)  // stopped here until SIGCONT
+        sigaction(SIGTSTP, &previous, nil)
+        enter(saved)
     }
 
     /// Leaves the alternate screen and restores the terminal exactly as it was.
@@ -56,7 +91,7 @@ public final class RawTerminal {
     public func suspend() {
         guard var t = savedTermios else { return }
         tcsetattr(input, TCSADRAIN, &t)
-        writeAll(output, "\u{1b}[?25h")
+        writeAll(output, "\u{1b}[?25h" + (mouseReporting ? MouseModes.off : ""))  // no reports typed into the prompt
     }
 
     /// Back to raw mode after `suspend()`.
@@ -66,7 +101,7 @@ public final class RawTerminal {
         cfmakeraw(&raw)
         raw.c_oflag |= tcflag_t(OPOST | ONLCR)
         tcsetattr(input, TCSADRAIN, &raw)
-        writeAll(output, "\u{1b}[?25l")
+        writeAll(output, "\u{1b}[?25l" + (mouseReporting ? MouseModes.on : ""))
     }
 
     /// Writes bytes in as few write(2) calls as the kernel allows.
@@ -94,7 +129,7 @@ private func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
 /// Restores termios and leaves the alternate screen; safe to call more than once.
 private func restoreTerminal() {
     guard var t = savedTermios else { return }
-    writeAll(outputFD, "\u{1b}[0m\u{1b}[?25h\u{1b}[?1049l")
+    writeAll(outputFD, MouseModes.off + "\u{1b}[0m\u{1b}[?25h\u{1b}[?1049l")
     tcsetattr(savedFD, TCSAFLUSH, &t)
     savedTermios = nil
 }

@@ -13,6 +13,8 @@ public struct ScreenBuffer: Hashable, Sendable {
     public let height: Int
     /// Cells row by row (`y * width + x`).
     public private(set) var cells: [Cell]
+    /// Where the renderer drew what (tabs, headers, rows, ...), for the mouse.
+    public internal(set) var hits = HitMap()
 
     /// A blank buffer (negative sizes count as 0).
     public init(width: Int, height: Int) {
@@ -25,6 +27,7 @@ public struct ScreenBuffer: Hashable, Sendable {
     /// reused frame after frame).
     public mutating func clear() {
         cells.withUnsafeMutableBufferPointer { $0.update(repeating: .blank) }
+        hits.removeAll()
     }
 
     /// The cell at a position (which must be inside the buffer).

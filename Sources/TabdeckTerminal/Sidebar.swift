@@ -4,7 +4,7 @@ import TabdeckCore
 enum Sidebar {
     enum Line: Hashable {
         case blank
-        case header(String)
+        case header(String, id: String)
         case tab(TabLabel)
     }
 
@@ -19,14 +19,16 @@ enum Sidebar {
             let tabs = ws.layout.tabs.filter { $0.section == section }.compactMap { labels[$0.tab] }
             if tabs.isEmpty && edit == nil { continue }
             if !lines.isEmpty { lines.append(.blank) }
-            lines.append(.header(ws.config.section(section)?.title ?? section))
+            lines.append(.header(ws.config.section(section)?.title ?? section, id: section))
             lines += tabs.map { .tab($0) }
         }
         return lines
     }
 
     /// Draws the sidebar in `rect` (its right edge is a separator line).
-    static func draw(_ ws: Workspace, edit: TabEdit? = nil, ascii: Bool = false, into buf: inout ScreenBuffer, _ rect: Rect) {
+    /// `scroll` is the first line shown when the wheel scrolled the sidebar (nil: the lines that
+    /// show the selected tab).
+    static func draw(_ ws: Workspace, edit: TabEdit? = nil, ascii: Bool = false, scroll: Int? = nil, into buf: inout ScreenBuffer, _ rect: Rect) {
         guard !rect.isEmpty else { return }
         let lines = lines(ws, edit: edit, ascii: ascii)
         let width = rect.width - 1
@@ -36,15 +38,19 @@ enum Sidebar {
         let badges = lines.map { if case .tab(let t) = $0, let b = t.badge { TextFit.width(b) } else { 0 } }.max() ?? 0
         // Scroll so the selected tab is visible.
         let selected = lines.firstIndex { if case .tab(let t) = $0 { t.selected } else { false } } ?? 0
-        let top = max(0, min(selected - rect.height + 1, lines.count - rect.height))
+        let most = max(0, lines.count - rect.height)
+        let top = scroll.map { min(max(0, $0), most) } ?? max(0, min(selected - rect.height + 1, most))
+        buf.hits.add(.sidebar(top: top, lines: lines.count, height: rect.height), rect)
         for (row, line) in lines.dropFirst(top).prefix(rect.height).enumerated() {
             let y = rect.y + row
             switch line {
             case .blank: break
-            case .header(let title):
+            case .header(let title, let id):
                 buf.set(x: rect.x + 1, y: y, title, style: Palette.sectionHeader, maxWidth: width - 1)
+                buf.hits.add(.section(id), x: rect.x, y: y, width: width)
             case .tab(let tab):
                 drawTab(tab, glyphs: glyphs, badges: badges, into: &buf, x: rect.x, y: y, width: width)
+                buf.hits.add(.tab(tab.id), x: rect.x, y: y, width: width)
             }
         }
         for y in rect.y..<rect.maxY { buf.set(x: rect.maxX - 1, y: y, "│", style: Palette.separator) }

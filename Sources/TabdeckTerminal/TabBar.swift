@@ -59,6 +59,7 @@ enum TabBar {
             let text = TextFit.fit(items[i], min(widths[i], room))
             let start = x
             x += buf.set(x: x, y: rect.y, text, style: base, maxWidth: room)
+            buf.hits.add(.tab(tab.id), x: start, y: rect.y, width: x - start)
             let prefix = min(TextFit.width(sectionPrefix(tab)), x - start)
             if prefix > 0 { buf.restyle(x: start, y: rect.y, count: prefix) { $0 = Palette.sectionHeader } }
             // The badge is the item's last word; colour it when the item is shown whole.

@@ -18,7 +18,7 @@ enum TableView {
     static func layout(_ t: TableState, width: Int, ui: UIState) -> ColumnLayout {
         let columns = t.visibleColumns
         let titles = columns.map { TextFit.width($0.title) + TextFit.width(sortMark(t, $0.id)) }
-        let user = columns.map { c in t.view.columns.first { $0.id == c.id }?.width }
+        let user = columns.map { c in ui.mouse.previewWidth(c.id) ?? t.view.columns.first { $0.id == c.id }?.width }
         return ColumnLayout.make(columns: columns, userWidths: user, titleWidths: titles, width: width - gutter,
                                  scroll: ui.columnScroll, cursor: ui.columnCursor)
     }
@@ -100,6 +100,7 @@ enum TableView {
             return
         }
         let layout = known ?? layout(t, width: rect.width, ui: ui)
+        buf.hits.add(.table, rect)
         let x0 = rect.x + gutter
         let cursorColumn = min(max(0, ui.columnCursor), columns.count - 1)
         drawHeader(t, columns, layout, cursorColumn: cursorColumn, into: &buf, x0: x0, rect: rect)
@@ -111,6 +112,7 @@ enum TableView {
         // columns do not fit, the compact layout's detail line under the cursor row.
         let treeLines = lines(t, rows: rows, detail: ui.showsDetailLine)
         let shown = layout.compact && treeLines == TableView.lines(t, rows: rows) ? CompactDetail.lines(t, layout, rows: rows) : treeLines
+        var ordinal = 0  // row lines so far, for the mouse (``RowHit/ordinal``)
         for (r, line) in shown.enumerated() {
             let y = rect.y + 1 + r
             let index: Int
@@ -130,6 +132,8 @@ enum TableView {
                 continue
             case .child(let p):
                 drawChild(p, t, columns, layout, find: find, into: &buf, x0: x0, y: y, rect: rect)
+                hitRow(p, t, layout, ordinal: ordinal, into: &buf, x0: x0, y: y, rect: rect)
+                ordinal += 1
                 continue
             case .detail(let text, let depth):
                 drawDetail(text, depth: depth, into: &buf, x0: x0, y: y, rect: rect)
@@ -149,6 +153,8 @@ enum TableView {
             } else {
                 buf.set(x: x0, y: y, "…", style: Palette.placeholder)
             }
+            hitRow(OutlinePosition(row: index, path: []), t, layout, ordinal: ordinal, into: &buf, x0: x0, y: y, rect: rect)
+            ordinal += 1
             if index == t.view.cursor && t.cursorPath.isEmpty {
                 buf.restyle(x: rect.x, y: y, count: rect.width) { $0.reverse = true }
             }
@@ -169,6 +175,7 @@ enum TableView {
             var style = Palette.header
             if p.column == cursorColumn { style.reverse = true }
             buf.set(x: x0 + p.x, y: y, text, style: style, maxWidth: p.width)
+            hitHeader(p, column.id, into: &buf, x0: x0, y: y, rect: rect)
         }
         if layout.cutLeft, let first = layout.placed.first {
             buf.set(x: x0 + first.x + first.width, y: y, "<", style: Palette.mark)

@@ -38,7 +38,7 @@ public enum WorkspaceRenderer {
             HelpView.draw(ui.keyMap, scroll: scroll, into: &buf, Rect(x: 0, y: 0, width: buf.width, height: regions.status))
             return
         }
-        if regions.sidebar { Sidebar.draw(ws, edit: ui.tabEdit, ascii: ui.ascii, into: &buf, regions.tabs) } else { TabBar.draw(ws, edit: ui.tabEdit, ascii: ui.ascii, into: &buf, regions.tabs) }
+        if regions.sidebar { Sidebar.draw(ws, edit: ui.tabEdit, ascii: ui.ascii, scroll: ui.mouse.sidebarTop(ws, ui), into: &buf, regions.tabs) } else { TabBar.draw(ws, edit: ui.tabEdit, ascii: ui.ascii, into: &buf, regions.tabs) }
         if case .output(let text, let scroll) = ui.mode {
             OutputPanel.draw(text, scroll: scroll, into: &buf, regions.content)
         } else {
@@ -81,6 +81,7 @@ public enum WorkspaceRenderer {
         if r.breadcrumb {
             let crumbs = tab.stack.map(\.label).joined(separator: " > ")
             buf.set(x: x, y: r.content.y, crumbs, style: Palette.breadcrumb, maxWidth: width)
+            Breadcrumb.hits(tab.stack.map(\.label), into: &buf, x: x, y: r.content.y, width: width)
         }
         guard let t = tab.table else {
             // No table yet: the error in full, or a note that it is on its way.

@@ -217,6 +217,41 @@ import Testing
     }
 }
 
+extension FullScreenTests {
+    /// The mouse on the real binary: reporting is on in full screen (tmux's pane flags say so),
+    /// raw SGR reports sent as bytes (`send-keys -H`) sort by a header, move the cursor with
+    /// the wheel and a click, select a tab in the sidebar; after `q` reporting is off again.
+    @Test(.enabled(if: available)) func rawSGRMouseReportsDriveTheScreen() async throws {
+        let screen = try Screen(config: Self.root + "/config.json")
+        defer { screen.close() }
+        try await screen.waitFor("row 1 of 200")
+        try await screen.waitUntil { _ in screen.mouseFlags() == "1 1" }  // modes 1002 (over 1000) and 1006
+        /// The 1-based cell of the first `text` on line `y` (0-based); the screen's glyphs are one cell each.
+        func cell(_ text: String, line y: Int) -> (x: Int, y: Int) {
+            let line = screen.lines()[y]
+            return (line.distance(from: line.startIndex, to: line.range(of: text)!.lowerBound) + 1, y + 1)
+        }
+        let age = cell(" age", line: 0)
+        await screen.sgr(0, age.x + 1, age.y)  // press and release on the header
+        try await screen.waitFor("age ↑")
+        await screen.sgr(0, age.x + 1, age.y)
+        try await screen.waitFor("age ↓")
+        await screen.keys("g")  // the cursor kept its row through the sort: back to the top
+        try await screen.waitFor("row 1 of 200")
+        let row = cell("│", line: 5)
+        await screen.sgr(65, row.x + 10, row.y, release: false)  // a notch of the wheel: three rows
+        try await screen.waitFor("row 4 of 200")
+        await screen.sgr(0, row.x + 10, row.y)  // a click on the fifth line: the fifth row on screen
+        try await screen.waitFor("row 5 of 200")
+        let tab = cell("Sample DB", line: 2)
+        await screen.sgr(0, tab.x, tab.y)
+        try await screen.waitUntil { !$0.joined().contains("row 5 of 200") && $0.joined().contains("Sample DB") }
+        await screen.keys("q")
+        try await screen.waitForExit()
+        #expect(screen.mouseFlags() == "0 0")
+    }
+}
+
 private func temporaryDirectory() throws -> String {
     let path = NSTemporaryDirectory() + "tabdeck-fs-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -254,6 +289,21 @@ private final class Screen {
     }
 
     func type(_ text: String) async { await send(["send-keys", "-l", text]); try? await Task.sleep(for: .milliseconds(100)) }
+
+    /// An SGR mouse report (`CSI < b ; x ; y M`, 1-based cell) sent as raw bytes, then its release
+    /// (`m`) unless `release` is false (a wheel notch has none).
+    func sgr(_ button: Int, _ x: Int, _ y: Int, release: Bool = true) async {
+        var report = "\u{1b}[<\(button);\(x);\(y)M"
+        if release { report += "\u{1b}[<\(button);\(x);\(y)m" }
+        await send(["send-keys", "-H"] + report.utf8.map { String($0, radix: 16) })
+        try? await Task.sleep(for: .milliseconds(100))
+    }
+
+    /// The pane's mouse modes as tmux sees them: 1002 (which replaces 1000 there) and 1006, each 0 or 1.
+    func mouseFlags() -> String {
+        ((try? tmux(["display-message", "-p", "#{mouse_button_flag} #{mouse_sgr_flag}"])) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 
     /// Runs a tmux send-keys command, retrying when tmux itself fails (a client that cannot
     /// reach a loaded server exits non-zero, and a silently lost key looks like a hung host).

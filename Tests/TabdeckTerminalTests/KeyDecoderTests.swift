@@ -23,7 +23,7 @@ import Testing
         #expect(decode("\u{1b}[3~\u{1b}OP\u{1b}[15~") == [.delete, .function(1), .function(5)])
         #expect(decode("\u{1b}[1;5A") == [.up])
         #expect(decode("\u{1b}x") == [.alt("x")])
-        #expect(decode("\u{1b}[<0;3;4M") == [.unknown(Array("\u{1b}[<0;3;4M".utf8))])
+        #expect(decode("\u{1b}[<0;3;4M") == [.mouse(MouseEvent(.press, .left, x: 2, y: 3))])  // MouseDecoderTests
     }
 
     /// Every key config.json can name comes out of the decoder (issue 16, point 3): F1–F12 in

@@ -206,6 +206,11 @@ struct ScreenScene {
     /// Prompts the model asked the shell to open (their typed text).
     var prompts: [String] = []
     var redraws = 0
+    /// The mouse reporting the model asked for (in order), and Ctrl-Z suspends.
+    var mouseModes: [Bool] = []
+    var suspends = 0
+    /// The shell's clock for mouse reports (virtual: SceneMouse.swift moves it).
+    var clock = 100.0
 
     init(_ scene: Scene = Scene(tables: ["people": .people()]), width: Int, height: Int) {
         self.scene = scene
@@ -240,6 +245,8 @@ struct ScreenScene {
             case .prompt(let typed): prompts.append(typed)
             case .redraw: redraws += 1
             case .quit: break
+            case .mouseReporting(let on): mouseModes.append(on)
+            case .suspend: suspends += 1
             }
         }
     }

@@ -33,6 +33,7 @@ enum ActionOverlayView {
             buf.set(x: x + 2 + inner, y: row, " │", style: Palette.separator)
         }
         border(keys, left: "└", right: "┘", x: x, y: y + 1 + lines.count, width: width, into: &buf)
+        hits(overlay, lines: lines.count, into: &buf, x: x, y: y, width: width, inner: inner)
     }
 
     /// `┌ Title ───┐`, the text cut to fit.
@@ -52,7 +53,7 @@ enum ActionOverlayView {
             return ("Actions" + (rows.isEmpty ? "" : " · " + rows), menuLines(menu, inner: inner), "↑↓ Enter runs · Esc closes")
         case .confirm(let question):
             var lines = [Line(text: question.question, style: question.action.destructive ? Palette.error : Palette.label)]
-            lines.append(Line(text: "Enter or n: No · y: Yes"))
+            lines.append(Line(text: confirmNo + StatusLine.separator + confirmYes))
             return (question.action.title, lines, "Esc cancels")
         case .form(let form):
             return (form.action.title, formLines(form, inner: inner), "Tab next · Enter sends · Esc")

@@ -42,6 +42,9 @@ public enum ScreenInput: Hashable, Sendable {
     case promptClosed(String?)
     /// The shell's clock (``wantsTicks``): the running job's spinner, time and rate follow it.
     case tick(now: Double)
+    /// A mouse report read at `now` (the shell's clock), over the frame on screen, whose
+    /// ``ScreenBuffer/hits`` say what is where (ScreenUpdate+Mouse.swift).
+    case mouse(MouseEvent, now: Double, screen: HitMap)
 }
 
 /// What the UI asks its shell to do: data, carried out at the edge.
@@ -54,4 +57,8 @@ public enum ScreenEffect: Hashable, Sendable {
     case redraw
     /// Leave full screen.
     case quit
+    /// Turn the terminal's mouse reporting on or off (modes 1000, 1002, 1006).
+    case mouseReporting(Bool)
+    /// Stop the process as Ctrl-Z does in a shell (terminal restored; `fg` brings it back).
+    case suspend
 }

@@ -9,11 +9,13 @@ extension ScreenModel {
             return press(key, ws)
         case .resize(let width, let height):
             self.width = width; self.height = height
-            return [.core(.viewport(rows: WorkspaceRenderer.tableRows(workspace: ws, size: size))), .redraw]
+            return [.core(.viewport(rows: WorkspaceRenderer.tableRows(workspace: ws, size: size))), .redraw] + syncMouse(ws)
         case .coreChanged:
             announceFind(ws)
             trackJob(ws, now: nil)
-            return []
+            return syncMouse(ws)
+        case .mouse(let event, let now, let screen):
+            return mouse(event, now: now, screen: screen, ws)
         case .tick(let now):
             trackJob(ws, now: now)
             return []
@@ -137,6 +139,7 @@ extension ScreenModel {
         case .command, .filter: return [.prompt(typed: action.promptText ?? "")]
         case .copyRow, .copySelection, .typed: return performCopy(action, ws)
         case .quit: running = false; return [.quit]
+        case .suspend: return [.suspend]
         }
     }
 

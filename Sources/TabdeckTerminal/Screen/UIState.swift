@@ -61,6 +61,8 @@ public struct UIState: Hashable, Sendable {
     public var job: JobProgress?
     /// Draw with ASCII only (`TERM=dumb`, `NO_COLOR`): `|` `-` `+` borders, `...`, `^` `v`.
     public var ascii = false
+    /// The mouse: the button held, the last click, a column being resized, the sidebar's scroll.
+    public var mouse = MouseState()
 
     /// A UI state; the defaults show the table with the cursor on the first column.
     public init(mode: Mode = .table, columnCursor: Int = 0, columnScroll: Int = 1, message: StatusMessage? = nil,
