@@ -163,10 +163,11 @@ public final class Runtime {
             guard let event = queue.take(until: clock.now()) else { break }
             handle(event)
         }
-        // And a wake-up that came due meanwhile: the core gives requests up and restarts
-        // plugins only when woken.
-        if let wake = wakeAt, clock.now() >= wake + started {
-            wakeAt = nil
+        // And a request deadline that passed meanwhile: the core gives requests up only when
+        // woken (a background plugin hanging on `initialize` fails even while no command waits).
+        // Restarts stay for the next command that uses the tab, as before.
+        if let deadline = workspace.requestDeadline, now() >= deadline {
+            if let wake = wakeAt, wake <= now() { wakeAt = nil }
             dispatch(.wake)
         }
         dispatch(.command(line))

@@ -166,6 +166,9 @@ public struct Workspace: Sendable {
     /// Whether a command is still waiting for a plugin.
     public var isBusy: Bool { active != nil }
 
+    /// The earliest time a request is given up (its timeout or cancel grace), if any is pending.
+    public var requestDeadline: Double? { pending.earliest }
+
     /// Requests in flight, per tab (for status and tests).
     public func pendingRequests(tab: String) -> Int { pending.running(tab: tab).count }
 

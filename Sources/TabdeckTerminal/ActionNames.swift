@@ -10,7 +10,7 @@ extension Action {
         .sort, .clearSort, .toggleSelection, .open, .expand, .back, .detail, .detailLine, .find, .findNext, .findPrevious,
         .moveColumnLeft, .moveColumnRight, .hideColumn, .narrowColumn, .widenColumn, .resetColumns, .editTabs,
         .sectionIndex, .filter, .command, .help, .dismiss, .refresh, .redraw, .actions, .moveRowUp, .moveRowDown,
-        .copyRow, .copySelection, .quit,
+        .copyRow, .copySelection, .suspend, .quit,
     ]
 
     /// The action's name (`sort`, `action-menu`, `tab-3`); a bound command line is `:` and the line.
@@ -57,6 +57,7 @@ extension Action {
         case .redraw: "redraw"
         case .copyRow: "copy-row"
         case .copySelection: "copy-selection"
+        case .suspend: "suspend"
         case .typed(_, let line): ":" + line
         case .quit: "quit"
         }
