@@ -24,7 +24,8 @@ extension Workspace {
     }
 
     /// Asks the runtime to wake the core when the earliest request deadline comes, unless an
-    /// earlier wake-up is already on its way.
+    /// earlier wake-up is already on its way (the runtime keeps the earliest one asked for; a
+    /// `.wake` forgets what was asked, see ``update(_:now:)``).
     mutating func scheduleRequestWake(_ effects: inout [Effect]) {
         if let asked = requestWake, asked <= now { requestWake = nil }
         guard let earliest = pending.earliest else { return }

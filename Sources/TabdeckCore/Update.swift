@@ -32,7 +32,10 @@ extension Workspace {
             if followsView && tab == layout.selected { refreshSelected(&effects) }
         case .wake:
             // Only a wake-up gives requests up: the runtime takes every event already queued
-            // first, so an answer that arrived before its deadline is never beaten by it.
+            // first, so an answer that arrived before its deadline is never beaten by it. The
+            // runtime keeps one timer, the earliest wake-up asked for, and this wake-up used it:
+            // the next request deadline is asked for again below.
+            requestWake = nil
             expireRequests(&effects)
             restartDue(&effects)
             advance(&effects)

@@ -182,6 +182,7 @@ public struct Workspace: Sendable {
         for tab in config.tabs where tab.background {
             _ = ensureReady(tab.id, &effects)
         }
+        scheduleRequestWake(&effects)  // the handshakes' timeouts
         return effects
     }
 

@@ -139,6 +139,12 @@ private func installRestoreHandlers() {
     handlersInstalled = true
     atexit { restoreTerminal() }
     for sig in [SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP] {
+        // A signal the host already handles (SIGTERM, SIGHUP and SIGINT quit like `q`, which
+        // restores the terminal itself) keeps its handler: replacing it would end the host at
+        // once, its state uncommitted and its plugins left to die with it.
+        var current = sigaction()
+        sigaction(sig, nil, &current)
+        if current.__sigaction_handler.sa_handler != nil { continue }  // nil is SIG_DFL
         signal(sig) { s in
             restoreTerminal()
             signal(s, SIG_DFL)

@@ -252,6 +252,31 @@ extension FullScreenTests {
     }
 }
 
+extension FullScreenTests {
+    /// SIGTERM and SIGHUP in full screen quit like `q`: exit status 0, the selection made just
+    /// before is kept, the terminal's modes are restored (mouse reporting off).
+    @Test(.enabled(if: available), arguments: [SIGTERM, SIGHUP])
+    func aSignalQuitsLikeQ(signal: Int32) async throws {
+        let dir = try temporaryDirectory()
+        do {
+            let screen = try Screen(config: Self.root + "/config.json", state: dir)
+            defer { screen.close() }
+            try await screen.waitFor("row 1 of 200")
+            await screen.keys("j", "Space")
+            try await screen.waitFor("1 selected")
+            let pid = try #require(screen.pid())
+            kill(pid, signal)
+            try await screen.waitForExit()
+            #expect(screen.exitStatus == "0", "quit like q, not killed by the signal")
+            #expect(screen.mouseFlags() == "0 0")
+        }
+        let again = try Screen(config: Self.root + "/config.json", state: dir)
+        defer { again.close() }
+        try await again.waitFor("row 2 of 200")
+        try await again.waitFor("1 selected")
+    }
+}
+
 private func temporaryDirectory() throws -> String {
     let path = NSTemporaryDirectory() + "tabdeck-fs-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -266,7 +291,7 @@ private final class Screen {
     init(config: String, state: String? = nil, width: Int = 120, height: Int = 40) throws {
         let stateDir = try state ?? temporaryDirectory()
         marker = stateDir + "/exited"
-        let command = "'\(FullScreenTests.binary)' --config '\(config)' --state-dir '\(stateDir)'; touch '\(marker)'; sleep 30"
+        let command = "'\(FullScreenTests.binary)' --config '\(config)' --state-dir '\(stateDir)'; echo $? > '\(marker)'; sleep 30"
         try tmux(["new-session", "-d", "-x", String(width), "-y", String(height), command])
     }
 
@@ -364,6 +389,20 @@ private final class Screen {
               let pid = line.split(separator: " ").first else { return "(not available)" }
         let out = (try? tool("/usr/bin/gdb", ["-p", String(pid), "-batch", "-ex", "thread apply all bt 15"]).out) ?? ""
         return out.split(separator: "\n").filter { $0.hasPrefix("Thread") || $0.hasPrefix("#") }.prefix(150).joined(separator: "\n")
+    }
+
+    /// The exit status tabdeck ended with (once it has).
+    var exitStatus: String? {
+        (try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The pid of this screen's tabdeck.
+    func pid() -> Int32? {
+        let state = (marker as NSString).deletingLastPathComponent
+        guard let ps = try? tool("/bin/ps", ["-eo", "pid,args"]).out,
+              let line = ps.split(separator: "\n").first(where: { $0.contains("--state-dir \(state)") && $0.contains(FullScreenTests.binary) && !$0.contains("tmux") && !$0.contains("sh -c") })
+        else { return nil }
+        return line.split(separator: " ").first.flatMap { Int32($0) }
     }
 
     func waitForExit(timeout: Double = 10) async throws {

@@ -34,6 +34,29 @@ import TabdeckProtocol
         #expect(h.ws.pendingRequests(tab: "people") == 0)
     }
 
+    /// The runtime keeps one timer, the earliest wake-up asked for: a wake-up for something else
+    /// (a restart's backoff) uses it, so the core asks again for its request deadline.
+    @Test func anEarlierWakeUpForSomethingElseAsksAgainForTheDeadline() {
+        var (h, _) = holding()
+        h.now = 5
+        h.feed(.wake)
+        let asked = { (h: Harness) in h.effects.filter { $0 == .wake(at: 10) }.count }
+        #expect(asked(h) == 1)
+        h.now = 7
+        h.feed(.wake)
+        #expect(asked(h) == 2, "the wake-up at 7 used the runtime's timer: 10 is asked for again")
+        h.now = 10
+        h.feed(.wake)
+        #expect(kills(h) == 1)
+    }
+
+    @Test func launchingBackgroundPluginsAsksForTheirHandshakeDeadline() {
+        let config = WorkspaceConfig(file: "/w/config.json", directory: "/w", sections: [],
+                                     tabs: [TabConfig(id: "bg", title: "Bg", section: nil, command: ["plug"], background: true)])
+        var w = Workspace(config: config, storedLayout: nil, storedViews: [:])
+        #expect(w.launch(now: 1).contains(.wake(at: 6)))
+    }
+
     @Test func anAnswerTakenAfterItsDeadlineButBeforeTheWakeIsStillTheAnswer() {
         var (h, id) = holding()
         h.now = 12

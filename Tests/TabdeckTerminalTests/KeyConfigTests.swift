@@ -185,8 +185,8 @@ import TabdeckProtocol
             "help · ↑↓ scroll · Esc closes",
         ],
         80: [
-            "   Y                             copy-selection: copy the selected rows to the",
             "                                 clipboard, with a header line",
+            "   Ctrl-Z                        suspend: suspend to the shell (fg comes back)",
             "   q Ctrl-C                      quit: quit",
             "   S                             :sort age desc (run as if typed)",
             "",
@@ -199,8 +199,8 @@ import TabdeckProtocol
             "help · ↑↓ PgUp PgDn scroll · Esc or ? closes",
         ],
         120: [
-            "   y                             copy-row: copy the row to the clipboard (tab-separated)",
             "   Y                             copy-selection: copy the selected rows to the clipboard, with a header line",
+            "   Ctrl-Z                        suspend: suspend to the shell (fg comes back)",
             "   q Ctrl-C                      quit: quit",
             "   S                             :sort age desc (run as if typed)",
             "",
