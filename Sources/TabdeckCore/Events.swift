@@ -35,6 +35,9 @@ public enum Event: Hashable, Sendable {
     /// Move the selected table's cursor by this many rows, scrolling only as much as needed
     /// to keep it in view (keys `j`/`k`; nothing is printed).
     case cursor(delta: Int)
+    /// Scroll the selected table's view by this many rows (the mouse wheel): the cursor stays on
+    /// its row while that row is in view, else it goes to the nearest row in view (nothing is printed).
+    case scroll(rows: Int)
     /// Find `text` (case-insensitive, any cell) in the whole selected table, from the row after
     /// the cursor (before it when `backward`), wrapping around; the cursor moves to the row
     /// found. It runs beside commands: see ``Workspace/find``.

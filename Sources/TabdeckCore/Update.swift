@@ -50,6 +50,9 @@ extension Workspace {
         case .cursor(let delta):
             resumeLoading(layout.selected)
             moveCursor(by: delta, &effects)
+        case .scroll(let rows):
+            resumeLoading(layout.selected)
+            scrollView(by: rows, &effects)
         case .find(let text, let backward):
             startFind(text, backward: backward, &effects)
         case .cancelFind:

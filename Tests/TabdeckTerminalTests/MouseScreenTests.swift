@@ -156,16 +156,19 @@ import TabdeckProtocol
         #expect(Self.table(s).cursorPosition == OutlinePosition(row: 0, path: [1, 0]))
     }
 
-    /// The wheel moves three rows a notch; Shift with the wheel, or a horizontal wheel, moves
-    /// the column cursor (the columns scroll to show it).
+    /// The wheel scrolls the table three rows a notch (the cursor keeps its row while it is in
+    /// view, else takes the nearest row in view); Shift with the wheel, or a horizontal wheel,
+    /// moves the column cursor (the columns scroll to show it).
     @Test(arguments: [40, 80, 120])
-    func theWheelMovesThreeRowsAndShiftWheelTheColumns(width: Int) {
+    func theWheelScrollsThreeRowsAndShiftWheelTheColumns(width: Int) {
         var s = ScreenScene(width: width, height: 8)
         let body = Self.row(s, 2)
         s.wheel(.wheelDown, x: body.x + 5, y: body.y, notches: 3)
-        #expect(Self.table(s).view.cursor == 9)
+        #expect(Self.table(s).view.scrollOffset == 9)
+        #expect(Self.table(s).view.cursor == 9, "the cursor's row left the view: the first row in view")
         s.wheel(.wheelUp, x: body.x + 5, y: body.y)
-        #expect(Self.table(s).view.cursor == 6)
+        #expect(Self.table(s).view.scrollOffset == 6)
+        #expect(Self.table(s).view.cursor == 9, "still in view: the cursor keeps its row")
         s.wheel(.wheelDown, x: body.x + 5, y: body.y, shift: true)
         s.wheel(.wheelRight, x: body.x + 5, y: body.y, notches: 2)
         s.wheel(.wheelLeft, x: body.x + 5, y: body.y)

@@ -39,7 +39,8 @@ extension ScreenModel {
     // MARK: Wheel
 
     /// Over the sidebar, scrolls it when it overflows; in help, detail and output, scrolls
-    /// them; over the table, moves three rows a notch, or (Shift, or a horizontal wheel) a column.
+    /// them; over the table, scrolls it three rows a notch (the cursor stays on its row while it is in
+    /// view), or (Shift, or a horizontal wheel) moves the column cursor.
     mutating func wheel(_ e: MouseEvent, _ hits: HitMap, _ ws: Workspace) -> [ScreenEffect] {
         let up = e.kind == .wheelUp || e.kind == .wheelLeft
         let sideways = e.kind == .wheelLeft || e.kind == .wheelRight || e.shift
@@ -60,7 +61,8 @@ extension ScreenModel {
             case .table:
                 guard case .table = ui.mode else { return [] }
                 if sideways { return perform(up ? .columnLeft : .columnRight, ws) }
-                return moveCursor(steps: (up ? -1 : 1) * Self.wheelRows, ws)
+                fadeMessage()
+                return [.core(.scroll(rows: (up ? -1 : 1) * Self.wheelRows))]
             default: continue
             }
         }
