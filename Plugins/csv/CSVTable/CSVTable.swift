@@ -271,6 +271,11 @@ public final class CSVTable: @unchecked Sendable {
             }
         }
         let offsets = try index.waitComplete(isCancelled: isCancelled)
+        if filter == nil, limit <= Self.topRowsLimit, offset <= Self.topRowsLimit - limit,
+           let top = try firstRows(sort: sort, offsets: offsets, upTo: offset + limit, isCancelled: isCancelled) {
+            let rows = offset < top.count ? top[offset..<top.count].map { Int($0) } : []
+            return Page(rows: rows, total: offsets.count)
+        }
         let order = try self.order(sort: sort, filter: filter, offsets: offsets, isCancelled: isCancelled)
         let rows = offset < order.count ? order[offset..<CSVTable.end(offset, limit, order.count)].map { Int($0) } : []
         return Page(rows: rows, total: order.count)
@@ -345,6 +350,41 @@ public final class CSVTable: @unchecked Sendable {
             }
             return order
         }
+    }
+
+    /// A first page asks for at most this many rows to be served from a partial sort.
+    static let topRowsLimit = 2048
+    /// Tables of fewer rows are sorted whole at once (it is quick).
+    static let topRowsMinimum = 100_000
+
+    /// The first `end` rows of the order of `sort` by a partial sort (``TopRows``) when the
+    /// full order is not known yet, starting the full order on a background thread (it is
+    /// then cached and persisted as usual); nil when the full order is the way to go.
+    func firstRows(sort: [CSVSortKey], offsets: RowOffsets, upTo end: Int, isCancelled: () -> Bool,
+                   minimumRows: Int = CSVTable.topRowsMinimum) throws -> [UInt32]? {
+        let key = SortCaches.OrderKey(sort: sort, filter: nil)
+        guard !sort.isEmpty, end <= Self.topRowsLimit, offsets.count >= minimumRows, caches.order(key) == nil,
+              persisted?.head(sort) == nil else { return nil }
+        let top = try caches.computing(isCancelled: isCancelled) { () -> [UInt32]? in
+            if caches.order(key) != nil { return nil }
+            try prepareColumnKeys(sort.map(\.column), rows: RowSource(offsets: offsets), atLeast: 2, isCancelled: isCancelled)
+            var specs: [Sorter.Spec] = []
+            for k in sort {
+                specs.append(Sorter.Spec(keys: try columnKeys(k.column, offsets: offsets, isCancelled: isCancelled),
+                                         descending: k.descending))
+            }
+            return try withoutActuallyEscaping(isCancelled) { cancelled in
+                try TopRows(specs: specs, isCancelled: cancelled).first(end, count: offsets.count)
+            }
+        }
+        guard let top else { return nil }
+        let builder = self.builder
+        let thread = Thread { [self] in
+            _ = try? order(sort: sort, filter: nil, offsets: offsets, isCancelled: { builder.stopped })
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+        return top
     }
 
     func columnKeys(_ column: Int, offsets: RowOffsets, isCancelled: () -> Bool) throws -> ColumnKeys {
