@@ -77,14 +77,28 @@ class TabdeckReopen(Tabdeck):
         out = os.path.join(work, "tabdeck-reopen-out.jsonl")
         argv = [self.tabdeck, "--line", "--output", "json", "--config", config, "--state-dir", state]
         if run_index == 0:
-            # Priming: `page last` needs the whole order (the first page alone may come from a
-            # partial sort, whose full order a batch run ends before), which is then persisted.
             shutil.rmtree(state, ignore_errors=True)
-            prime = os.path.join(work, "tabdeck-prime.txt")
-            with open(prime, "w") as f:
-                f.write("sort amount desc\nsort name\npage last\nshow 1\n")
-            proctree.run(argv, stdin_path=prime, stdout_path=out)
+            self.prime(argv, script, os.path.join(state, "cache", "csv-sort"))
         return proctree.run(argv, stdin_path=script, stdout_path=out), out
+
+    @staticmethod
+    def prime(argv, script, cache, timeout=120):
+        """An untimed first session that stays open until the csv plugin has persisted the
+        order (its first page may come from a partial sort, the full order following in the
+        background, which a batch run that ends at once would never wait for)."""
+        import subprocess
+        import time
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with open(script, "rb") as f:
+            proc.stdin.write(f.read())
+        proc.stdin.flush()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if os.path.isdir(cache) and any(n.endswith(".sortidx") for n in os.listdir(cache)):
+                break
+            time.sleep(0.05)
+        proc.stdin.close()
+        proc.wait()
 
 
 class VisiData:
