@@ -59,7 +59,7 @@ class OtherBenchesTests(unittest.TestCase):
 class BenchScriptTests(unittest.TestCase):
     def test_help_names_every_option(self):
         out = subprocess.run([sys.executable, BENCH, "--help"], capture_output=True, text=True, check=True).stdout
-        for option in ("--quick", "--smoke", "--runs", "--sizes", "--skip-visidata-10m", "--only"):
+        for option in ("--quick", "--smoke", "--runs", "--sizes", "--skip-visidata-10m", "--skip-duckdb", "--only"):
             self.assertIn(option, out)
 
     def test_unknown_section_is_a_usage_error(self):
@@ -85,6 +85,7 @@ class BenchScriptTests(unittest.TestCase):
             self.assertTrue(same[0]["passed"], same[0])
             self.assertIn("tabdeck", same[0]["figure"])
             self.assertIn("Python", same[0]["figure"])  # the reference answer at 10,000 rows
+            self.assertIn("tabdeck (reopen)", same[0]["figure"])  # the persisted order gives the same rows
             if shutil.which("sqlite3"):
                 self.assertIn("sqlite3", same[0]["figure"])
             roundtrip = [row for name, row in figures.items() if "page round trip median" in name]

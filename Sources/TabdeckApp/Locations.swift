@@ -24,6 +24,10 @@ public enum Locations {
         return home(environment) + "/.local/state/tabdeck"
     }
 
+    /// The folder plugins may keep caches in (`$TABDECK_CACHE_DIR` in their environment):
+    /// `<state>/cache`. Anything in it can be deleted at any time (`tabdeck cache clear`).
+    public static func cacheDirectory(stateDirectory: String) -> String { stateDirectory + "/cache" }
+
     static func home(_ environment: [String: String]) -> String {
         environment["HOME"] ?? NSHomeDirectory()
     }

@@ -263,6 +263,7 @@ public final class Runtime {
             var env = config.env
             env["TABDECK_PROTOCOL"] = String(ProtocolVersion.current)
             if env["TABDECK_BIN_DIR"] == nil, let dir = Runtime.executableDirectory { env["TABDECK_BIN_DIR"] = dir }
+            if env["TABDECK_CACHE_DIR"] == nil { env["TABDECK_CACHE_DIR"] = Locations.cacheDirectory(stateDirectory: stateDirectory) }
             let spec = PluginSpec(tab: tab, command: config.command, environment: env,
                                   workingDirectory: workspace.config.directory, logFile: logFile(tab: tab))
             do { try endpoint(tab).start(spec) } catch {

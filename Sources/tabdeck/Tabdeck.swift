@@ -18,7 +18,7 @@ struct Tabdeck: ParsableCommand {
             `tabdeck plugin check` tells plugin authors whether their plugin speaks the protocol correctly.
             """,
         version: "0.1.0",
-        subcommands: [RunWorkspace.self, PluginTools.self],
+        subcommands: [RunWorkspace.self, PluginTools.self, CacheTools.self],
         defaultSubcommand: RunWorkspace.self)
 }
 

@@ -19,10 +19,14 @@ public final class CSVTable: @unchecked Sendable {
         /// Called on the indexing thread every 65,536 rows and at the end with bytes done,
         /// bytes in all and rows indexed so far (done == all: the index is complete).
         public var progress: (@Sendable (_ bytesDone: Int, _ bytesTotal: Int, _ rows: Int) -> Void)?
+        /// Where sort orders are persisted across opens (nil: nowhere).
+        public var sortIndex: SortIndexStore?
 
         public init(delimiter: UInt8? = nil, background: Bool = false,
-                    progress: (@Sendable (_ bytesDone: Int, _ bytesTotal: Int, _ rows: Int) -> Void)? = nil) {
+                    progress: (@Sendable (_ bytesDone: Int, _ bytesTotal: Int, _ rows: Int) -> Void)? = nil,
+                    sortIndex: SortIndexStore? = nil) {
             self.delimiter = delimiter; self.background = background; self.progress = progress
+            self.sortIndex = sortIndex
         }
     }
 
@@ -37,6 +41,8 @@ public final class CSVTable: @unchecked Sendable {
     let index: RowIndex
     private let builder: IndexBuilder
     private let caches: SortCaches
+    /// Persisted orders (see SortIndexStore+CSVTable.swift).
+    let persisted: PersistedOrders?
 
     public convenience init(path: String, delimiter: UInt8? = nil) throws(CSVError) {
         try self.init(path: path, options: Options(delimiter: delimiter))
@@ -44,6 +50,7 @@ public final class CSVTable: @unchecked Sendable {
 
     public init(path: String, options: Options) throws(CSVError) {
         self.path = path
+        let identity = SortIndexStore.FileIdentity.of(path: path)
         let file = try MappedFile(path: path)
         self.file = file
         // Column keys take 9 bytes a row (plus text suffixes for columns with many distinct
@@ -107,6 +114,9 @@ public final class CSVTable: @unchecked Sendable {
                                      decimals: type == .decimal ? inference.decimals(of: j) : nil))
         }
         self.columns = columns
+        persisted = options.sortIndex.flatMap { store in
+            identity.map { PersistedOrders(store: store, identity: $0, path: path, delimiter: delimiter) }
+        }
 
         if !done {
             let builder = self.builder, progress = options.progress, file = self.file
@@ -162,24 +172,27 @@ public final class CSVTable: @unchecked Sendable {
     /// kernel up to 15 neighbours) for each, adding up to the file's size in RSS.
     public func values(rows: [Int]) -> [[CSVValue]] {
         let offsets = index.snapshot()
-        var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
-        defer { buffer.deallocate() }
         return rows.map { row in
+            // Rows of a persisted first page are served before the index reaches them.
+            if !offsets.complete, let (start, end) = persisted?.record(row) { return values(start, end) }
             precondition(row >= 0 && row < offsets.count, "row \(row) out of range")
             let start = offsets[row]
             // The record's end is the next record's start (blank lines between are skipped by
             // the scanner); the last indexed row of an index still growing is read mapped.
             guard row + 1 < offsets.count || offsets.complete else { return values(recordAt: start) }
             let end = row + 1 < offsets.count ? offsets[row + 1] : file.count
-            if end - start > buffer.count {
-                buffer.deallocate()
-                buffer = .allocate(byteCount: end - start, alignment: 8)
-            }
-            let n = file.read(start, count: end - start, into: buffer.baseAddress!)
-            let local = FieldScanner(base: UnsafePointer(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)),
-                                     limit: n, delimiter: delimiter)
-            return values(recordAt: 0, scanner: local)
+            return values(start, end)
         }
+    }
+
+    /// The cells of the record at bytes `start..<end`, read with pread(2).
+    func values(_ start: Int, _ end: Int) -> [CSVValue] {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, end - start), alignment: 8)
+        defer { buffer.deallocate() }
+        let n = file.read(start, count: end - start, into: buffer.baseAddress!)
+        let local = FieldScanner(base: UnsafePointer(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)),
+                                 limit: n, delimiter: delimiter)
+        return values(recordAt: 0, scanner: local)
     }
 
     func values(recordAt start: Int, scanner: FieldScanner? = nil) -> [CSVValue] {
@@ -245,13 +258,24 @@ public final class CSVTable: @unchecked Sendable {
             let rows = offset < offsets.count ? Array(offset..<CSVTable.end(offset, limit, offsets.count)) : []
             return Page(rows: rows, total: offsets.complete ? offsets.count : nil)
         }
-        if !sort.isEmpty && !index.isComplete {
+        if !sort.isEmpty && filter == nil && !index.isComplete, let persisted, let head = persisted.head(sort),
+           offset <= head.rows.count, min(limit, max(0, head.rowCount - offset)) <= head.rows.count - offset {
+            // Opened before with this order: its first rows, without indexing or sorting.
+            let rows = offset < head.rows.count ? head.rows[offset..<CSVTable.end(offset, limit, head.rows.count)].map { Int($0) } : []
+            return Page(rows: rows, total: head.rowCount)
+        }
+        if !sort.isEmpty && !index.isComplete && persisted?.head(sort) == nil {
             // Extract the sort keys alongside the indexer rather than after it.
             try caches.computing(isCancelled: isCancelled) {
                 try prepareColumnKeys(sort.map(\.column), rows: RowSource(index: index), atLeast: 1, isCancelled: isCancelled)
             }
         }
         let offsets = try index.waitComplete(isCancelled: isCancelled)
+        if filter == nil, limit <= Self.topRowsLimit, offset <= Self.topRowsLimit - limit,
+           let top = try firstRows(sort: sort, offsets: offsets, upTo: offset + limit, isCancelled: isCancelled) {
+            let rows = offset < top.count ? top[offset..<top.count].map { Int($0) } : []
+            return Page(rows: rows, total: offsets.count)
+        }
         let order = try self.order(sort: sort, filter: filter, offsets: offsets, isCancelled: isCancelled)
         let rows = offset < order.count ? order[offset..<CSVTable.end(offset, limit, order.count)].map { Int($0) } : []
         return Page(rows: rows, total: order.count)
@@ -290,6 +314,9 @@ public final class CSVTable: @unchecked Sendable {
                 order = []
             } else if let cached = caches.order(SortCaches.OrderKey(sort: sort, filter: nil)) {
                 order = cached
+            } else if let saved = persisted?.order(sort, rowCount: offsets.count) {
+                order = saved
+                caches.store(order, for: SortCaches.OrderKey(sort: sort, filter: nil))
             } else {
                 try prepareColumnKeys(sort.map(\.column), rows: RowSource(offsets: offsets), atLeast: 2, isCancelled: isCancelled)
                 var specs: [Sorter.Spec] = []
@@ -301,6 +328,9 @@ public final class CSVTable: @unchecked Sendable {
                     try Sorter(specs: specs, isCancelled: cancelled).sortedOrder(count: offsets.count)
                 }
                 caches.store(order, for: SortCaches.OrderKey(sort: sort, filter: nil))
+                persisted?.save(order, sort: sort) { row in
+                    (offsets[row], row + 1 < offsets.count ? offsets[row + 1] : self.file.count)
+                }
             }
             if let filter {
                 let matches = try self.matches(filter, offsets: offsets, isCancelled: isCancelled)
@@ -320,6 +350,41 @@ public final class CSVTable: @unchecked Sendable {
             }
             return order
         }
+    }
+
+    /// A first page asks for at most this many rows to be served from a partial sort.
+    static let topRowsLimit = 2048
+    /// Tables of fewer rows are sorted whole at once (it is quick).
+    static let topRowsMinimum = 100_000
+
+    /// The first `end` rows of the order of `sort` by a partial sort (``TopRows``) when the
+    /// full order is not known yet, starting the full order on a background thread (it is
+    /// then cached and persisted as usual); nil when the full order is the way to go.
+    func firstRows(sort: [CSVSortKey], offsets: RowOffsets, upTo end: Int, isCancelled: () -> Bool,
+                   minimumRows: Int = CSVTable.topRowsMinimum) throws -> [UInt32]? {
+        let key = SortCaches.OrderKey(sort: sort, filter: nil)
+        guard !sort.isEmpty, end <= Self.topRowsLimit, offsets.count >= minimumRows, caches.order(key) == nil,
+              persisted?.head(sort) == nil else { return nil }
+        let top = try caches.computing(isCancelled: isCancelled) { () -> [UInt32]? in
+            if caches.order(key) != nil { return nil }
+            try prepareColumnKeys(sort.map(\.column), rows: RowSource(offsets: offsets), atLeast: 2, isCancelled: isCancelled)
+            var specs: [Sorter.Spec] = []
+            for k in sort {
+                specs.append(Sorter.Spec(keys: try columnKeys(k.column, offsets: offsets, isCancelled: isCancelled),
+                                         descending: k.descending))
+            }
+            return try withoutActuallyEscaping(isCancelled) { cancelled in
+                try TopRows(specs: specs, isCancelled: cancelled).first(end, count: offsets.count)
+            }
+        }
+        guard let top else { return nil }
+        let builder = self.builder
+        let thread = Thread { [self] in
+            _ = try? order(sort: sort, filter: nil, offsets: offsets, isCancelled: { builder.stopped })
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+        return top
     }
 
     func columnKeys(_ column: Int, offsets: RowOffsets, isCancelled: () -> Bool) throws -> ColumnKeys {

@@ -46,7 +46,8 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
         let table: CSVTable
         do {
             table = try CSVTable(path: path, options: .init(delimiter: delimiter, background: true,
-                                                            progress: { done, all, rows in progress.report(done, all, rows) }))
+                                                            progress: { done, all, rows in progress.report(done, all, rows) },
+                                                            sortIndex: Self.sortIndex))
         } catch {
             throw RPCError(code: RPCError.invalidParams, message: "cannot open \(path): \(Self.reason(error, path: path))",
                            data: ["path": "params.args.path", "file": .string(path)])
@@ -122,6 +123,9 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
     }
 
     static let maxPageRows = 50_000
+
+    /// Where sort orders persist across runs (`$TABDECK_CACHE_DIR/csv-sort`), if anywhere.
+    static let sortIndex = SortIndexStore.fromEnvironment()
 
     static func json(_ value: CSVValue) -> JSONValue {
         switch value {
