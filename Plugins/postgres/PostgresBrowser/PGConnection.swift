@@ -54,10 +54,10 @@ public final class PGConnection: @unchecked Sendable {
             }
             done.signal()
         }
-        while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
-            if cancel?.isCancelled == true { task.cancel() }
+        while done.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+            // Answer the cancel at once; the query's task ends on its own (its answer is dropped).
+            if cancel?.isCancelled == true { task.cancel(); throw CancellationError() }
         }
-        if cancel?.isCancelled == true { throw CancellationError() }
         switch box.get()! {
         case .success(let rows): return rows
         case .failure(let error): throw RPCError(code: RPCError.internalError, message: describe(error))

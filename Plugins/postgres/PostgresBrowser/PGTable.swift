@@ -100,8 +100,9 @@ public final class PGTable: @unchecked Sendable {
             binds.append(PGSQL.containsPattern(filter))
         }
         let orderBy = terms.isEmpty ? "" : " ORDER BY " + terms.map(\.sql).joined(separator: ", ")
-        let cells = columns.map { "\(PGSQL.quote($0.name))::text" }
-        let keyList = terms.map { "(\($0.expression))::text" }
+        // Aliased: ORDER BY "name" would otherwise sort by an output column of that name (its text).
+        let cells = columns.enumerated().map { "\(PGSQL.quote($1.name))::text AS c\($0)" }
+        let keyList = terms.enumerated().map { "(\($1.expression))::text AS k\($0)" }
         if isView {
             let all = columns.map { c in PGOrderTerm(expression: c.sortExpression, castFormat: "", descending: false, notNull: c.notNull) }
             let viewOrder = " ORDER BY " + (terms + all).map(\.sql).joined(separator: ", ")

@@ -22,6 +22,8 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
     private var tables: [String: PGTable] = [:]
     private var counts: [CountKey: Int] = [:]
     private var counting: [CountKey: CancellationFlag] = [:]
+    /// The filter of each table's latest `rows` request: a count is announced only for it.
+    private var lastFilter: [String: String] = [:]
     private var nextHandle = 1
     private var notifier: Notifier?
     let environment: [String: String]
@@ -68,6 +70,7 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
         lock.lock()
         let table = tables[request.table], entries = catalog, hasConnection = connection != nil
+        lastFilter[request.table] = filter
         lock.unlock()
         if let table {
             let rows = try table.page(offset: request.offset, limit: request.limit, sort: request.sort, filter: filter, cancel: cancel)
@@ -108,10 +111,11 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
             lock.lock()
             counting[key] = nil
             if let n, tables[key.handle] === table { counts[key] = n }
-            let notifier = self.notifier
+            let notifier = self.notifier, current = lastFilter[key.handle] == key.filter
             lock.unlock()
             notifier?.progress(done: 1, total: 1, message: flag.isCancelled ? "counting stopped" : "counted")
-            if let n, !flag.isCancelled { notifier?.invalidate(table: key.handle, total: n) }
+            // A filtered count goes with the next page (an invalidate's total is the unfiltered table's).
+            if let n, !flag.isCancelled, current, key.filter == nil { notifier?.invalidate(table: key.handle, total: n) }
         }
         thread.name = "postgres-count"
         thread.start()
