@@ -10,6 +10,7 @@ import TabdeckProtocol
 /// Every value travels as text (`$1::type` casts on the way in, `::text` on the way out).
 public final class PGConnection: @unchecked Sendable {
     public let target: PGTarget
+    private let password: String?
     private let client: PostgresClient
     private let runner: Task<Void, Never>
 
@@ -17,6 +18,7 @@ public final class PGConnection: @unchecked Sendable {
     /// driver only; it is never logged or shown.
     public init(target: PGTarget, password: String?) {
         self.target = target
+        self.password = password
         var config = PostgresClient.Configuration(host: target.host, port: target.port, username: target.user,
                                                   password: password, database: target.database, tls: .disable)
         config.options.connectTimeout = .seconds(5)
@@ -28,6 +30,22 @@ public final class PGConnection: @unchecked Sendable {
     }
 
     deinit { runner.cancel() }
+
+    /// Opens one connection and closes it: a wrong password or an unreachable server fails
+    /// here with its message (the pool would keep retrying).
+    public func probe() throws {
+        let config = PostgresConnection.Configuration(host: target.host, port: target.port, username: target.user,
+                                                      password: password, database: target.database, tls: .disable)
+        let logger = Logger(label: "tabdeck-postgres") { _ in SwiftLogNoOpLogHandler() }
+        let future = PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: config,
+                                                id: 0, logger: logger)
+        do {
+            let connection = try future.wait()
+            try? connection.close().wait()
+        } catch {
+            throw RPCError(code: RPCError.internalError, message: describe(error))
+        }
+    }
 
     /// Runs `sql` with text `binds` (nil = NULL) and returns every row as text cells. Stops
     /// with `CancellationError` soon after `cancel` is set (the query task is cancelled).

@@ -45,6 +45,7 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         }
         let only = try r.optionalString("table")
         let connection = PGConnection(target: target, password: target.password(environment: environment))
+        try connection.probe()
         lock.lock(); self.connection = connection; tables = [:]; lock.unlock()
         if let only {
             let parts = only.split(separator: ".", maxSplits: 1).map(String.init)
