@@ -14,12 +14,15 @@ let package = Package(
         .executable(name: "tabdeck", targets: ["tabdeck"]),
         .executable(name: "tabdeck-csv", targets: ["tabdeck-csv"]),
         .executable(name: "tabdeck-sqlite", targets: ["tabdeck-sqlite"]),
+        .executable(name: "tabdeck-postgres", targets: ["tabdeck-postgres"]),
         .executable(name: "tabdeck-bench", targets: ["TabdeckBench"]),
         .library(name: "TabdeckPluginKit", targets: ["TabdeckPluginKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(name: "TabdeckProtocol"),
@@ -30,7 +33,9 @@ let package = Package(
             "TabdeckCore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .target(name: "TabdeckSupervisor", dependencies: ["TabdeckProtocol", "TabdeckTime"]),
+        .target(name: "TabdeckSupervisor", dependencies: [
+            "TabdeckProtocol", "TabdeckTime", .product(name: "Logging", package: "swift-log"),
+        ]),
         .systemLibrary(name: "CReadline", path: "Sources/CReadline"),
         .target(name: "TabdeckTerminal", dependencies: ["CReadline", "TabdeckCore"]),
         .target(name: "TabdeckSpool", dependencies: [
@@ -41,7 +46,7 @@ let package = Package(
         .target(name: "TabdeckConformance", dependencies: ["TabdeckProtocol", "TabdeckSupervisor"]),
         .target(name: "TabdeckApp", dependencies: [
             "TabdeckProtocol", "TabdeckCore", "TabdeckStore", "TabdeckSupervisor", "TabdeckTerminal", "TabdeckConformance",
-            "TabdeckSpool", "TabdeckTime",
+            "TabdeckSpool", "TabdeckTime", .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "tabdeck", dependencies: [
             "TabdeckApp",
@@ -54,6 +59,11 @@ let package = Package(
             "TabdeckPluginKit", .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Plugins/sqlite/SQLiteBrowser"),
         .executableTarget(name: "tabdeck-sqlite", dependencies: ["SQLiteBrowser", "TabdeckPluginKit"], path: "Plugins/sqlite/Main"),
+        .target(name: "PostgresBrowser", dependencies: [
+            "TabdeckPluginKit", .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Plugins/postgres/PostgresBrowser"),
+        .executableTarget(name: "tabdeck-postgres", dependencies: ["PostgresBrowser", "TabdeckPluginKit"], path: "Plugins/postgres/Main"),
         .executableTarget(name: "tabdeck-kit-example", dependencies: ["TabdeckPluginKit", "TabdeckProtocol"], path: "Plugins/kit-example"),
         .target(name: "TabdeckFuzzTargets", dependencies: [
             "TabdeckProtocol", "TabdeckCore", "TabdeckTerminal", "TabdeckStore", "CSVTable",
@@ -74,6 +84,7 @@ let package = Package(
         .testTarget(name: "TabdeckPluginKitTests", dependencies: ["TabdeckPluginKit"]),
         .testTarget(name: "CSVTableTests", dependencies: ["CSVTable", "SeededRandom"]),
         .testTarget(name: "SQLiteBrowserTests", dependencies: ["SQLiteBrowser", "SeededRandom"]),
+        .testTarget(name: "PostgresBrowserTests", dependencies: ["PostgresBrowser", "TabdeckPluginKit"]),
         .testTarget(name: "TabdeckSpoolTests", dependencies: ["TabdeckSpool"]),
         .testTarget(name: "TabdeckConformanceTests", dependencies: ["TabdeckConformance"]),
         .testTarget(name: "TabdeckFuzzTests", dependencies: ["TabdeckFuzzTargets"]),

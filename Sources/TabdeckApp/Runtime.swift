@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import TabdeckConformance
 import TabdeckCore
 import TabdeckProtocol
@@ -42,6 +43,8 @@ public final class Runtime {
     /// The clock's reading when the runtime started (the core's time 0).
     let started: Double
     var wakeAt: Double?
+    /// The loggers of the tabs' log files (``appendLog(_:_:)``), opened on first use.
+    var tabLoggers: [String: Logger] = [:]
     var export: ExportWriter?
     var finished = false
     var currentLine = ""
@@ -349,16 +352,19 @@ public final class Runtime {
         }
     }
 
+    /// Appends one of the host's own lines to a tab's log through the host's one logger
+    /// (``LogFileHandler``: timestamped, sanitized, as the plugin's stderr lines).
     func appendLog(_ tab: String, _ line: String) {
-        let path = logFile(tab: tab)
-        try? FileManager.default.createDirectory(atPath: stateDirectory + "/logs", withIntermediateDirectories: true)
-        let stamp = ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!,
-                                                formatOptions: [.withInternetDateTime, .withFractionalSeconds])
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return }
-        let bytes = Array("\(stamp) \(Sanitizer.clean(line))\n".utf8)  // plugin text shown, as StderrLog does
-        _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        close(fd)
+        guard let logger = tabLogger(tab) else { return }
+        logger.info("\(line)")
+    }
+
+    /// The logger of a tab's log file, opened on first use.
+    private func tabLogger(_ tab: String) -> Logger? {
+        if let logger = tabLoggers[tab] { return logger }
+        guard let logger = try? LogFileHandler.logger(label: "tabdeck.\(tab)", path: logFile(tab: tab)) else { return nil }
+        tabLoggers[tab] = logger
+        return logger
     }
 
     func tailOfLog(_ tab: String, lines: Int) -> String {

@@ -3,55 +3,34 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Logging
 import TabdeckProtocol
 
-/// A plugin's log file: stderr lines appended as `2026-11-22T10:00:00.123Z <line>`, the line
-/// made safe by ``Sanitizer/clean(utf8:)`` (controls and bidi controls shown as `\e`, `\x07`,
-/// `\u202e`; bytes of invalid UTF-8 as `\xNN`), so that `cat`/`tail -f` of the log cannot drive the terminal.
+/// A plugin's log file: its stderr lines, through the host's one logger (swift-log with
+/// ``LogFileHandler``), appended as `2026-11-22T10:00:00.123Z <line>`, the line made safe by
+/// ``Sanitizer/clean(utf8:)`` (controls and bidi controls shown as `\e`, `\x07`, `\u202e`;
+/// bytes of invalid UTF-8 as `\xNN`), so that `cat`/`tail -f` of the log cannot drive the terminal.
 /// Used by one thread (the stderr reader); closed when that reader ends.
 final class StderrLog {
-    private var fd: Int32
+    private let handler: LogFileHandler
+    private let logger: Logger
 
     /// Opens (creating it and its parent folders) `path` for appending.
     init(path: String) throws(Errno) {
-        try makeParentDirectories(of: path)
-        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        if fd < 0 { throw Errno(code: errno) }
+        let handler = LogFileHandler(file: try LogFile(path: path))
+        self.handler = handler
+        logger = Logger(label: "tabdeck.plugin-stderr") { _ in handler }
     }
 
     /// Appends one line with the current UTC time. Write errors (disk full) are ignored:
     /// a plugin's logging must never take the plugin down.
     func append(_ line: [UInt8]) {
-        guard fd >= 0 else { return }
-        var record = Array(utcTimestamp().utf8)
-        record.reserveCapacity(record.count + line.count + 2)
-        record.append(UInt8(ascii: " "))
-        if line.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { record.append(contentsOf: line) } else {
-            record.append(contentsOf: Sanitizer.clean(utf8: line).utf8)
-        }
-        record.append(UInt8(ascii: "\n"))
-        record.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += written
-            }
-        }
+        let text = line.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) ? String(decoding: line, as: UTF8.self) : Sanitizer.clean(utf8: line)
+        logger.info("\(text)")
     }
 
     /// Closes the file; later appends are ignored.
-    func closeFile() {
-        if fd >= 0 {
-            close(fd)
-            fd = -1
-        }
-    }
-
-    deinit { closeFile() }
+    func closeFile() { handler.close() }
 }
 
 /// The current UTC time as ISO 8601 with milliseconds, e.g. `2026-11-22T10:00:00.123Z`.
@@ -70,7 +49,7 @@ func utcTimestamp() -> String {
 }
 
 /// `mkdir -p` of the folder holding `path`.
-private func makeParentDirectories(of path: String) throws(Errno) {
+func makeParentDirectories(of path: String) throws(Errno) {
     var components = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
     guard !components.isEmpty else { return }
     var current = path.hasPrefix("/") ? "" : "."

@@ -11,7 +11,12 @@ struct Tabdeck: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tabdeck",
         abstract: "A terminal workspace for tables whose tabs are plugins.",
-        discussion: """
+        usage: """
+            tabdeck [--config <file>] [--state-dir <dir>] [--line] [<options>]
+              tabdeck plugin check [<options>] [--] <command> ...
+            """,
+        discussion: WorkspaceHelp.optionList + """
+
             Without a subcommand Tabdeck opens the workspace (`tabdeck run`): with a terminal, the \
             full-screen workspace (press ? for keys, : for the command line); with --line, a readline \
             prompt; with stdin not a terminal, one command per line. See docs/COMMANDS.md. \
@@ -22,25 +27,46 @@ struct Tabdeck: ParsableCommand {
         defaultSubcommand: RunWorkspace.self)
 }
 
+/// The workspace's options, described once: `tabdeck --help` lists them first (the options people
+/// look for), and `tabdeck run --help` shows the same text.
+enum WorkspaceHelp {
+    static let config = "The workspace config file (default: $TABDECK_CONFIG, ./config.json, $XDG_CONFIG_HOME/tabdeck/config.json)."
+    static let stateDir = "Where state is kept (default: $TABDECK_STATE_DIR, $XDG_STATE_HOME/tabdeck, ~/.local/state/tabdeck)."
+    static let line = "Line mode: read commands one per line (at a readline prompt on a terminal)."
+    static let output = "Output format of command results: text or json."
+    static let trace = "Write every line exchanged with plugins to this file."
+
+    /// The options as `tabdeck --help` lists them, before everything else.
+    static let optionList = """
+        WORKSPACE OPTIONS (tabdeck [run]; details: tabdeck run --help):
+          --config <file>        the workspace file ($TABDECK_CONFIG, ./config.json)
+          --state-dir <dir>      where state is kept ($TABDECK_STATE_DIR, ...)
+          --line                 line mode: one command per line
+          --output <text|json>   the format of command results
+          --trace <file>         write the protocol traffic to this file
+
+        """
+}
+
 /// `tabdeck [run]`: the workspace.
 struct RunWorkspace: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Open the workspace (the default).")
 
-    @Option(name: .long, help: "The workspace config file (default: $TABDECK_CONFIG, ./config.json, $XDG_CONFIG_HOME/tabdeck/config.json).")
+    @Option(name: .long, help: ArgumentHelp(WorkspaceHelp.config, valueName: "file"))
     var config: String?
 
-    @Option(name: .customLong("state-dir"), help: "Where state is kept (default: $TABDECK_STATE_DIR, $XDG_STATE_HOME/tabdeck, ~/.local/state/tabdeck).")
+    @Option(name: .customLong("state-dir"), help: ArgumentHelp(WorkspaceHelp.stateDir, valueName: "dir"))
     var stateDir: String?
 
-    @Flag(name: .long, help: "Line mode: read commands one per line (at a readline prompt on a terminal).")
+    @Flag(name: .long, help: ArgumentHelp(WorkspaceHelp.line))
     var line = false
 
-    @Option(name: .long, help: "Output format of command results: text or json.")
+    @Option(name: .long, help: ArgumentHelp(WorkspaceHelp.output, valueName: "text|json"))
     var output: String = "text"
 
-    @Option(name: .long, help: ArgumentHelp("Write every line exchanged with plugins to this file.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp(WorkspaceHelp.trace, valueName: "file"))
     var trace: String?
 
     func validate() throws {

@@ -1,0 +1,174 @@
+import Foundation
+import TabdeckPluginKit
+import TabdeckProtocol
+
+/// The data source of `tabdeck-postgres`.
+///
+/// Open args: `{"url": "postgresql://USER@HOST:PORT/DB"}`, optionally `"table": "SCHEMA.NAME"`
+/// to open that table directly. The password comes from `PGPASSWORD` or `.pgpass`, never from
+/// the args. Without `table` the root is the catalog (``PGCatalog``); a catalog row's children
+/// are its rows (``PGTable``), as `"t1"`, `"t2"`, ….
+///
+/// A table's total is the planner's estimate first; the exact `count(*)` then runs in the
+/// background (progress every second, the `stop-count` action cancels it) and arrives as an
+/// `invalidate` with the total. A lost connection fails the request with a clear message; the
+/// next request reconnects.
+public final class PostgresSource: TableDataSource, @unchecked Sendable {
+    public let capabilities = PluginCapabilities(sort: true, multiSort: true, filter: true, children: true, actions: true)
+
+    private let lock = NSLock()
+    private var connection: PGConnection?
+    private var catalog: [PGCatalog.Entry] = []
+    private var tables: [String: PGTable] = [:]
+    private var counts: [CountKey: Int] = [:]
+    private var counting: [CountKey: CancellationFlag] = [:]
+    /// The filter of each table's latest `rows` request: a count is announced only for it.
+    private var lastFilter: [String: String] = [:]
+    private var nextHandle = 1
+    private var notifier: Notifier?
+    let environment: [String: String]
+
+    struct CountKey: Hashable { var handle: String; var filter: String? }
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) { self.environment = environment }
+
+    public func attach(_ notifier: Notifier) { lock.lock(); self.notifier = notifier; lock.unlock() }
+
+    // MARK: open
+
+    public func open(args: JSONValue) throws -> TableDescription {
+        let r = try JSONReader(args, path: "params.args")
+        let target = try PGTarget(url: try r.string("url"))
+        if r.value("password") != nil {
+            throw RPCError.badParams("params.args.password: a password does not belong in the config; use PGPASSWORD or ~/.pgpass",
+                                     path: "params.args.password")
+        }
+        let only = try r.optionalString("table")
+        let connection = PGConnection(target: target, password: target.password(environment: environment))
+        try connection.probe()
+        lock.lock(); self.connection = connection; tables = [:]; lock.unlock()
+        if let only {
+            let parts = only.split(separator: ".", maxSplits: 1).map(String.init)
+            let (schema, name) = parts.count == 2 ? (parts[0], parts[1]) : ("public", only)
+            let table = try PGTable.open(connection, schema: schema, name: name)
+            install("root", table)
+            PluginLog.info("opened \(target.display) \(schema).\(name): \(table.columns.count) columns")
+            return TableDescription(table: "root", title: "\(target.database) › \(only)", columns: table.columnSpecs,
+                                    total: total(of: table, handle: "root", filter: nil), actions: table.actions)
+        }
+        let entries = try PGCatalog.read(connection)
+        lock.lock(); catalog = entries; lock.unlock()
+        notifier?.badge(.number(entries.count))
+        PluginLog.info("opened \(target.display): \(entries.count) tables and views")
+        return TableDescription(table: "root", title: target.database, columns: PGCatalog.columns, total: entries.count)
+    }
+
+    private func install(_ handle: String, _ table: PGTable) { lock.lock(); tables[handle] = table; lock.unlock() }
+
+    // MARK: rows
+
+    public func rows(_ request: RowsRequest, cancel: CancellationFlag) throws -> RowsResult {
+        let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
+        lock.lock()
+        let table = tables[request.table], entries = catalog, hasConnection = connection != nil
+        lastFilter[request.table] = filter
+        lock.unlock()
+        if let table {
+            let rows = try table.page(offset: request.offset, limit: request.limit, sort: request.sort, filter: filter, cancel: cancel)
+            return request.result(rows, total: total(of: table, handle: request.table, filter: filter))
+        }
+        guard request.table == "root", hasConnection else { throw RPCError.unknown(table: request.table) }
+        let page = try PGCatalog.page(entries, offset: request.offset, limit: request.limit, sort: request.sort, filter: filter)
+        return request.result(page.rows, total: page.total)
+    }
+
+    /// The exact count if known, else (without a filter) the estimate; starts the exact count
+    /// in the background when it is not known yet.
+    private func total(of table: PGTable, handle: String, filter: String?) -> Int? {
+        let key = CountKey(handle: handle, filter: filter)
+        lock.lock()
+        if let n = counts[key] { lock.unlock(); return n }
+        let start = counting[key] == nil
+        let flag = CancellationFlag()
+        if start { counting[key] = flag }
+        lock.unlock()
+        if start { startCount(table, key, flag) }
+        return filter == nil ? table.estimate : nil
+    }
+
+    private func startCount(_ table: PGTable, _ key: CountKey, _ flag: CancellationFlag) {
+        let thread = Thread { [self] in
+            let started = Date()
+            let done = DispatchSemaphore(value: 0)
+            let ticker = Thread { [self] in
+                while done.wait(timeout: .now() + 1) == .timedOut {
+                    let s = Int(Date().timeIntervalSince(started))
+                    currentNotifier()?.progress(done: Double(s), total: nil, message: "counting rows of \(table.name) (\(s) s; stop-count stops)")
+                }
+            }
+            ticker.start()
+            let n = try? table.count(filter: key.filter, cancel: flag)
+            done.signal()
+            lock.lock()
+            counting[key] = nil
+            if let n, tables[key.handle] === table { counts[key] = n }
+            let notifier = self.notifier, current = lastFilter[key.handle] == key.filter
+            lock.unlock()
+            notifier?.progress(done: 1, total: 1, message: flag.isCancelled ? "counting stopped" : "counted")
+            // A filtered count goes with the next page (an invalidate's total is the unfiltered table's).
+            if let n, !flag.isCancelled, current, key.filter == nil { notifier?.invalidate(table: key.handle, total: n) }
+        }
+        thread.name = "postgres-count"
+        thread.start()
+    }
+
+    private func currentNotifier() -> Notifier? { lock.lock(); defer { lock.unlock() }; return notifier }
+
+    // MARK: children, actions, close
+
+    public func children(table handle: String, row: String) throws -> TableDescription {
+        lock.lock()
+        let entry = handle == "root" ? catalog.first { $0.id == row } : nil
+        let connection = self.connection
+        lock.unlock()
+        guard let entry, let connection else {
+            throw handle == "root" ? RPCError.badParams("params.row: unknown table \"\(row)\"", path: "params.row")
+                : RPCError.unsupported("the rows of a table have no children")
+        }
+        let table = try PGTable.open(connection, schema: entry.schema, name: entry.name)
+        lock.lock()
+        let child = "t\(nextHandle)"
+        nextHandle += 1
+        tables[child] = table
+        lock.unlock()
+        return TableDescription(table: child, title: entry.id, columns: table.columnSpecs,
+                                total: total(of: table, handle: child, filter: nil), actions: table.actions)
+    }
+
+    public func action(table handle: String, action: String, rows: [String]) throws -> ActionResult {
+        lock.lock()
+        let table = tables[handle]
+        let running = counting.filter { $0.key.handle == handle }.map(\.value)
+        lock.unlock()
+        guard let table else { throw RPCError.unknown(table: handle) }
+        switch action {
+        case "delete":
+            let n = try table.delete(ids: rows)
+            lock.lock(); counts = counts.filter { $0.key.handle != handle }; lock.unlock()
+            PluginLog.info("deleted \(n) rows of \(table.name)")
+            return ActionResult(message: "deleted \(n) row\(n == 1 ? "" : "s") of \(table.name)", invalidate: true)
+        case "stop-count":
+            for flag in running { flag.cancel() }
+            return ActionResult(message: running.isEmpty ? "no count is running" : "counting stopped")
+        default:
+            throw RPCError.badParams("params.action: unknown action \"\(action)\"", path: "params.action")
+        }
+    }
+
+    public func close(table handle: String) {
+        lock.lock()
+        if handle != "root" { tables[handle] = nil }
+        for (key, flag) in counting where key.handle == handle && handle != "root" { flag.cancel() }
+        lock.unlock()
+    }
+}

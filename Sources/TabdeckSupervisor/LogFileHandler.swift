@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Logging
+import TabdeckProtocol
+
+/// The host's one log writer: a swift-log `LogHandler` that appends each message to a tab's
+/// log file (`<state>/logs/<tab>.log`) as `2026-11-22T10:00:00.123Z <line>`, the line made
+/// safe by ``Sanitizer/clean(_:)`` (controls and bidi controls shown as `\e`, `\x07`,
+/// `\u202e`), so that `cat`/`tail -f` of the log cannot drive the terminal.
+///
+/// Both the plugin's stderr (the supervisor's reader thread) and the runtime's own lines
+/// (`Runtime.appendLog`) go through it. Level and metadata are not written: the file format
+/// stays the one line per message that users and tests read.
+public struct LogFileHandler: LogHandler {
+    /// The open file, shared by the copies of the handler (a `Logger` is a value).
+    let file: LogFile
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level = .trace
+
+    /// A handler appending to `path` (created with its parent folders).
+    public init(path: String) throws { file = try LogFile(path: path) }
+
+    init(file: LogFile) { self.file = file }
+
+    /// A logger labelled `label` writing to `path`.
+    public static func logger(label: String, path: String) throws -> Logger {
+        let handler = try LogFileHandler(path: path)
+        return Logger(label: label) { _ in handler }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        file.append(Array(Sanitizer.clean(event.message.description).utf8))
+    }
+
+    /// Closes the file; later messages are dropped.
+    public func close() { file.closeFile() }
+}
+
+/// A log file open for appending, written with one `write(2)` per line. Write errors (disk
+/// full) are ignored: logging must never take the host or a plugin down.
+final class LogFile: @unchecked Sendable {
+    private let lock = Mutex()
+    private var fd: Int32
+
+    /// Opens (creating it and its parent folders) `path` for appending.
+    init(path: String) throws(Errno) {
+        try makeParentDirectories(of: path)
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        if fd < 0 { throw Errno(code: errno) }
+    }
+
+    /// Appends one already safe line with the current UTC time.
+    func append(_ line: [UInt8]) {
+        var record = Array(utcTimestamp().utf8)
+        record.reserveCapacity(record.count + line.count + 2)
+        record.append(UInt8(ascii: " "))
+        record.append(contentsOf: line)
+        record.append(UInt8(ascii: "\n"))
+        lock.withLock {
+            guard fd >= 0 else { return }
+            record.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        return
+                    }
+                    offset += written
+                }
+            }
+        }
+    }
+
+    func closeFile() {
+        lock.withLock {
+            if fd >= 0 { close(fd); fd = -1 }
+        }
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+}
+
+/// A pthread mutex (the handler is called from any thread).
+private final class Mutex: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    init() { pthread_mutex_init(&mutex, nil) }
+    deinit { pthread_mutex_destroy(&mutex) }
+    func withLock<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(&mutex); defer { pthread_mutex_unlock(&mutex) }
+        return body()
+    }
+}
