@@ -219,8 +219,8 @@ import Testing
 
 extension FullScreenTests {
     /// The mouse on the real binary: reporting is on in full screen (tmux's pane flags say so),
-    /// raw SGR reports sent as bytes (`send-keys -H`) sort by a header, move the cursor with
-    /// the wheel and a click, select a tab in the sidebar; after `q` reporting is off again.
+    /// raw SGR reports sent as bytes (`send-keys -H`) sort by a header, scroll with the wheel,
+    /// move the cursor with a click, select a tab in the sidebar; after `q` reporting is off again.
     @Test(.enabled(if: available)) func rawSGRMouseReportsDriveTheScreen() async throws {
         let screen = try Screen(config: Self.root + "/config.json")
         defer { screen.close() }
@@ -239,13 +239,13 @@ extension FullScreenTests {
         await screen.keys("g")  // the cursor kept its row through the sort: back to the top
         try await screen.waitFor("row 1 of 200")
         let row = cell("│", line: 5)
-        await screen.sgr(65, row.x + 10, row.y, release: false)  // a notch of the wheel: three rows
-        try await screen.waitFor("row 4 of 200")
-        await screen.sgr(0, row.x + 10, row.y)  // a click on the fifth line: the fifth row on screen
-        try await screen.waitFor("row 5 of 200")
+        await screen.sgr(65, row.x + 10, row.y, release: false)  // a notch of the wheel scrolls three rows:
+        try await screen.waitFor("row 4 of 200")  // the cursor's row left the view, it takes the first in view
+        await screen.sgr(0, row.x + 10, row.y)  // a click on the fifth line: the fifth row on screen, now row 8
+        try await screen.waitFor("row 8 of 200")
         let tab = cell("Sample DB", line: 2)
         await screen.sgr(0, tab.x, tab.y)
-        try await screen.waitUntil { !$0.joined().contains("row 5 of 200") && $0.joined().contains("Sample DB") }
+        try await screen.waitUntil { !$0.joined().contains("row 8 of 200") && $0.joined().contains("Sample DB") }
         await screen.keys("q")
         try await screen.waitForExit()
         #expect(screen.mouseFlags() == "0 0")
