@@ -170,6 +170,11 @@ func tabEntries(_ document: [String: Any]?) -> [TabEntry] {
 /// daemon such as the tmux server would keep.
 @discardableResult
 func tool(_ path: String, _ arguments: [String]) throws -> (status: Int32, out: String) {
+    // Run through bash, which closes every descriptor above 2 before exec: a tmux server started
+    // here lives on, and a pipe end it inherited from a parallel test (another tabdeck's stdin)
+    // would never reach EOF, leaving that tabdeck waiting for input.
+    let closeAll = #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; exec "$0" "$@""#
+    let (path, arguments) = ("/bin/bash", ["-c", closeAll, path] + arguments)
     let outFile = NSTemporaryDirectory() + "tabdeck-tool-\(UUID().uuidString)"
     defer { unlink(outFile) }
     var actions = posix_spawn_file_actions_t()
