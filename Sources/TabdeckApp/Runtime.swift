@@ -70,6 +70,8 @@ public final class Runtime {
     }
     /// The last `copy` reached no terminal: its result says so.
     var clipboardMissed = false
+    /// The ssh destinations whose shared connection a remote tab used: ended on shutdown.
+    var remoteDestinations: Set<String> = []
 
     /// Loads the config, opens the store and prepares the workspace. Nothing is spawned yet.
     /// `settings` holds the core's limits, request timeouts included (tests shorten them). `tracer` (from `--trace FILE`) gets every tab's traffic;
@@ -199,6 +201,7 @@ public final class Runtime {
         execute(workspace.shutdown())
         processes.stopAll()
         for endpoint in endpoints.values { endpoint.close() }
+        closeRemoteConnections()
         // Closed here, not when the runtime goes away: the state folder is free for the next
         // Tabdeck as soon as this one has quit.
         try? database.close()
@@ -267,7 +270,8 @@ public final class Runtime {
             env["TABDECK_PROTOCOL"] = String(ProtocolVersion.current)
             if env["TABDECK_BIN_DIR"] == nil, let dir = Runtime.executableDirectory { env["TABDECK_BIN_DIR"] = dir }
             if env["TABDECK_CACHE_DIR"] == nil { env["TABDECK_CACHE_DIR"] = Locations.cacheDirectory(stateDirectory: stateDirectory) }
-            let spec = PluginSpec(tab: tab, command: config.command, environment: env,
+            let launch = launchCommand(config, environment: env)
+            let spec = PluginSpec(tab: tab, command: launch.argv, environment: launch.environment,
                                   workingDirectory: workspace.config.directory, logFile: logFile(tab: tab))
             do { try endpoint(tab).start(spec) } catch {
                 // The core says which tab; drop the supervisor's own "tab 'x': " prefix.

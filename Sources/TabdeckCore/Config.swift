@@ -23,12 +23,16 @@ public struct TabConfig: Hashable, Sendable {
     public var env: [String: String]
     /// Write this tab's protocol traffic to the trace file.
     public var trace: Bool
+    /// Run the plugin on another host over ssh (`"remote"`); nil: on this machine. A remote
+    /// `command` is taken as written: it names a program on that host.
+    public var remote: RemoteConfig?
 
     public init(id: String, title: String, glyph: String? = nil, section: String? = nil, command: [String],
                 args: JSONValue = [:], customizable: Bool = true, background: Bool = false,
-                env: [String: String] = [:], trace: Bool = false) {
+                env: [String: String] = [:], trace: Bool = false, remote: RemoteConfig? = nil) {
         self.id = id; self.title = title; self.glyph = glyph; self.section = section; self.command = command
         self.args = args; self.customizable = customizable; self.background = background; self.env = env; self.trace = trace
+        self.remote = remote
     }
 }
 
@@ -45,11 +49,14 @@ public struct WorkspaceConfig: Hashable, Sendable {
     /// The full screen takes the mouse (`"mouse"`, default true); false leaves it to the
     /// terminal, which then selects text.
     public var mouse = true
+    /// The ssh client's argv for remote tabs (`"ssh"`, default `["ssh"]`): options such as
+    /// `-F FILE` go here; a relative program path resolves against the config folder.
+    public var ssh: [String] = ["ssh"]
 
     public init(file: String, directory: String, sections: [SectionConfig], tabs: [TabConfig], keys: [KeyConfig] = [],
-                mouse: Bool = true) {
+                mouse: Bool = true, ssh: [String] = ["ssh"]) {
         self.file = file; self.directory = directory; self.sections = sections; self.tabs = tabs; self.keys = keys
-        self.mouse = mouse
+        self.mouse = mouse; self.ssh = ssh
     }
 
     /// The tab with this id.
@@ -83,9 +90,10 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension WorkspaceConfig {
-    static let rootKeys: Set<String> = ["sections", "tabs", "mouse", "$schema", "comment", "keys"]
+    static let rootKeys: Set<String> = ["sections", "tabs", "mouse", "$schema", "comment", "keys", "ssh"]
     static let sectionKeys: Set<String> = ["id", "title"]
-    static let tabKeys: Set<String> = ["id", "title", "glyph", "section", "command", "args", "customizable", "background", "env", "trace"]
+    static let tabKeys: Set<String> = ["id", "title", "glyph", "section", "command", "args", "customizable", "background", "env", "trace", "remote"]
+    static let remoteKeys: Set<String> = ["host", "directory"]
 
     /// Parses config.json. `file` names it in errors; `directory` is where relative paths resolve.
     public static func parse(_ bytes: [UInt8], file: String, directory: String) throws(ConfigError) -> WorkspaceConfig {
@@ -134,7 +142,8 @@ extension WorkspaceConfig {
             guard var command = try t.optionalStrings("command"), !command.isEmpty, !command[0].isEmpty else {
                 throw JSONFieldError(path: t.pathOf("command"), reason: "must be a non-empty array of strings (the plugin's argv)")
             }
-            command[0] = resolve(command[0], against: directory)
+            let remote = try remoteConfig(t)
+            if remote == nil { command[0] = resolve(command[0], against: directory) }
             let args = t.value("args") ?? [:]
             guard case .object = args else {
                 throw JSONFieldError(path: t.pathOf("args"), reason: "expected an object, got \(args.typeDescription)")
@@ -151,10 +160,54 @@ extension WorkspaceConfig {
             tabs.append(TabConfig(
                 id: id, title: try t.optionalString("title") ?? id, glyph: try t.optionalString("glyph"), section: section,
                 command: command, args: args, customizable: try t.bool("customizable", default: true),
-                background: try t.bool("background", default: false), env: env, trace: try t.bool("trace", default: false)))
+                background: try t.bool("background", default: false), env: env, trace: try t.bool("trace", default: false),
+                remote: remote))
+        }
+        var ssh = ["ssh"]
+        if r.value("ssh") != nil {
+            guard let given = try r.optionalStrings("ssh"), !given.isEmpty, !given.contains(where: \.isEmpty) else {
+                throw JSONFieldError(path: r.pathOf("ssh"), reason: "must be a non-empty array of non-empty strings (the ssh client's argv, e.g. [\"ssh\", \"-F\", \"ssh_config\"])")
+            }
+            ssh = given
+            ssh[0] = resolve(ssh[0], against: directory)
         }
         return WorkspaceConfig(file: file, directory: directory, sections: sections, tabs: tabs, keys: try keyBindings(r),
-                               mouse: try r.bool("mouse", default: true))
+                               mouse: try r.bool("mouse", default: true), ssh: ssh)
+    }
+
+    /// `"remote"`: an ssh destination as a string, or `{"host": DESTINATION, "directory": DIR}`.
+    private static func remoteConfig(_ t: JSONReader) throws -> RemoteConfig? {
+        guard let value = t.value("remote") else { return nil }
+        switch value {
+        case .string:
+            return RemoteConfig(destination: try destination(t, "remote"))
+        case .object:
+            let o = try t.optionalObject("remote")!
+            try o.rejectUnknownKeys(remoteKeys)
+            let folder = try o.optionalString("directory")
+            if let folder {
+                if folder.isEmpty { throw JSONFieldError(path: o.pathOf("directory"), reason: "must not be empty (leave it out for the login folder)") }
+                if let bad = folder.unicodeScalars.first(where: Sanitizer.isUnsafe) {
+                    throw JSONFieldError(path: o.pathOf("directory"), reason: "must not hold control characters (found U+\(String(bad.value, radix: 16, uppercase: true)))")
+                }
+            }
+            return RemoteConfig(destination: try destination(o, "host"), directory: folder)
+        default:
+            throw JSONFieldError(path: t.pathOf("remote"),
+                                 reason: "expected an ssh destination (\"user@host\") or an object {\"host\": ..., \"directory\": ...}, got \(value.typeDescription)")
+        }
+    }
+
+    /// An ssh destination: not empty, not an option (a leading `-`), no spaces or controls.
+    private static func destination(_ r: JSONReader, _ key: String) throws -> String {
+        let s = try nonEmpty(r, key)
+        if s.hasPrefix("-") {
+            throw JSONFieldError(path: r.pathOf(key), reason: "an ssh destination may not start with \"-\" (expected user@host or a Host alias)")
+        }
+        if let bad = s.unicodeScalars.first(where: { Sanitizer.isUnsafe($0) || $0.properties.isWhitespace }) {
+            throw JSONFieldError(path: r.pathOf(key), reason: "an ssh destination may not hold spaces or control characters (found U+\(String(bad.value, radix: 16, uppercase: true)))")
+        }
+        return s
     }
 
     /// A tab or section id: not empty, and no control characters (ids are typed in commands,

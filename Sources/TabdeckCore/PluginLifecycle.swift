@@ -305,10 +305,12 @@ extension Workspace {
                 if !t.crashes.isEmpty { detail.append("\(t.crashes.count) recent crashes") }
                 if let e = t.problem { detail.append("error: \(Sanitizer.clean(e))") }
                 if let n = t.notice { detail.append(Sanitizer.clean(n)) }
+                let remote = config.tab(id)?.remote?.destination
+                if let remote { detail.append("on \(remote) (ssh)") }
                 lines.append("\(id): \(t.phase.name)" + (detail.isEmpty ? "" : " — " + detail.joined(separator: "; ")))
                 items.append(["tab": .string(id), "state": .string(t.phase.name), "error": t.problem.map { .string($0) } ?? .null,
                               "crashes": .int(Int64(t.crashes.count)), "inflight": .int(Int64(inflight)),
-                              "notice": t.notice.map { .string($0) } ?? .null])
+                              "notice": t.notice.map { .string($0) } ?? .null, "remote": remote.map { .string($0) } ?? .null])
             }
             return .done(CommandOutput(text: lines.joined(separator: "\n"), json: .array(items)))
         case .restart:

@@ -183,7 +183,7 @@ func childEnvironment(adding extra: [String: String]) -> [String] {
 }
 
 /// A NULL-terminated array of C strings that lives as long as this value.
-private final class CStringArray {
+final class CStringArray {
     let pointers: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
     private let count: Int
 
