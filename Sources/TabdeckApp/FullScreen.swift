@@ -59,6 +59,7 @@ public final class FullScreen {
     public func run() -> Int32 {
         runtime.write = { [weak self] text in self?.show(text, isError: false) }
         runtime.writeError = { [weak self] text in self?.show(text, isError: true) }
+        runtime.writeNotice = { _ in }  // the status line shows the tab's notice
         runtime.clipboard = { [weak self] bytes in self?.terminal.write(bytes); return self != nil }
         terminal.enter()
         resizeSource.resume()

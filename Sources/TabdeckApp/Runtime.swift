@@ -59,6 +59,9 @@ public final class Runtime {
     /// Where results go (stdout by default); replaced in tests.
     var write: (String) -> Void = { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
     var writeError: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    /// Where a tab's notice goes the moment it happens (a restart): stderr in line mode; the full
+    /// screen drops it, since the tab's status line shows the notice.
+    var writeNotice: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     /// The keys in force: the standard key map with config.json's `"keys"` applied.
     public let keyMap: KeyMap
     /// Writes an OSC 52 sequence to the terminal; false when there is none (line mode's stdout
@@ -297,6 +300,7 @@ public final class Runtime {
         case .saveView(let tab, let table, let view):
             persist { () throws(StoreError) in try database.saveView(view, tab: tab, table: table) }
         case .log(let tab, let line): appendLog(tab, line)
+        case .notice(let tab, let text): writeNotice("tabdeck: tab \(tab): \(Sanitizer.clean(text))")
         case .wake(let at): wakeAt = min(wakeAt ?? at, at)
         case .exportBegin(let path, let format, let columns):
             let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path

@@ -32,6 +32,16 @@ extension Workspace {
         t.locating = nil
     }
 
+    /// The person put the cursor somewhere (`goto`, `page`, `jump`): the row it was following
+    /// across a sort or restart is forgotten, and a `locate` still on its way is ignored, so
+    /// that its late answer cannot move the cursor back.
+    func forgetCursorRow(_ t: inout TableState) {
+        t.cursorRowID = nil
+        t.cursorFallbacks = []
+        t.locateWanted = false
+        t.locating = nil
+    }
+
     /// Sends the `locate` the selected tab's table wants, if its plugin answers it; a cursor
     /// past the end of a table that got shorter goes to its last row.
     mutating func locateCursorRow(_ tab: String, _ effects: inout [Effect]) {

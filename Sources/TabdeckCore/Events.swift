@@ -79,6 +79,10 @@ public enum Effect: Hashable, Sendable {
     case saveView(tab: String, table: String, TableViewState)
     /// Append a line to the tab's log file.
     case log(tab: String, String)
+    /// Something happened to a tab that a person should hear of at once (its plugin was
+    /// restarted): the full screen shows the tab's notice in its status line; line mode prints
+    /// this on stderr.
+    case notice(tab: String, String)
     /// Send ``Event/wake`` at or after this time (seconds, the clock of `now`).
     case wake(at: Double)
     /// Start writing an export file whose header row holds these columns' ids (CSV cells of a

@@ -279,6 +279,7 @@ extension Workspace {
         t.restartReason = nil
         tabs[tab] = t
         effects.append(.log(tab: tab, "tabdeck: \(t.notice!); \(t.stack.count) level(s) opened again"))
+        effects.append(.notice(tab: tab, t.notice!))
     }
 
     mutating func runPluginCommand(_ verb: Command.PluginVerb, _ tab: String, _ a: inout ActiveCommand,

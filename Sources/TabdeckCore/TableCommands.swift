@@ -85,12 +85,14 @@ extension Workspace {
             return .done(TableText.rows(tabs[tab]!.table!, from: start, count: count))
         case .goto(let row):
             if let total = t.total, row > total { throw CommandError("row \(row) is past the end (\(total) rows)") }
+            forgetCursorRow(&t)
             move(&t, cursor: row - 1)
             saveTable(t, tab, &effects, ())
             return .done(positionOutput(tab, &effects))
         case .page(let how):
             // While the plugin reports progress (a CSV being indexed), the count is on its way.
             if how == .last && t.total == nil && tabs[tab]!.progress != nil { return .waiting }
+            forgetCursorRow(&t)
             try page(&t, how)
             saveTable(t, tab, &effects, ())
             return .done(positionOutput(tab, &effects))
@@ -98,6 +100,7 @@ extension Workspace {
             let section = try sectionMatching(t, prefix)
             if !a.applied {
                 if let row = t.sectionStart(section.id) {
+                    forgetCursorRow(&t)
                     move(&t, cursor: row, scroll: row)
                     saveTable(t, tab, &effects, ())
                     return .done(jumpOutput(section, tab, &effects))

@@ -35,6 +35,24 @@ import TabdeckProtocol
         #expect(cursorID(h) == "9")
     }
 
+    /// A `goto` while the sort's `locate` is on its way wins, even to the offset the cursor
+    /// already had: the late answer does not move the cursor back to its old row.
+    @Test func aGotoIsNotUndoneByALateLocate() {
+        var h = harness(count: 50, locates: true)
+        h.feed(.refresh)
+        #expect(cursorID(h) == "0")
+        h.plugins["people"]!.holdLocates = true
+        h.run("sort name desc")  // row "0" (name0) goes last
+        h.feed(.refresh)
+        #expect(h.plugins["people"]!.heldLocates.count == 1)
+        h.run("goto 1")
+        h.releaseLocates("people")
+        h.feed(.refresh)
+        let order = (0..<50).sorted { h.plugins["people"]!.name($0) > h.plugins["people"]!.name($1) }
+        #expect(table(h).view.cursor == 0)
+        #expect(cursorID(h) == String(order[0]))
+    }
+
     @Test func filterKeepsTheRowOrTheNearestOneTakesTheCursor() {
         var h = harness(count: 1000, locates: true, filters: true)
         h.run("goto 500")  // row "499" contains "99"

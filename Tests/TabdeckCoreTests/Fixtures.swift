@@ -46,6 +46,9 @@ struct FakePlugin {
     var failChildren = false
     /// Whether the plugin declares and answers `locate`.
     var locates = false
+    /// `locate` requests are kept unanswered until ``Harness/releaseLocates(_:)``.
+    var holdLocates = false
+    var heldLocates: [(RequestID, JSONValue)] = []
 
     var sections: [SectionSpec] {
         guard sectioned else { return [] }
@@ -114,6 +117,7 @@ struct FakePlugin {
             }
             return .response(id: id, result: rows(params))
         case Method.locate:
+            if holdLocates { heldLocates.append((id, params)); holdLocates = false; return nil }
             // Where the first of the rows is in the whole ordered (filtered) table.
             let r = try! LocateRequest(params)
             let all = RowsRequest(table: r.table, offset: 0, limit: count, sort: r.sort, filter: r.filter, generation: r.generation)
@@ -171,6 +175,15 @@ struct Harness {
                 default: break
                 }
             }
+        }
+    }
+
+    /// Answers the `locate` requests `tab`'s plugin held.
+    mutating func releaseLocates(_ tab: String) {
+        let held = plugins[tab]!.heldLocates
+        plugins[tab]!.heldLocates = []
+        for (id, params) in held {
+            if let reply = plugins[tab]!.answer(id, Method.locate, params) { feed(.plugin(tab: tab, .message(reply))) }
         }
     }
 

@@ -56,6 +56,8 @@ import TabdeckProtocol
         let t = h.ws.tabs["people"]!
         #expect(t.problem == nil)
         #expect(t.notice == "plugin restarted (1 of 5): plugin exited with status 3")
+        // Said at once too (line mode prints it on stderr; the full screen shows the notice).
+        #expect(h.effects.contains(.notice(tab: "people", "plugin restarted (1 of 5): plugin exited with status 3")))
         #expect(t.shownBadge != "!")
         #expect(t.stack.count == 2)
         #expect(t.stack[0].view.sort == [SortKey("id", .descending)])
