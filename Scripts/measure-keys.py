@@ -3,6 +3,7 @@
 binary under tmux.
 
 usage: Scripts/measure-keys.py [--rows N] [--sizes 120x40,200x60] [--keys N] [--callgrind] [--bin DIR]
+                              [--remote-delay SECONDS]
 
 A CSV of --rows rows (default 1,000,000) is generated into a temporary folder. For each
 terminal size, tabdeck runs in a private tmux server with TABDECK_FRAME_STATS=FILE; the script
@@ -19,13 +20,20 @@ other load on the machine: tabdeck runs under `valgrind --tool=callgrind` collec
 FullScreen.draw() (render, diff, encode, write), and the script prints the instructions per
 frame, with a JSON line {"bench":"draw_instructions_200x60","instructions_per_frame":…}.
 
+With --remote-delay the csv plugin runs over ssh (a throw-away sshd on loopback,
+Scripts/ssh.d/sshd.py) through a relay that holds every chunk SECONDS each way, so a round trip
+gains twice that: the figures show what a remote tab costs the keys (cached pages must stay as
+fast as local ones; rows not fetched yet show placeholders at once). It also prints how long
+the last page took to fill after G (polled through tmux, to 10 ms), and JSON lines named
+key_to_frame_remote_WxH.
+
 Needs `swift build -c release --product tabdeck --product tabdeck-csv` (or the two products
 one by one) and tmux (and valgrind for --callgrind). --bin DIR takes both binaries from DIR
 instead of .build/release (to compare a saved build with the current one).
 MEASURE_KEYS_DEBUG=1 also prints the slowest keys with their kind (to stderr) and, with
 --callgrind, keeps each profile as /tmp/measure-keys-callgrind-WxH for callgrind_annotate.
 """
-import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, ".build", "release", "tabdeck")
@@ -72,7 +80,7 @@ def percentile(values, p):
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
-def session(tmp, config, width, height, rows, per_kind, callgrind=None):
+def session(tmp, config, width, height, rows, per_kind, callgrind=None, watch_last_page=False):
     stats = os.path.join(tmp, f"stats-{width}x{height}")
     state = os.path.join(tmp, f"state-{width}x{height}")
     marker = os.path.join(tmp, f"exited-{width}x{height}")
@@ -93,8 +101,22 @@ def session(tmp, config, width, height, rows, per_kind, callgrind=None):
         # Page by page (the next pages come from the cache or show placeholders at once).
         plan += ["PageDown"] * (per_kind // 4) + ["PageUp"] * (per_kind // 4)
         plan += ["G", "k", "k", "g", "j", "j"]
+        last_page_ms = None
         for key in plan:
             tmux.keys(key)
+            if key == "G" and watch_last_page:
+                # The last page is not cached: placeholders first, its rows once they arrive.
+                sent = time.time()
+                last = f"row {total} of {total}"
+                while time.time() - sent < 30:
+                    screen = tmux.screen()
+                    cells = [line.replace(",", "") for line in screen.splitlines() if last not in line]
+                    if last in screen and any(re.search(rf"(^|\s){rows}\s", line) for line in cells):
+                        last_page_ms = (time.time() - sent) * 1000
+                        break
+                    time.sleep(0.01)
+                if last_page_ms is None and os.environ.get("MEASURE_KEYS_DEBUG"):
+                    print(tmux.screen(), file=sys.stderr)
             time.sleep(pause)
         time.sleep(0.5)
         tmux.keys("q")
@@ -119,6 +141,8 @@ def session(tmp, config, width, height, rows, per_kind, callgrind=None):
     if os.environ.get("MEASURE_KEYS_DEBUG"):
         worst = sorted(range(len(keys)), key=lambda i: -keys[i])[:8]
         print("worst:", [(i, plan[i] if i < len(plan) else "?", round(keys[i] * 1000, 2)) for i in worst], file=sys.stderr)
+    if watch_last_page:
+        return keys, len(plan), first_frame, first_page, last_page_ms
     return keys, len(plan), first_frame, first_page
 
 
@@ -156,10 +180,13 @@ def main():
     ap.add_argument("--keys", type=int, default=200, help="j presses (as many k; a quarter as many PgDn and PgUp)")
     ap.add_argument("--callgrind", action="store_true", help="instructions per frame under callgrind instead of times")
     ap.add_argument("--bin", help="folder holding tabdeck and tabdeck-csv (default: .build/release)")
+    ap.add_argument("--remote-delay", type=float,
+                    help="run the plugin over ssh with this many seconds added each way (loopback sshd)")
     args = ap.parse_args()
     global BIN, PLUGIN
     if args.bin:
-        BIN, PLUGIN = os.path.join(args.bin, "tabdeck"), os.path.join(args.bin, "tabdeck-csv")
+        folder = os.path.abspath(args.bin)
+        BIN, PLUGIN = os.path.join(folder, "tabdeck"), os.path.join(folder, "tabdeck-csv")
     if args.callgrind and not shutil.which("valgrind"):
         raise SystemExit("valgrind is missing")
     for path in (BIN, PLUGIN):
@@ -168,12 +195,21 @@ def main():
     if not shutil.which("tmux"):
         raise SystemExit("tmux is missing")
     tmp = tempfile.mkdtemp(prefix="tabdeck-keys-")
+    sshd = None
     try:
         csv = os.path.join(tmp, "big.csv")
         subprocess.run([sys.executable, os.path.join(ROOT, "Plugins/csv/gen_csv.py"), str(args.rows), csv], check=True)
         config = os.path.join(tmp, "config.json")
+        tab = {"id": "big", "title": "Big", "command": [PLUGIN], "args": {"path": csv}}
+        workspace = {"tabs": [tab]}
+        if args.remote_delay is not None:
+            sys.path.insert(0, os.path.join(ROOT, "Scripts", "ssh.d"))
+            import sshd as sshd_module
+            sshd = sshd_module.LoopbackSSHD(delay=args.remote_delay).__enter__()
+            tab["remote"] = "tabdeck-remote-slow"
+            workspace["ssh"] = ["ssh", "-F", sshd.config]
         with open(config, "w") as f:
-            json.dump({"tabs": [{"id": "big", "title": "Big", "command": [PLUGIN], "args": {"path": csv}}]}, f)
+            json.dump(workspace, f)
         figures = []
         for size in args.sizes.split(","):
             width, height = (int(x) for x in size.split("x"))
@@ -188,12 +224,20 @@ def main():
                 print(f"{size}: {frames} frames drawn ({sent} keys sent): {instructions // frames:,} instructions per frame")
                 figures.append(figure)
                 continue
-            keys, sent, first_frame, first_page = session(tmp, config, width, height, args.rows, args.keys)
+            remote = args.remote_delay is not None
+            measured = session(tmp, config, width, height, args.rows, args.keys, watch_last_page=remote)
+            keys, sent, first_frame, first_page = measured[:4]
             if not keys:
                 raise SystemExit(f"{size}: no key frames recorded")
             ms = [k * 1000 for k in keys]
-            figure = {"bench": f"key_to_frame_{width}x{height}", "median_ms": round(statistics.median(ms), 3),
+            name = f"key_to_frame_remote_{width}x{height}" if remote else f"key_to_frame_{width}x{height}"
+            figure = {"bench": name, "median_ms": round(statistics.median(ms), 3),
                       "p99_ms": round(percentile(ms, 99), 3), "max_ms": round(max(ms), 3), "keys": len(ms)}
+            if remote:
+                figure["added_delay_each_way_ms"] = round(args.remote_delay * 1000)
+                figure["last_page_filled_ms"] = round(measured[4], 1) if measured[4] is not None else None
+                print(f"{size}: over ssh with {args.remote_delay * 1000:.0f} ms each way: the last page (G) filled "
+                      + (f"{measured[4]:.0f} ms after the key" if measured[4] is not None else "never (30 s)"))
             print(f"{size}: {len(ms)} key frames ({sent} keys sent): median {figure['median_ms']:.3f} ms, "
                   f"p99 {figure['p99_ms']:.3f} ms, worst {figure['max_ms']:.3f} ms"
                   + (f"; first page {1000 * (first_page - first_frame):.0f} ms after the first frame"
@@ -202,6 +246,8 @@ def main():
         for figure in figures:
             print(json.dumps(figure))
     finally:
+        if sshd:
+            sshd.__exit__(None, None, None)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

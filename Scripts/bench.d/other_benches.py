@@ -91,6 +91,24 @@ def keys_figures(args, figs):
                  spread=None, note=other_numbers(d, {"median_ms", "p99_ms"}))
 
 
+def remote_figures(args, figs):
+    """Key press to frame with the plugin over ssh, 50 ms added each way (issue 13, point 3):
+    measure-keys.py --remote-delay against a throw-away sshd on loopback."""
+    argv = [sys.executable, os.path.join(ROOT, "Scripts", "measure-keys.py"), "--remote-delay", "0.05",
+            "--sizes", "120x40", "--rows", str(min(args.sizes))]
+    found = external_lines(figs, "remote tab over ssh (50 ms each way)", argv, {"key_to_frame_remote_120x40"}, "p99 ≤ 2 ms")
+    local = next((r for r in figs.rows if r["figure"] == "key press to frame, 200x60: p99"), None)
+    for d in found or []:
+        p99 = d.get("p99_ms")
+        figs.add("remote tab, 50 ms each way, 120x40: key to frame median", None, "ms", value=d.get("median_ms"), digits=3,
+                 runs=d.get("keys"))
+        figs.add("remote tab, 50 ms each way, 120x40: key to frame p99", None, "ms", "≤ 2 ms",
+                 p99 <= 2 if isinstance(p99, (int, float)) else None, value=p99, digits=3,
+                 note=("local 200x60 p99 %.3f ms in this run" % local["value"]) if local and local.get("value") else "")
+        figs.add("remote tab, 50 ms each way: the last page filled after G", None, "ms", "placeholders, no wait",
+                 None, value=d.get("last_page_filled_ms"), digits=0, note="round trip +100 ms; the key's frame is the p99 above")
+
+
 def fallback_figures(args, figs):
     found = external_lines(figs, "host fallback sort", [os.path.join(ROOT, "Scripts", "bench-fallback")],
                            {"fallback_sort_1m"}, "≤ 3 s")
