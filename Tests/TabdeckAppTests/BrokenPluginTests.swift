@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TabdeckCore
+import TabdeckTime
 @testable import TabdeckApp
 
 /// The host against Plugins/fixtures/broken_plugin.py: every failure mode is survived and
@@ -47,12 +48,11 @@ import TabdeckCore
             Issue.record("phase is \(String(describing: await h.tab("broken")?.phase))")
         }
 
-        // The next command restarts it, but only after the backoff (0.3 s).
+        // The next command restarts it (after the backoff: timed on virtual time in
+        // RecoveryTests.aCrashRestartsThePluginAndReplaysTheWholeSession).
         let second = await h.run("show")
-        let waited = second.seconds
         #expect(!second.ok && second.err.contains("exited with status 3"), "\(second)")
         #expect(starts == 2, "the second command restarted the plugin")
-        #expect(waited >= 0.2, "restarted after \(waited) s, before the backoff")
 
         // Crashes 3, 4 and 5 spend the budget.
         for n in 3...5 {
@@ -71,7 +71,8 @@ import TabdeckCore
         let down = await h.run("show")
         #expect(!down.ok)
         #expect(down.err.contains("run `restart`"), "\(down)")
-        try await Task.sleep(for: .milliseconds(500))
+        // (That a tab that is down never restarts by itself, however long it waits, is
+        // RecoveryTests.theCrashBudgetLeavesTheTabDownSayingHowToRetryAndOtherTabsWork, on virtual time.)
         let again = await h.run("show")
         #expect(!again.ok)
         #expect(starts == 5, "a plugin that is down must not restart by itself")
@@ -123,18 +124,22 @@ import TabdeckCore
         await h.shutdown()
     }
 
+    /// On virtual time: the plugin starts and opens while the clock stands still; then the clock
+    /// moves while `show` waits, and the request times out once 1.5 virtual seconds passed.
     @Test func hangOnRowsTimesOutAndTheHungPluginIsKilled() async throws {
-        let h = try host(["hang-on-rows"], requestTimeout: .milliseconds(1500))
+        let clock = ManualClock()
+        let h = try Host(dir, tabs: [.broken(modes: ["hang-on-rows"], countFile: countFile, tag: tag)],
+                         requestTimeout: .milliseconds(1500), clock: clock)
         // Start the plugin and open the table first, so that only the `rows` request is timed.
         let columns = await h.run("columns")
         #expect(columns.ok, "\(columns)")
-        let r = await h.run("show")
-        let took = r.seconds
+        let r = await h.ticking(clock) { await h.run("show") }
         #expect(!r.ok)
         #expect(r.err.contains("tab broken"), "\(r)")
         #expect(r.err.contains("did not answer \"rows\" (request"), "\(r)")
-        // The timeout fires, not earlier than asked (an upper bound would only measure the machine's load).
-        #expect(took >= 1.4, "timed out after \(took) s")
+        #expect(r.err.contains("within 1.5 s"), "the timeout is named: \(r)")
+        // Not before the timeout, on the host's clock (and not much after: the clock moves 0.05 s a step).
+        #expect(r.seconds >= 1.5 && r.seconds < 2.5, "timed out after \(r.seconds) virtual s")
         let pids = Procs.started(countFile)
         #expect(pids.count == 1)
         await eventually { pids.allSatisfy { Procs.state($0) == nil } }  // the hung plugin is killed and reaped
@@ -185,7 +190,6 @@ import TabdeckCore
         #expect(r.err.contains("tab broken"), "\(r)")
         #expect(r.err.contains("plugin speaks protocol 99, host speaks 1"), "\(r)")
         #expect(await h.tab("broken")?.phase.name == "down")
-        try await Task.sleep(for: .milliseconds(300))
         let again = await h.run("show")
         #expect(!again.ok && again.err.contains("protocol 99"), "\(again)")
         #expect(starts == 1, "an incompatible plugin is not restarted")
@@ -217,16 +221,18 @@ import TabdeckCore
         await h.shutdown()
     }
 
+    /// On virtual time: the plugin ignores `shutdown` and SIGTERM, so only the grace periods
+    /// (2 s after `shutdown`, 2 s after SIGTERM, on the supervisor's clock) end it, with SIGKILL.
     @Test func shutdownOfAPluginThatIgnoresItStillEndsWithSIGKILLAndLeavesNoChild() async throws {
-        let h = try host(["ignore-shutdown"])
+        let clock = ManualClock()
+        let h = try Host(dir, tabs: [.broken(modes: ["ignore-shutdown"], countFile: countFile, tag: tag)], clock: clock)
         let r = await h.run("show")
         #expect(r.ok, "\(r)")
         let pids = Procs.started(countFile)
         #expect(pids.count == 1)
         #expect(Procs.children(tagged: tag).count == 1, "the plugin runs as our child")
-        let took = await h.shutdown()
-        #expect(took < 6.5, "shutdown took \(took) s")
-        #expect(took >= 1.5, "the plugin ignores shutdown and SIGTERM, so only the grace periods end it (\(took) s)")
+        let took = await h.ticking(clock) { await h.shutdown() }
+        #expect(took >= 4, "only the two grace periods end it (\(took) virtual s)")
         for pid in pids {
             #expect(Procs.state(pid) == nil, "plugin \(pid) is still there (state \(String(describing: Procs.state(pid))))")
         }
@@ -297,13 +303,7 @@ import TabdeckCore
         #expect(rows == ["juliett", "india", "hotel"], "\(sorted.out)")
         // The stale page was cancelled: the plugin's answer to it (-32800) was dropped. That
         // answer may come after the rows shown (the plugin sleeps per request), so wait for it.
-        var dropped = 0
-        for _ in 0..<200 {
-            dropped = await h.on { $0.workspace.tabs["broken"]!.ignoredReplies } ?? 0
-            if dropped >= 1 { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        #expect(dropped >= 1)
+        await eventually { (await h.on { $0.workspace.tabs["broken"]!.ignoredReplies } ?? 0) >= 1 }
         await h.shutdown()
     }
 

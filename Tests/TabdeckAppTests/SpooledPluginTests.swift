@@ -22,9 +22,9 @@ import TabdeckCore
     @Test func sortsPagesAndExportsAStreamedTable() async throws {
         let n = 100_000
         let h = try host(["--rows", String(n)])
-        let sort = await h.run("sort amount desc", timeout: 60)
+        let sort = await h.run("sort amount desc")
         #expect(sort.ok, "\(sort)")
-        let first = await h.run("show 5", timeout: 60)
+        let first = await h.run("show 5")
         #expect(first.ok, "\(first)")
         // Amount descending (nulls last), ties by arrival.
         let expected = (0..<n).sorted { a, b in
@@ -51,7 +51,7 @@ import TabdeckCore
         #expect(two.map(\.id) == expectedTwo.prefix(3).map { "r\($0)" })
         // Export goes through the spool: every row, in the current order.
         let path = dir.file("out.csv")
-        let export = await h.run("export \(path)", timeout: 120)
+        let export = await h.run("export \(path)")
         #expect(export.ok, "\(export)")
         let lines = dir.read("out.csv").split(separator: "\n")
         #expect(lines.count == n + 1)
@@ -65,7 +65,7 @@ import TabdeckCore
         // The plugin sends 10,000 of its 40,000 rows, then holds until the test creates `go`.
         let go = dir.file("go")
         let h = try host(["--rows", "40000", "--chunk", "500", "--pause-after", "10000", "--hold", go])
-        let early = await h.run("show 3", timeout: 60)
+        let early = await h.run("show 3")
         #expect(early.ok, "\(early)")
         #expect(early.rows.map(\.id) == ["r0", "r1", "r2"], "rows before the stream ends")
         // The progress bar shows the rows received so far.
@@ -80,7 +80,7 @@ import TabdeckCore
         FileManager.default.createFile(atPath: go, contents: Data())
         // A sort waits for every row.
         #expect((await h.run("sort n desc")).ok)
-        let sorted = await h.run("show 2", timeout: 60)
+        let sorted = await h.run("show 2")
         #expect(sorted.rows.map(\.id) == ["r39999", "r39998"], "\(sorted)")
         #expect(await h.tab("stream")?.progress == nil, "the progress bar ends with the stream")
         await h.shutdown()
@@ -88,7 +88,7 @@ import TabdeckCore
 
     @Test func aPluginThatCannotFilterIsFilteredByTheSpool() async throws {
         let h = try host(["--rows", "2000"])
-        let filtered = await h.run("filter CARL", timeout: 60)  // the names "Carl …": rows 2, 10, 18, …
+        let filtered = await h.run("filter CARL")  // the names "Carl …": rows 2, 10, 18, …
         #expect(filtered.ok, "\(filtered)")
         #expect(filtered.out.contains("\"total\":250"), "\(filtered.out)")
         #expect((await h.run("sort n desc")).ok)
@@ -107,7 +107,7 @@ import TabdeckCore
         tab.trace = true
         let h = try Host(dir, tabs: [tab], output: .json)
         #expect((await h.run("sort n desc")).ok)
-        #expect((await h.run("show 2", timeout: 60)).rows.map(\.id) == ["r1999", "r1998"])
+        #expect((await h.run("show 2")).rows.map(\.id) == ["r1999", "r1998"])
         await h.shutdown()
         let lines = dir.read("state/logs/stream.trace").split(separator: "\n").map(String.init)
         // The one streamed request goes to the plugin; the core's pages are answered by the spool.
@@ -122,7 +122,7 @@ import TabdeckCore
     @Test func aCrashMidStreamIsAClearErrorAndLeavesNoSpool() async throws {
         let h = try host(["--rows", "50000", "--crash-after", "20000"])
         #expect((await h.run("sort n desc")).ok)
-        let shown = await h.run("show 3", timeout: 60)
+        let shown = await h.run("show 3")
         #expect(!shown.ok)
         #expect(shown.err.contains("stream") && shown.err.contains("status 3"), "\(shown.err)")
         try await Task.sleep(for: .milliseconds(300))
@@ -136,10 +136,10 @@ import TabdeckCore
         let natural = await h.run("show 2")
         #expect(natural.rows.map(\.id) == ["r0", "r1"], "\(natural)")
         #expect((await h.run("sort n desc")).ok)
-        let sorted = await h.run("show 2", timeout: 60)
+        let sorted = await h.run("show 2")
         #expect(sorted.rows.map(\.id) == ["r2999", "r2998"], "\(sorted)")
         let path = dir.file("paged.csv")
-        #expect((await h.run("export \(path)", timeout: 60)).ok)
+        #expect((await h.run("export \(path)")).ok)
         #expect(dir.read("paged.csv").split(separator: "\n").count == 3001)
         await h.shutdown()
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TabdeckCore
+import TabdeckTime
 @testable import TabdeckApp
 
 /// Paths inside the repository, found from this file's location.
@@ -104,9 +105,14 @@ final class Host: @unchecked Sendable {
     private var outLines: [String] = []
     private var errLines: [String] = []
 
+    /// The host's one clock: the system's, or a `ManualClock` that ``run(_:ticking:)`` moves.
+    let clock: MonotonicClock
+
     init(_ dir: TempDir, tabs: [TabSpec], sections: [String] = [], output: OutputFormat = .text,
          settings: CoreSettings = Host.fastSettings,
-         requestTimeout: Duration? = nil, handshakeTimeout: Duration? = nil) throws {
+         requestTimeout: Duration? = nil, handshakeTimeout: Duration? = nil,
+         clock: MonotonicClock = SystemClock()) throws {
+        self.clock = clock
         self.dir = dir
         stateDirectory = dir.file("state")
         queue = DispatchQueue(label: "tabdeck.test.host")
@@ -114,7 +120,8 @@ final class Host: @unchecked Sendable {
         var settings = settings
         if let requestTimeout { settings.requestTimeout = requestTimeout.seconds }
         if let handshakeTimeout { settings.handshakeTimeout = handshakeTimeout.seconds }
-        let runtime = try Runtime(configPath: config, stateDirectory: stateDirectory, output: output, settings: settings)
+        let runtime = try Runtime(configPath: config, stateDirectory: stateDirectory, output: output, settings: settings,
+                                  clock: clock)
         runtime.write = { [weak self] line in self?.append(line, error: false) }
         runtime.writeError = { [weak self] line in self?.append(line, error: true) }
         self.runtime = runtime
@@ -137,30 +144,38 @@ final class Host: @unchecked Sendable {
 
     private var counts: (Int, Int) { lock.withLock { (outLines.count, errLines.count) } }
 
-    /// Runs `body` on the host's queue; records an issue and returns nil after `timeout`.
-    func on<T: Sendable>(timeout: Double = 20, _ what: String = "call",
+    /// Runs `body` on the host's queue. It waits for as long as `body` takes: a call that never
+    /// ends is caught by the suite's hang guard, whose cancellation ends the wait with an issue
+    /// and nil. `timeout` (seconds on the wall clock) is only for a suite whose verdict is a
+    /// time (the hostile suite: "the host hung"); nil, the default, sets no bound.
+    func on<T: Sendable>(timeout: Double? = nil, _ what: String = "call",
                          _ body: @escaping @Sendable (Runtime) -> T) async -> T? {
         let once = Once<T?>()
-        let result: T? = await withCheckedContinuation { (c: CheckedContinuation<T?, Never>) in
-            once.set(c)
-            queue.async { [self] in once.resume(body(runtime!)) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { once.resume(nil) }
+        let result: T? = await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<T?, Never>) in
+                once.set(c)
+                queue.async { [self] in once.resume(body(runtime!)) }
+                if let timeout { DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { once.resume(nil) } }
+            }
+        } onCancel: {
+            once.resume(nil)
         }
         guard let result else {
-            Issue.record("\(what) did not finish within \(timeout) s")
+            Issue.record(timeout.map { "\(what) did not finish within \($0) s" } ?? "\(what) did not finish: the hang guard cancelled the wait")
             return nil
         }
         return result
     }
 
-    /// Runs one command line; what it printed on stdout and stderr.
+    /// Runs one command line; what it printed on stdout and stderr, and how long it took on the
+    /// host's clock (virtual seconds with a `ManualClock`).
     @discardableResult
-    func run(_ line: String, timeout: Double = 20) async -> Reply {
+    func run(_ line: String, timeout: Double? = nil) async -> Reply {
         let reply = await on(timeout: timeout, "command \"\(line)\"") { [self] runtime in
             let (o, e) = counts
-            let start = Date()
+            let start = clock.now()
             let ok = runtime.run(line)
-            let seconds = Date().timeIntervalSince(start)
+            let seconds = clock.now() - start
             return lock.withLock {
                 Reply(ok: ok, out: outLines[o...].joined(separator: "\n"), err: errLines[e...].joined(separator: "\n"),
                       seconds: seconds)
@@ -173,16 +188,29 @@ final class Host: @unchecked Sendable {
         return result
     }
 
+    /// Runs `body` while virtual time passes: `clock` moves `step` seconds at a time, yielding
+    /// between steps, until `body` is done. What is timed is the host's own deadlines on that
+    /// clock, so the outcome does not depend on how fast the machine is.
+    func ticking<T: Sendable>(_ clock: ManualClock, step: Double = 0.05, _ body: @escaping @Sendable () async -> T) async -> T {
+        let done = Flag()
+        async let result = { let r = await body(); done.set(); return r }()
+        while !done.isSet {
+            clock.advance(by: step)
+            do { try await Task.sleep(for: .milliseconds(2)) } catch { break }
+        }
+        return await result
+    }
+
     func launch() async { _ = await on { $0.launch() } }
 
-    /// Stops the plugins; returns how long it took (seconds, measured on the host's thread).
+    /// Stops the plugins; returns how long it took on the host's clock.
     @discardableResult
-    func shutdown(timeout: Double = 20) async -> Double {
-        await on(timeout: timeout, "shutdown") { runtime in
-            let start = Date()
+    func shutdown() async -> Double {
+        await on("shutdown") { [clock] runtime in
+            let start = clock.now()
             runtime.shutdown()
-            return Date().timeIntervalSince(start)
-        } ?? timeout
+            return clock.now() - start
+        } ?? 0
     }
 
     func tab(_ id: String) async -> TabState? { await on { $0.workspace.tabs[id] } ?? nil }
@@ -192,6 +220,14 @@ final class Host: @unchecked Sendable {
     func log(_ tab: String) -> String {
         (try? String(contentsOfFile: stateDirectory + "/logs/\(tab).log", encoding: .utf8)) ?? ""
     }
+}
+
+/// A flag set once, read from any thread.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
 }
 
 /// Resumes a continuation once, from whichever side comes first.

@@ -36,6 +36,8 @@ struct FakePlugin {
     var filters = false
     /// Answer every `rows` request with an error.
     var failRows = false
+    /// Every `rows` request gets a result of the wrong shape.
+    var badRows = false
     /// Table handles belong to one process (`root@N` after the N-th `initialize`), as in a real
     /// plugin: a restarted plugin knows none of the old ones and refuses their `rows`.
     var handlesPerProcess = false
@@ -112,6 +114,7 @@ struct FakePlugin {
         case Method.rows:
             if holdRows { held.append((id, params)); return nil }
             if failRows { return .failure(id: id, error: RPCError(code: -32603, message: "disk on fire")) }
+            if badRows { return .response(id: id, result: ["rows": "disk on fire"]) }  // a result of the wrong shape
             if handlesPerProcess, let table = params["table"]?.stringValue, !table.hasSuffix("@\(processes)") {
                 return .failure(id: id, error: RPCError(code: -32001, message: "unknown table \(table)"))
             }

@@ -7,11 +7,12 @@ import TabdeckProtocol
 @Suite struct RecoveryTests {
     /// A harness on the screen's path (`refresh`, 20 rows in view) whose plugin hands out
     /// table handles per process.
-    func screenHarness(children: Bool = false, failRows: Bool = false) -> Harness {
+    func screenHarness(children: Bool = false, failRows: Bool = false, badRows: Bool = false) -> Harness {
         var h = Harness(count: 1000)
         h.plugins["people"]!.handlesPerProcess = true
         h.plugins["people"]!.children = children
         h.plugins["people"]!.failRows = failRows
+        h.plugins["people"]!.badRows = badRows
         h.plugins["people"]!.filters = true
         h.feed(.viewport(rows: 20))
         h.feed(.refresh)
@@ -147,8 +148,11 @@ import TabdeckProtocol
         #expect(h.ws.tabs["people"]!.notice == "plugin restarted (1 of 5): plugin exited with status 2")
     }
 
-    @Test func aPluginFailingEveryRowsIsAskedAtMostTenTimesInTenSeconds() {
-        var h = screenHarness(failRows: true)
+    /// An error answer and a result of the wrong shape alike (a timeout kills the plugin: it is
+    /// a crash, with the crash budget's backoff).
+    @Test(arguments: ["error answer", "bad result"])
+    func aPluginFailingEveryRowsIsAskedAtMostTenTimesInTenSeconds(_ failure: String) {
+        var h = screenHarness(failRows: failure == "error answer", badRows: failure == "bad result")
         h.feed(.plugin(tab: "people", .message(.notification(method: "badge", params: ["value": 1]))))
         // Ten seconds of a busy screen: events every 10 ms, wake-ups as asked.
         var wakes: [Double] = []
@@ -164,13 +168,16 @@ import TabdeckProtocol
         // 2 pages at first (the view and its read-ahead), then one probe at 0.5, 1.5, 3.5 and 7.5 s.
         #expect(sent == 6, "\(sent) rows requests in 10 s")
         let tab = h.ws.tabs["people"]!
-        #expect(tab.problem?.hasPrefix("rows 1–100: plugin people: disk on fire") == true, "\(tab.problem ?? "nil")")
+        #expect(tab.problem?.hasPrefix("rows 1–100: ") == true, "\(tab.problem ?? "nil")")
+        let said = failure == "error answer" ? "plugin people: disk on fire (code -32603)" : "bad result: result.rows: expected an array, got a string"
+        #expect(tab.problem == "rows 1–100: " + said, "\(tab.problem ?? "nil")")
         #expect(tab.shownBadge == "!")
         // A command says what failed at once instead of waiting for the backoff.
         h.feed(.command("show 3"))
-        #expect(h.lastFailure?.contains("disk on fire") == true)
+        #expect(h.lastFailure?.hasPrefix("rows 1–100") == true, "\(h.lastFailure ?? "nil")")
         // The plugin behaves again: the next try (at most 30 s on) brings the rows back.
         h.plugins["people"]!.failRows = false
+        h.plugins["people"]!.badRows = false
         h.now += 30
         h.feed(.wake)
         #expect(h.ws.tabs["people"]!.problem == nil)
