@@ -5,7 +5,14 @@ import Foundation
 ///
 /// The first write error (EPIPE when the plugin exited or closed its stdin) closes the pipe;
 /// `state` reports it and later lines are refused.
+///
+/// The queue is bounded: a line that would take it past `limit` bytes (a plugin that stopped
+/// reading its stdin while the host keeps asking) is refused with `ENOBUFS`, and the pipe stays
+/// open for the lines that fit once the plugin reads again.
 final class PipeWriter: @unchecked Sendable {
+    /// The default bound of the bytes queued and not yet written.
+    static let defaultLimit = 16 << 20
+
     /// Whether lines can still be queued.
     enum State: Equatable {
         case open
@@ -17,13 +24,16 @@ final class PipeWriter: @unchecked Sendable {
 
     private let condition = NSCondition()
     private var queue: [[UInt8]] = []
+    private var queuedBytes = 0
+    private let limit: Int
     private var _state: State = .open
     private var abandon = false
     private let fd: Int32
 
     /// Takes ownership of `fd` and starts the writer thread.
-    init(fd: Int32, name: String) {
+    init(fd: Int32, name: String, limit: Int = PipeWriter.defaultLimit) {
         self.fd = fd
+        self.limit = limit
         let thread = Thread { [self] in run() }
         thread.name = name
         thread.stackSize = 256 * 1024
@@ -39,7 +49,9 @@ final class PipeWriter: @unchecked Sendable {
     func enqueue(_ bytes: [UInt8]) -> State? {
         condition.lock(); defer { condition.unlock() }
         guard _state == .open else { return _state }
+        if queuedBytes + bytes.count > limit && !queue.isEmpty { return .closed(errno: ENOBUFS) }
         queue.append(bytes)
+        queuedBytes += bytes.count
         condition.signal()
         return nil
     }
@@ -57,6 +69,7 @@ final class PipeWriter: @unchecked Sendable {
         condition.lock(); defer { condition.unlock() }
         abandon = true
         queue.removeAll()
+        queuedBytes = 0
         if _state == .open || _state == .closing { _state = .closing }
         condition.signal()
     }
@@ -74,6 +87,7 @@ final class PipeWriter: @unchecked Sendable {
             }
             let batch = queue
             queue.removeAll(keepingCapacity: true)
+            queuedBytes = 0
             condition.unlock()
             for bytes in batch {
                 if let code = writeAll(bytes) {
@@ -85,6 +99,7 @@ final class PipeWriter: @unchecked Sendable {
         close(fd)
         condition.lock()
         queue.removeAll()
+        queuedBytes = 0
         _state = .closed(errno: failure)
         condition.unlock()
     }
