@@ -28,7 +28,7 @@ def parse_stats(path):
     return stats
 
 
-def one_launch(tabdeck, root, work, index, settle=2.0):
+def one_launch(tabdeck, root, work, index, settle=2.0, config=None, state_template=None):
     socket = f"tabdeck-bench-{os.getpid()}"
     start_file = os.path.join(work, f"startup-{index}.start")
     stats_file = os.path.join(work, f"startup-{index}.stats")
@@ -37,9 +37,11 @@ def one_launch(tabdeck, root, work, index, settle=2.0):
         if os.path.exists(p):
             os.remove(p)
     shutil.rmtree(state, ignore_errors=True)
+    if state_template:
+        shutil.copytree(state_template, state)
     inner = "date +%%s.%%N > %s; exec env TABDECK_FRAME_STATS=%s %s --config %s --state-dir %s" % (
         shlex.quote(start_file), shlex.quote(stats_file), shlex.quote(tabdeck),
-        shlex.quote(os.path.join(root, "config.json")), shlex.quote(state))
+        shlex.quote(config or os.path.join(root, "config.json")), shlex.quote(state))
     tmux = ["tmux", "-L", socket, "-f", os.devnull]
     subprocess.run(tmux + ["new-session", "-d", "-x", "120", "-y", "40", "-c", root, "sh", "-c", inner], check=True)
     try:
@@ -78,3 +80,28 @@ def measure(tabdeck, root, work, runs):
             return None
         results.append(r)
     return results
+
+
+def measure_after_select_all(tabdeck, root, work, runs, csv_plugin, data):
+    """Start-up with a state whose table has every row selected (issue 10, point 8): a line-mode
+    session runs `select all` on `data` and quits; each launch starts from a copy of that state.
+    Returns (results as measure() does, the select-all command's seconds) or (None, None)."""
+    if shutil.which("tmux") is None:
+        return None, None
+    config = os.path.join(work, "select-all.json")
+    with open(config, "w") as f:
+        f.write('{"tabs": [{"id": "big", "command": ["%s"], "args": {"path": "%s"}}]}' % (csv_plugin, data))
+    template = os.path.join(work, "select-all-state")
+    shutil.rmtree(template, ignore_errors=True)
+    started = time.time()
+    subprocess.run([tabdeck, "--line", "--config", config, "--state-dir", template],
+                   input="show 1\nselect all\nselection\nquit\n", text=True, capture_output=True, check=True)
+    took = time.time() - started
+    results = []
+    for i in range(runs):
+        r = one_launch(tabdeck, root, work, 100 + i, config=config, state_template=template)
+        if r is None:
+            return None, None
+        results.append(r)
+    shutil.rmtree(template, ignore_errors=True)
+    return results, took

@@ -119,7 +119,7 @@ import TabdeckProtocol
         #expect(table.split(separator: "\n")[1].contains("People           EVIL"), "badge:\n\(table)")
         let detail = scene.screenText(120, ui: UIState(mode: .detail(scroll: 0)))
         #expect(detail.contains("EVILdetail"), "\(detail)")
-        scene.run("action zzz")  // action ids are quoted in errors (titles are shown nowhere yet)
+        scene.run("action zzz")  // action ids are quoted in errors (titles: the menu, ScreenBuffer cleans every cell)
         #expect(scene.failures.last?.contains("EVILact") == true, "\(scene.failures)")
         scene.run("plugin status")
         let status = scene.outputs.last!.text
