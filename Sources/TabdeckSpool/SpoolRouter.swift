@@ -49,6 +49,8 @@ public final class SpoolRouter: @unchecked Sendable {
     static let pullInflight = 2
     /// Rows between two progress reports.
     static let progressStep = 10_000
+    /// Seconds between two "sorting rows" reports while the spool computes an answer.
+    static let heartbeatInterval = 2.0
     /// Rows of a sorted order read at once for the first pages (the read-ahead page then costs nothing).
     static let headRows = 1000
 
@@ -410,6 +412,10 @@ public final class SpoolRouter: @unchecked Sendable {
             return (route.file, table.fill, table.arrived, table.orders[request.sort], table.head)
         }
         guard let state else { return }  // the plugin stopped or the table was closed meanwhile
+        let heartbeat = Heartbeat(every: Self.heartbeatInterval) { [deliver] in
+            deliver(tab, .notification(method: Method.progress, params: ["done": 0, "message": "sorting rows"]))
+        }
+        defer { heartbeat.stop() }
         guard let file = state.file else {
             deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: "the spool of \(tab) is gone")))
             return
