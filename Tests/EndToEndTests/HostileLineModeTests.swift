@@ -34,4 +34,29 @@ import Testing
         #expect(setup.leftovers.isEmpty, "processes left: \(setup.leftovers)")
     }
 
+    /// A 100 MB line, with or without its newline, and a line past the limit: the host reads at
+    /// most the limit and 64 KiB more, so its peak memory (VmHWM) stays within 32 MB of idle.
+    @Test(.enabled(if: Bin.built), arguments: ["huge-line", "huge-line-no-newline", "overlong"])
+    func aHugeLineCostsBoundedMemory(_ mode: String) async throws {
+        let setup = try HostileSetup(mode: mode)
+        defer { setup.killLeftovers() }
+        let state = setup.dir.file("state")
+        let host = try LiveTabdeck(["--line", "--config", setup.config, "--state-dir", state])
+        defer { if host.process.isRunning { host.kill(SIGKILL) } }
+        host.send("tab select healthy\nshow\n")
+        #expect(await host.waitForOutput("rows 1–10 of 10", timeout: 30), "the healthy tab: \(host.out) \(host.err)")
+        let idle = try #require(residentBytes(host.process.processIdentifier))
+
+        host.send("tab select broken\nshow\n")
+        #expect(await host.waitForError("protocol violation", timeout: 60), "the broken tab: \(host.err)")
+        let peak = residentBytes(host.process.processIdentifier, field: "VmHWM") ?? 0
+        let grown = (peak - idle) / 1_048_576
+        #expect(grown <= 32, "\(mode): the host's peak grew by \(grown) MB over idle (\(idle / 1_048_576) MB; bound +32 MB)")
+
+        try setup.behave()
+        host.send("quit\n")
+        host.closeInput()
+        _ = await host.finish(timeout: 15)
+        #expect(setup.leftovers.isEmpty, "processes left: \(setup.leftovers)")
+    }
 }

@@ -167,7 +167,7 @@ final class HostileScreen {
     }
 
     /// The host's resident memory (VmRSS) in bytes, nil when it is not running.
-    var hostRSS: Int? { hostPid.flatMap(residentBytes) }
+    var hostRSS: Int? { hostPid.flatMap { residentBytes($0) } }
 
     /// Whether tabdeck has exited (its command line touches the marker).
     var exited: Bool { FileManager.default.fileExists(atPath: marker) }
@@ -189,9 +189,9 @@ final class HostileScreen {
 }
 
 /// The resident memory (VmRSS) of a process in bytes, nil when it does not exist.
-func residentBytes(_ pid: Int32) -> Int? {
+func residentBytes(_ pid: Int32, field: String = "VmRSS") -> Int? {
     guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
           let kb = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
     return kb * 1024
 }

@@ -109,6 +109,16 @@ final class LiveTabdeck: @unchecked Sendable {
         return out.contains(text)
     }
 
+    /// Waits until stderr contains `text`; false on timeout.
+    func waitForError(_ text: String, timeout: Double = 10) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if err.contains(text) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return err.contains(text)
+    }
+
     func kill(_ signal: Int32) { Glibc.kill(process.processIdentifier, signal) }
 
     /// Waits for the exit (killing it after `timeout`) and both pipes to close.
