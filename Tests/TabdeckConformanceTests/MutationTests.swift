@@ -56,6 +56,7 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         .init(plugin: python, mutant: "generation-not-echoed", check: "paging: first page", message: "it must echo the request's"),
         .init(plugin: python, mutant: "limit-ignored", check: "paging: first page", message: "105 rows for a limit of 100", rows: 150),
         .init(plugin: python, mutant: "cells-change", check: "paging: whole table", message: "came back with other cells"),
+        .init(plugin: python, mutant: "locate-unsorted", check: "locate", message: "in sort name desc answered offset"),
         .init(plugin: python, mutant: "offset-off-by-one", check: "paging: middle page", message: "position 30 holds id r29 here but id r30 when read page by page"),
         // Streaming (11.3.1): the rows come from a generator, used up by the first stream.
         .init(plugin: python, mutant: "stream-exhausted", check: "stream: again", message: "the second stream differs from the first at row 0 (60 rows, then 0)"),
@@ -106,7 +107,7 @@ struct Mutation: CustomTestStringConvertible, Sendable {
             for name in ["sections", "children", "close", "actions", "sort: ties across pages", "filter: integer column size",
                          "filter: decimal column ratio", "filter: date column day", "filter: bool column ok", "filter: enum column kind",
                          "sort: ok asc, name desc", "sort: non-sortable columns", "paging: middle page", "cancel",
-                         "errors: invalid params", "errors: unknown sort column", "exit at end of input"] {
+                         "errors: invalid params", "errors: unknown sort column", "exit at end of input", "locate"] {
                 #expect(report.result(name)?.status == .passed, "\(name): \(report.text)")
             }
         }

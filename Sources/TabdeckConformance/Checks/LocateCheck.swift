@@ -37,6 +37,7 @@ enum LocateCheck {
             if let answer = try locate(ctx, table, [noSuchRow], [], into: &f), answer.row != nil {
                 f.fail("locate of an id no row has (\(noSuchRow)) answered row \(answer.row!), expected null (PROTOCOL.md 11.9)")
             }
+            if !f.failures.isEmpty { return "locate did not answer where rows put the rows asked for" }
             return "found " + found.joined(separator: ", ") + "; an id in no row: null"
         }
     }
