@@ -59,6 +59,8 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         .init(plugin: python, mutant: "locate-unsorted", check: "locate", message: "in sort name desc answered offset"),
         .init(plugin: python, mutant: "offset-off-by-one", check: "paging: middle page", message: "position 30 holds id r29 here but id r30 when read page by page"),
         // Streaming (11.3.1): the rows come from a generator, used up by the first stream.
+        .init(plugin: python, mutant: "stream-total-last-chunk", check: "stream: whole table",
+              message: "the stream's total is 10, but 60 rows were sent (PROTOCOL.md 11.3.1"),
         .init(plugin: python, mutant: "stream-exhausted", check: "stream: again", message: "the second stream differs from the first at row 0 (60 rows, then 0)"),
         // Cancellation (6).
         .init(plugin: python, mutant: "cancel-sticky", check: "cancel",
@@ -68,6 +70,8 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         .init(plugin: python, mutant: "invalidate-total-wrong", check: "invalidate", message: "the last invalidate said total 70, but the next rows answer says 60"),
         .init(plugin: python, mutant: "invalidate-unknown-section", check: "invalidate", message: "lists section misc, which the table does not list"),
         // Errors, ids, messages, shutdown (4.2, 12, 14, 7.4).
+        .init(plugin: python, mutant: "enum-without-values", check: "open", message: "column kind: an enum needs values"),
+        .init(plugin: python, mutant: "no-parse-guard", check: "errors: malformed line", message: "exited with status 1 after a malformed line"),
         .init(plugin: python, mutant: "string-id", check: "handshake", message: "came back with id \"1\" (the number as a string)"),
         .init(plugin: python, mutant: "unknown-method-null", check: "errors: unknown method", message: "expected error -32601"),
         .init(plugin: python, mutant: "unknown-table-root", check: "errors: unknown table", message: "rows of a table that was never opened was answered with a result"),
@@ -120,6 +124,20 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         #expect(report.warnings == 0, "\(report.text)")
         for name in ["stream: whole table", "stream: again", "cancel"] {
             #expect(report.result(name)?.status == .passed, "\(name): \(report.text)")
+        }
+    }
+
+    /// Every check that runs on the Python fixture (paging, and streaming) fails for some mutant;
+    /// `sort: COLUMN asc|desc` is one check per column, proven on one column.
+    @Test func everyCheckHasAMutant() throws {
+        let proven = Set(Mutation.all.map(\.check))
+        for environment in [[:], ["MUTANT": "streaming"]] {
+            let report = try run(Mutation.python, environment)
+            for result in report.results where result.status != .skipped && !proven.contains(result.name) {
+                let oneColumn = result.name.wholeMatch(of: /sort: [a-z]+ (asc|desc)/) != nil
+                let multiKey = result.name.hasPrefix("sort: ") && result.name.contains(",")
+                #expect(oneColumn || multiKey, "no mutant fails check \(result.name)")
+            }
         }
     }
 
