@@ -7,7 +7,10 @@
 // text; children (each folder opens its 3 entries, two levels deep) and `close`; actions: `rename`
 // (one row, a form with a required field), `delete` (destructive, many rows) and `add` (the table
 // itself, a form); rows that move (`move`); `invalidate` with the new total and sections
-// after every change (and once after the first page).
+// after every change (and once after the first page); `progress` while it reads the sort keys
+// (the slow part of a sort in a real file system), stopping early when the request is cancelled
+// (`$/cancel`: the kit then answers -32800); `locate`, answered from the same sorted and filtered
+// view as `rows`.
 import Foundation
 import TabdeckPluginKit
 import TabdeckProtocol
@@ -24,8 +27,15 @@ struct Entry: Sendable {
 
 /// The plugin's state, behind a lock: the kit calls the data source from several threads.
 final class Files: TableDataSource, @unchecked Sendable {
-    let capabilities = PluginCapabilities(sort: true, multiSort: true, filter: true, sections: true,
-                                          children: true, actions: true, live: true, move: true)
+    let capabilities: PluginCapabilities = {
+        var c = PluginCapabilities(sort: true, multiSort: true, filter: true, sections: true,
+                                   children: true, actions: true, live: true, move: true)
+        c.locate = true
+        return c
+    }()
+    /// Sort keys are read in batches of this many entries, with a progress notification and a
+    /// look at the cancel flag after each.
+    static let batch = 20
     static let columns = [
         ColumnSpec(id: "name", title: "Name"), ColumnSpec(id: "size", title: "Size", type: .integer),
         ColumnSpec(id: "ratio", type: .decimal), ColumnSpec(id: "hidden", type: .bool),
@@ -78,14 +88,47 @@ final class Files: TableDataSource, @unchecked Sendable {
         // A plugin that counts in the background announces the count once known; this one
         // knows it at once, and says so after the first page, for the example's sake.
         if lock.withLock({ () -> Bool in defer { announced = true }; return !announced }) { changed() }
+        let data = try view(filter: request.filter, sort: request.sort, cancel: cancel)
+        let page = data.dropFirst(request.offset).prefix(request.limit).map(\.row)
+        return request.result(Array(page), total: data.count, sections: request.filter == nil ? nil : sections(of: data))
+    }
+
+    /// The entries kept by the filter, in the order of the sort keys: what `rows` pages through
+    /// and `locate` looks in.
+    func view(filter: String?, sort: [SortKey], cancel: CancellationFlag) throws -> [Entry] {
         var data = lock.withLock { entries }
-        if let filter = request.filter {
+        if let filter {
             let needle = filter.lowercased()
             data = data.filter { entry in entry.cells.contains { Self.text($0).lowercased().contains(needle) } }
         }
-        data = try Self.sorted(data, by: request.sort)
-        let page = data.dropFirst(request.offset).prefix(request.limit).map(\.row)
-        return request.result(Array(page), total: data.count, sections: request.filter == nil ? nil : sections(of: data))
+        guard !sort.isEmpty else { return data }
+        // Reading the sort keys is the slow part in a real file system (a stat per file): it
+        // goes in batches, each followed by a look at the cancel flag (a cancelled request
+        // stops here, and the kit answers -32800) and a progress notification.
+        let notifier = lock.withLock { self.notifier }
+        var keyed: [Entry] = []
+        keyed.reserveCapacity(data.count)
+        for start in stride(from: 0, to: data.count, by: Self.batch) {
+            try cancel.check()
+            keyed += data[start..<min(start + Self.batch, data.count)]
+            notifier?.progress(done: Double(keyed.count), total: Double(data.count), message: "reading sort keys")
+        }
+        return try Self.sorted(keyed, by: sort)
+    }
+
+    /// Where the first of the rows asked for is in the view (PROTOCOL.md 11.9).
+    func locate(_ request: LocateRequest, cancel: CancellationFlag) throws -> LocateResult {
+        let ids: [String]
+        if request.table.hasPrefix("child:") {
+            ids = try childRows(RowsRequest(table: request.table, offset: 0, limit: 3)).rows.map(\.id)
+        } else {
+            guard request.table == "root" else { throw RPCError.unknown(table: request.table) }
+            ids = try view(filter: request.filter, sort: request.sort, cancel: cancel).map(\.id)
+        }
+        for id in request.rows {
+            if let offset = ids.firstIndex(of: id) { return LocateResult(row: id, offset: offset) }
+        }
+        return LocateResult(row: nil, offset: nil)
     }
 
     /// A cell's text, as a filter matches it (PROTOCOL.md 11.3).

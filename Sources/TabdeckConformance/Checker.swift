@@ -55,6 +55,8 @@ public struct CheckOptions: Sendable {
 ///    `filter` and `filter: <type> column …` (``FilterCheck``, ``FilterTypesCheck``),
 ///    `children` and `close` (``ChildrenCheck``), `actions` (``ActionsCheck``), `invalidate`
 ///    (``InvalidateCheck``: the notifications sent during the run agree with the table).
+///    `locate` (``LocateCheck``, only for plugins that declare it): rows are found at the offsets a
+///    `rows` read puts them, an unknown id gives `row: null`.
 /// 6. `cancel`: `$/cancel` of an in-flight request is tolerated and the next one answered.
 /// 7. `errors: …`: unknown method (-32601), invalid `rows` params, unknown table, unknown
 ///    sort column.
@@ -86,6 +88,7 @@ public struct PluginChecker: Sendable {
         ChildrenCheck.run(ctx)
         ActionsCheck.run(ctx)
         InvalidateCheck.run(ctx)
+        LocateCheck.run(ctx)
         CancelCheck.run(ctx)
         ErrorChecks.run(ctx)
         ShutdownCheck.run(ctx)

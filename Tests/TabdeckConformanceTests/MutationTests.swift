@@ -39,8 +39,15 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         .init(plugin: python, mutant: "unstable-ties", check: "sort: ties across pages", message: "must come in the same order on every request"),
         .init(plugin: python, mutant: "unstable-ties", check: "sort: size asc", message: "though its id is unique in the natural order: rows with equal sort keys changed places between pages", rows: 1500),
         .init(plugin: python, mutant: "desc-ignored", check: "sort: size desc", message: "out of order for size desc"),
+        .init(plugin: python, mutant: "multisort-last-key-wins", check: "sort: ok asc, name desc", message: "are out of order for ok asc"),
+        .init(plugin: python, mutant: "refusal-as-result", check: "sort: non-sortable columns",
+              message: "note is declared not sortable, and a sort by it was answered with a result that is not a rows answer"),
         // Filter (9.2, 11.3).
         .init(plugin: python, mutant: "filter-text-only", check: "filter: integer column size", message: "a filter matches the text of integer cells too"),
+        .init(plugin: python, mutant: "filter-decimal-comma", check: "filter: decimal column ratio", message: "whose decimal cell ratio is"),
+        .init(plugin: python, mutant: "filter-bool-as-number", check: "filter: bool column ok", message: "whose bool cell ok is true"),
+        .init(plugin: python, mutant: "filter-date-display", check: "filter: date column day", message: "whose date cell day is 2024-"),
+        .init(plugin: python, mutant: "filter-enum-index", check: "filter: enum column kind", message: "whose enum cell kind is dir"),
         .init(plugin: python, mutant: "filter-case", check: "filter", message: "did not keep row"),
         .init(plugin: python, mutant: "filter-total", check: "filter", message: "total is 60 but"),
         // Paging and ids (10.5, 11.3).
@@ -49,15 +56,31 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         .init(plugin: python, mutant: "generation-not-echoed", check: "paging: first page", message: "it must echo the request's"),
         .init(plugin: python, mutant: "limit-ignored", check: "paging: first page", message: "105 rows for a limit of 100", rows: 150),
         .init(plugin: python, mutant: "cells-change", check: "paging: whole table", message: "came back with other cells"),
+        .init(plugin: python, mutant: "locate-unsorted", check: "locate", message: "in sort name desc answered offset"),
+        .init(plugin: python, mutant: "offset-off-by-one", check: "paging: middle page", message: "position 30 holds id r29 here but id r30 when read page by page"),
+        // Streaming (11.3.1): the rows come from a generator, used up by the first stream.
+        .init(plugin: python, mutant: "stream-total-last-chunk", check: "stream: whole table",
+              message: "the stream's total is 10, but 60 rows were sent (PROTOCOL.md 11.3.1"),
+        .init(plugin: python, mutant: "stream-exhausted", check: "stream: again", message: "the second stream differs from the first at row 0 (60 rows, then 0)"),
+        // Cancellation (6).
+        .init(plugin: python, mutant: "cancel-sticky", check: "cancel",
+              message: "the next rows request, which was not cancelled, was answered error -32800"),
+        .init(plugin: python, mutant: "cancel-keyerror", check: "cancel", message: "after $/cancel of rows request"),
         // Invalidation (12.2).
         .init(plugin: python, mutant: "invalidate-total-wrong", check: "invalidate", message: "the last invalidate said total 70, but the next rows answer says 60"),
         .init(plugin: python, mutant: "invalidate-unknown-section", check: "invalidate", message: "lists section misc, which the table does not list"),
         // Errors, ids, messages, shutdown (4.2, 12, 14, 7.4).
+        .init(plugin: python, mutant: "enum-without-values", check: "open", message: "column kind: an enum needs values"),
+        .init(plugin: python, mutant: "no-parse-guard", check: "errors: malformed line", message: "exited with status 1 after a malformed line"),
         .init(plugin: python, mutant: "string-id", check: "handshake", message: "came back with id \"1\" (the number as a string)"),
         .init(plugin: python, mutant: "unknown-method-null", check: "errors: unknown method", message: "expected error -32601"),
         .init(plugin: python, mutant: "unknown-table-root", check: "errors: unknown table", message: "rows of a table that was never opened was answered with a result"),
+        .init(plugin: python, mutant: "lenient-params", check: "errors: invalid params", message: "rows with offset \"zero\" and limit -5 was answered with a result"),
+        .init(plugin: python, mutant: "sort-unknown-column-crash", check: "errors: unknown sort column",
+              message: "rows sorted by a column that does not exist: the plugin exited with status 1"),
         .init(plugin: python, mutant: "bad-progress", check: "messages", message: "progress: done must be a number (PROTOCOL.md 12.3)"),
         .init(plugin: python, mutant: "exit-status-1", check: "shutdown", message: "exited with status 1, expected 0"),
+        .init(plugin: python, mutant: "watcher-thread", check: "exit at end of input", message: "still running 2 s after stdin closed without shutdown"),
         // The same kinds of mistakes in a plugin written in bash and jq.
         .init(plugin: shell, mutant: "string-id", check: "handshake", message: "came back with id \"1\" (the number as a string)"),
         .init(plugin: shell, mutant: "generation-not-echoed", check: "paging: first page", message: "it must echo the request's"),
@@ -66,6 +89,9 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         .init(plugin: shell, mutant: "short-page", check: "paging: whole table", message: "ending the table at 29 rows, but total says 30"),
         .init(plugin: shell, mutant: "unknown-method-null", check: "errors: unknown method", message: "expected error -32601"),
         .init(plugin: shell, mutant: "exit-status-1", check: "shutdown", message: "exited with status 1, expected 0"),
+        .init(plugin: shell, mutant: "lenient-params", check: "errors: invalid params", message: "rows with offset \"zero\" and limit -5 was answered with a result"),
+        .init(plugin: shell, mutant: "offset-as-page", check: "paging: middle page", message: "0 rows at offset 15 for a limit of 100, expected 15 of 30"),
+        .init(plugin: shell, mutant: "eof-waits", check: "exit at end of input", message: "still running 2 s after stdin closed without shutdown"),
     ]
 }
 
@@ -83,10 +109,41 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         #expect(report.warnings == 0, "\(report.text)")
         if plugin == Mutation.python {
             for name in ["sections", "children", "close", "actions", "sort: ties across pages", "filter: integer column size",
-                         "filter: decimal column ratio", "filter: date column day"] {
+                         "filter: decimal column ratio", "filter: date column day", "filter: bool column ok", "filter: enum column kind",
+                         "sort: ok asc, name desc", "sort: non-sortable columns", "paging: middle page", "cancel",
+                         "errors: invalid params", "errors: unknown sort column", "exit at end of input", "locate"] {
                 #expect(report.result(name)?.status == .passed, "\(name): \(report.text)")
             }
         }
+    }
+
+    /// The streaming mode of the Python fixture (paging: false) passes too, the stream checks run.
+    @Test func theStreamingModePasses() throws {
+        let report = try run(Mutation.python, ["MUTANT": "streaming"])
+        #expect(report.conforms, "\(report.text)")
+        #expect(report.warnings == 0, "\(report.text)")
+        for name in ["stream: whole table", "stream: again", "cancel"] {
+            #expect(report.result(name)?.status == .passed, "\(name): \(report.text)")
+        }
+    }
+
+    /// Every check that runs on the Python fixture (paging, and streaming) fails for some mutant;
+    /// `sort: COLUMN asc|desc` is one check per column, proven on one column.
+    @Test func everyCheckHasAMutant() throws {
+        let proven = Set(Mutation.all.map(\.check))
+        for environment in [[:], ["MUTANT": "streaming"]] {
+            let report = try run(Mutation.python, environment)
+            for result in report.results where result.status != .skipped && !proven.contains(result.name) {
+                let oneColumn = result.name.wholeMatch(of: /sort: [a-z]+ (asc|desc)/) != nil
+                let multiKey = result.name.hasPrefix("sort: ") && result.name.contains(",")
+                #expect(oneColumn || multiKey, "no mutant fails check \(result.name)")
+            }
+        }
+    }
+
+    /// The shell fixture's mutants fail more than 7 different checks.
+    @Test func theShellMutantsCoverMoreThanSevenChecks() {
+        #expect(Set(Mutation.all.filter { $0.plugin == Mutation.shell }.map(\.check)).count > 7)
     }
 
     @Test(arguments: Mutation.all)

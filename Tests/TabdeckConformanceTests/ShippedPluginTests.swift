@@ -49,10 +49,19 @@ import TabdeckProtocol
     /// The Swift kit's example: every part of the protocol, every check run and passed, no warning.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: inRepo(".build/debug/tabdeck-kit-example")), "needs swift build"))
     func swiftKitExampleUsesEveryFeature() throws {
-        let report = try check([inRepo(".build/debug/tabdeck-kit-example")])
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let report = try check([inRepo(".build/debug/tabdeck-kit-example")], tracePath: folder + "/check.trace")
         expectConforms(report)
         #expect(report.skipped == 0 && report.warnings == 0, "\(report.text)")
         #expect(report.result("sections")?.summary.contains("filtered by") == true, "\(report.text)")
+        #expect(report.result("locate")?.status == .passed, "\(report.text)")
+        // Used, not only declared: the trace shows progress while sorting, and locate answered with a row.
+        let lines = traceLines(folder + "/check.trace")
+        #expect(lines.contains { $0.mark == "←" && $0.text.contains(#""method":"progress""#) && $0.text.contains("reading sort keys") })
+        let locates = lines.filter { $0.mark == "→" && $0.text.contains(#""method":"locate""#) }
+        #expect(locates.count >= 2, "locate asked in the natural and a sorted order")
+        #expect(lines.contains { $0.mark == "←" && $0.text.contains(#""row":"f"#) && $0.text.contains(#""offset":"#) }, "a locate answer with a row")
     }
 
     /// The files and sqlite plugins filter every cell's text, numbers and dates too (PROTOCOL.md 11.3).

@@ -103,7 +103,14 @@ enum SortChecks {
                 case .failure(let error):
                     answers.append("\(column.id) refused (error \(error.code))")
                     if error.code != RPCError.notSupported { f.note("\(column.id): error \(error.code) (-32002 is the usual)") }
-                case .success:
+                case .success(let value):
+                    if let failure = ErrorChecks.notRows(value, request, ctx.table!, ctx) {
+                        f.fail("\(column.id) is declared not sortable, and a sort by it was answered with a result that is not a rows answer (\(failure)): "
+                               + "a refusal is an error response, {\"error\": {\"code\": -32002, \"message\"}} in place of \"result\" (PROTOCOL.md 4.1, 14.1)")
+                        f.notes += CheckContext.exchange(request.json, value)
+                        answers.append("\(column.id) answered with a result that is not rows")
+                        continue
+                    }
                     f.warn("\(column.id) is declared not sortable, yet a sort by it was answered with rows (-32002 is expected)")
                     answers.append("\(column.id) answered with rows")
                 }

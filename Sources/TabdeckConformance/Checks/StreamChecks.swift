@@ -86,7 +86,7 @@ extension CheckContext {
         guard let parsed else { throw CheckAbort(reason: "invalid rows in the stream", notes: local.lines()) }
         let total: Int? = if case .int(let n)? = result["total"] { Int(n) } else { nil }
         if let total, total != parsed.rows.count {
-            f.fail("the stream's total is \(total), but \(parsed.rows.count) rows were sent")
+            f.fail("the stream's total is \(total), but \(parsed.rows.count) rows were sent (PROTOCOL.md 11.3.1: total counts the rows of every chunk and of the result)")
         } else if total == nil {
             f.fail("the stream's result has no total (it must be the number of rows sent)")
         }
