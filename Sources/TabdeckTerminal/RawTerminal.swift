@@ -67,19 +67,28 @@ public final class RawTerminal {
     /// as the shell's job control expects (SIGTSTP, its default action), and once continued
     /// (`fg`) enters raw mode, the alternate screen and the mouse again. The caller redraws.
     public func stopProcess() {
-        guard let saved = savedTermios else { raise(SIGTSTP); return }
+        guard savedTermios != nil else { raise(SIGTSTP); return }
+        stopProcess {
+            var previous = sigaction()
+            var stop = sigaction()
+            stop.__sigaction_handler.sa_handler = SIG_DFL
+            sigemptyset(&stop.sa_mask)
+            sigaction(SIGTSTP, &stop, &previous)
+            var unblock = sigset_t()
+            sigemptyset(&unblock)
+            sigaddset(&unblock, SIGTSTP)
+            pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+            raise(SIGTSTP)  // stopped here until SIGCONT
+            sigaction(SIGTSTP, &previous, nil)
+        }
+    }
+
+    /// ``stopProcess()`` with the stop itself given: the terminal restored, `stop` called (it
+    /// returns once the process is continued), the terminal taken again. Tests stop nothing.
+    func stopProcess(stoppingWith stop: () -> Void) {
+        guard let saved = savedTermios else { stop(); return }
         restoreTerminal()
-        var previous = sigaction()
-        var stop = sigaction()
-        stop.__sigaction_handler.sa_handler = SIG_DFL
-        sigemptyset(&stop.sa_mask)
-        sigaction(SIGTSTP, &stop, &previous)
-        var unblock = sigset_t()
-        sigemptyset(&unblock)
-        sigaddset(&unblock, SIGTSTP)
-        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
-        raise(SIGTSTP)  // stopped here until SIGCONT
-        sigaction(SIGTSTP, &previous, nil)
+        stop()
         enter(saved)
     }
 
@@ -126,8 +135,9 @@ private func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
     }
 }
 
-/// Restores termios and leaves the alternate screen; safe to call more than once.
-private func restoreTerminal() {
+/// Restores termios and leaves the alternate screen; safe to call more than once. What `atexit`,
+/// the fatal signals' handlers, ``RawTerminal/leave()`` and ``RawTerminal/stopProcess()`` do.
+func restoreTerminal() {
     guard var t = savedTermios else { return }
     writeAll(outputFD, MouseModes.off + "\u{1b}[0m\u{1b}[?25h\u{1b}[?1049l")
     tcsetattr(savedFD, TCSAFLUSH, &t)
