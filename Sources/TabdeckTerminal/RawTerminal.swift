@@ -144,11 +144,21 @@ func restoreTerminal() {
     savedTermios = nil
 }
 
+/// The crash signals, and the handlers they had before Tabdeck's (Swift's backtracer installs
+/// its own at start-up), which Tabdeck's handler calls once the terminal is restored.
+private let crashSignals = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
+/// Indexed by signal number (no allocation, no reference counting in a handler).
+nonisolated(unsafe) private let chainedHandlers: UnsafeMutablePointer<sigaction> = {
+    let p = UnsafeMutablePointer<sigaction>.allocate(capacity: 65)
+    p.initialize(repeating: sigaction(), count: 65)
+    return p
+}()
+
 private func installRestoreHandlers() {
     guard !handlersInstalled else { return }
     handlersInstalled = true
     atexit { restoreTerminal() }
-    for sig in [SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP] {
+    for sig in [SIGTERM, SIGHUP, SIGINT, SIGQUIT] {
         // A signal the host already handles (SIGTERM, SIGHUP and SIGINT quit like `q`, which
         // restores the terminal itself) keeps its handler: replacing it would end the host at
         // once, its state uncommitted and its plugins left to die with it.
@@ -160,5 +170,30 @@ private func installRestoreHandlers() {
             signal(s, SIG_DFL)
             raise(s)
         }
+    }
+    for sig in crashSignals {
+        // A crash: the terminal restored first (mouse reporting off, the main screen, cooked
+        // mode), then whatever handled the signal before (Swift's backtracer prints the
+        // backtrace, now readable on the main screen), or the default action.
+        var previous = sigaction()
+        sigaction(sig, nil, &previous)
+        chainedHandlers[Int(sig)] = previous
+        var restore = sigaction()
+        restore.__sigaction_handler.sa_sigaction = { s, info, context in
+            restoreTerminal()
+            var previous = chainedHandlers[Int(s)]
+            if previous.sa_flags & SA_SIGINFO != 0, let handler = previous.__sigaction_handler.sa_sigaction {
+                sigaction(s, &previous, nil)
+                handler(s, info, context)
+            } else {
+                let handler = previous.__sigaction_handler.sa_handler
+                if handler == nil || unsafeBitCast(handler, to: Int.self) == 1 { previous.__sigaction_handler.sa_handler = SIG_DFL }  // SIG_DFL, SIG_IGN
+                sigaction(s, &previous, nil)
+                raise(s)
+            }
+        }
+        restore.sa_flags = SA_SIGINFO | (previous.sa_flags & Int32(SA_ONSTACK))
+        sigemptyset(&restore.sa_mask)
+        sigaction(sig, &restore, nil)
     }
 }

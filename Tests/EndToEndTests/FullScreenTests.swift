@@ -280,6 +280,21 @@ extension FullScreenTests {
 }
 
 extension FullScreenTests {
+    /// A crash (SIGSEGV, SIGABRT) gives the terminal back before Swift's backtracer, which
+    /// handled the signal first, prints: mouse reporting off, the main screen.
+    @Test(.enabled(if: available), arguments: [SIGSEGV, SIGABRT])
+    func aCrashGivesTheMouseBack(signal: Int32) async throws {
+        let screen = try Screen(config: Self.root + "/config.json")
+        defer { screen.close() }
+        try await screen.waitFor("row 1 of 200")
+        try await screen.waitUntil { _ in screen.mouseFlags() == "1 1" && screen.flag("alternate_on") == "1" }
+        let pid = try #require(screen.pid())
+        kill(pid, signal)
+        try await screen.waitUntil { _ in screen.mouseFlags() == "0 0" && screen.flag("alternate_on") == "0" }
+    }
+}
+
+extension FullScreenTests {
     /// SIGTERM and SIGHUP in full screen quit like `q`: exit status 0, the selection made just
     /// before is kept, the terminal's modes are restored (mouse reporting off).
     @Test(.enabled(if: available), arguments: [SIGTERM, SIGHUP])
