@@ -67,19 +67,28 @@ public final class RawTerminal {
     /// as the shell's job control expects (SIGTSTP, its default action), and once continued
     /// (`fg`) enters raw mode, the alternate screen and the mouse again. The caller redraws.
     public func stopProcess() {
-        guard let saved = savedTermios else { raise(SIGTSTP); return }
+        guard savedTermios != nil else { raise(SIGTSTP); return }
+        stopProcess {
+            var previous = sigaction()
+            var stop = sigaction()
+            stop.__sigaction_handler.sa_handler = SIG_DFL
+            sigemptyset(&stop.sa_mask)
+            sigaction(SIGTSTP, &stop, &previous)
+            var unblock = sigset_t()
+            sigemptyset(&unblock)
+            sigaddset(&unblock, SIGTSTP)
+            pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+            raise(SIGTSTP)  // stopped here until SIGCONT
+            sigaction(SIGTSTP, &previous, nil)
+        }
+    }
+
+    /// ``stopProcess()`` with the stop itself given: the terminal restored, `stop` called (it
+    /// returns once the process is continued), the terminal taken again. Tests stop nothing.
+    func stopProcess(stoppingWith stop: () -> Void) {
+        guard let saved = savedTermios else { stop(); return }
         restoreTerminal()
-        var previous = sigaction()
-        var stop = sigaction()
-        stop.__sigaction_handler.sa_handler = SIG_DFL
-        sigemptyset(&stop.sa_mask)
-        sigaction(SIGTSTP, &stop, &previous)
-        var unblock = sigset_t()
-        sigemptyset(&unblock)
-        sigaddset(&unblock, SIGTSTP)
-        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
-        raise(SIGTSTP)  // stopped here until SIGCONT
-        sigaction(SIGTSTP, &previous, nil)
+        stop()
         enter(saved)
     }
 
@@ -126,19 +135,30 @@ private func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
     }
 }
 
-/// Restores termios and leaves the alternate screen; safe to call more than once.
-private func restoreTerminal() {
+/// Restores termios and leaves the alternate screen; safe to call more than once. What `atexit`,
+/// the fatal signals' handlers, ``RawTerminal/leave()`` and ``RawTerminal/stopProcess()`` do.
+func restoreTerminal() {
     guard var t = savedTermios else { return }
     writeAll(outputFD, MouseModes.off + "\u{1b}[0m\u{1b}[?25h\u{1b}[?1049l")
     tcsetattr(savedFD, TCSAFLUSH, &t)
     savedTermios = nil
 }
 
+/// The crash signals, and the handlers they had before Tabdeck's (Swift's backtracer installs
+/// its own at start-up), which Tabdeck's handler calls once the terminal is restored.
+private let crashSignals = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
+/// Indexed by signal number (no allocation, no reference counting in a handler).
+nonisolated(unsafe) private let chainedHandlers: UnsafeMutablePointer<sigaction> = {
+    let p = UnsafeMutablePointer<sigaction>.allocate(capacity: 65)
+    p.initialize(repeating: sigaction(), count: 65)
+    return p
+}()
+
 private func installRestoreHandlers() {
     guard !handlersInstalled else { return }
     handlersInstalled = true
     atexit { restoreTerminal() }
-    for sig in [SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP] {
+    for sig in [SIGTERM, SIGHUP, SIGINT, SIGQUIT] {
         // A signal the host already handles (SIGTERM, SIGHUP and SIGINT quit like `q`, which
         // restores the terminal itself) keeps its handler: replacing it would end the host at
         // once, its state uncommitted and its plugins left to die with it.
@@ -150,5 +170,30 @@ private func installRestoreHandlers() {
             signal(s, SIG_DFL)
             raise(s)
         }
+    }
+    for sig in crashSignals {
+        // A crash: the terminal restored first (mouse reporting off, the main screen, cooked
+        // mode), then whatever handled the signal before (Swift's backtracer prints the
+        // backtrace, now readable on the main screen), or the default action.
+        var previous = sigaction()
+        sigaction(sig, nil, &previous)
+        chainedHandlers[Int(sig)] = previous
+        var restore = sigaction()
+        restore.__sigaction_handler.sa_sigaction = { s, info, context in
+            restoreTerminal()
+            var previous = chainedHandlers[Int(s)]
+            if previous.sa_flags & SA_SIGINFO != 0, let handler = previous.__sigaction_handler.sa_sigaction {
+                sigaction(s, &previous, nil)
+                handler(s, info, context)
+            } else {
+                let handler = previous.__sigaction_handler.sa_handler
+                if handler == nil || unsafeBitCast(handler, to: Int.self) == 1 { previous.__sigaction_handler.sa_handler = SIG_DFL }  // SIG_DFL, SIG_IGN
+                sigaction(s, &previous, nil)
+                raise(s)
+            }
+        }
+        restore.sa_flags = SA_SIGINFO | (previous.sa_flags & Int32(SA_ONSTACK))
+        sigemptyset(&restore.sa_mask)
+        sigaction(sig, &restore, nil)
     }
 }

@@ -253,6 +253,48 @@ extension FullScreenTests {
 }
 
 extension FullScreenTests {
+    /// Ctrl-Z from an interactive shell (job control): Tabdeck stops with the terminal given
+    /// back (mouse reporting off, the main screen); after `fg` it takes the terminal again
+    /// (reporting on, the alternate screen, the table drawn whole) and still answers the mouse.
+    @Test(.enabled(if: available && FileManager.default.isExecutableFile(atPath: "/bin/bash")))
+    func ctrlZGivesTheMouseBackAndFgTakesItAgain() async throws {
+        let screen = try Screen(config: Self.root + "/config.json", fromShell: true)
+        defer { screen.close() }
+        try await screen.waitFor("row 1 of 200")
+        try await screen.waitUntil { _ in screen.mouseFlags() == "1 1" && screen.flag("alternate_on") == "1" }
+        await screen.keys("C-z")
+        try await screen.waitUntil { $0.joined().contains("Stopped") }
+        try await screen.waitUntil { _ in screen.mouseFlags() == "0 0" && screen.flag("alternate_on") == "0" }
+        await screen.type("fg")
+        await screen.keys("Enter")
+        try await screen.waitUntil { $0.joined().contains("row 1 of 200") && screen.mouseFlags() == "1 1" && screen.flag("alternate_on") == "1" }
+        await screen.keys("j")  // the keys and the mouse work again
+        try await screen.waitFor("row 2 of 200")
+        let line = screen.lines()[5]
+        let x = line.distance(from: line.startIndex, to: line.range(of: "│")!.lowerBound) + 1
+        await screen.sgr(0, x + 10, 6)  // a click on the fifth line: row 5
+        try await screen.waitFor("row 5 of 200")
+        await screen.keys("q")
+        try await screen.waitUntil { _ in screen.mouseFlags() == "0 0" && screen.flag("alternate_on") == "0" }
+    }
+}
+
+extension FullScreenTests {
+    /// A crash (SIGSEGV, SIGABRT) gives the terminal back before Swift's backtracer, which
+    /// handled the signal first, prints: mouse reporting off, the main screen.
+    @Test(.enabled(if: available), arguments: [SIGSEGV, SIGABRT])
+    func aCrashGivesTheMouseBack(signal: Int32) async throws {
+        let screen = try Screen(config: Self.root + "/config.json")
+        defer { screen.close() }
+        try await screen.waitFor("row 1 of 200")
+        try await screen.waitUntil { _ in screen.mouseFlags() == "1 1" && screen.flag("alternate_on") == "1" }
+        let pid = try #require(screen.pid())
+        kill(pid, signal)
+        try await screen.waitUntil { _ in screen.mouseFlags() == "0 0" && screen.flag("alternate_on") == "0" }
+    }
+}
+
+extension FullScreenTests {
     /// SIGTERM and SIGHUP in full screen quit like `q`: exit status 0, the selection made just
     /// before is kept, the terminal's modes are restored (mouse reporting off).
     @Test(.enabled(if: available), arguments: [SIGTERM, SIGHUP])
@@ -288,11 +330,24 @@ private final class Screen {
     let socket = "tabdeck-e2e-" + UUID().uuidString.prefix(8)
     let marker: String
 
-    init(config: String, state: String? = nil, width: Int = 120, height: Int = 40) throws {
+    /// `fromShell`: typed into an interactive bash (job control, for Ctrl-Z and `fg`) instead
+    /// of run as the pane's command.
+    init(config: String, state: String? = nil, width: Int = 120, height: Int = 40, fromShell: Bool = false) throws {
         let stateDir = try state ?? temporaryDirectory()
         marker = stateDir + "/exited"
-        let command = "'\(FullScreenTests.binary)' --config '\(config)' --state-dir '\(stateDir)'; echo $? > '\(marker)'; sleep 30"
-        try tmux(["new-session", "-d", "-x", String(width), "-y", String(height), command])
+        let tabdeck = "'\(FullScreenTests.binary)' --config '\(config)' --state-dir '\(stateDir)'"
+        guard fromShell else {
+            try tmux(["new-session", "-d", "-x", String(width), "-y", String(height), tabdeck + "; echo $? > '\(marker)'; sleep 30"])
+            return
+        }
+        try tmux(["new-session", "-d", "-x", String(width), "-y", String(height), "exec env PS1='$ ' /bin/bash --norc --noprofile -i"])
+        try tmux(["send-keys", "-l", tabdeck])
+        try tmux(["send-keys", "Enter"])
+    }
+
+    /// A pane flag of tmux's (`alternate_on`, ...): "0" or "1".
+    func flag(_ name: String) -> String {
+        ((try? tmux(["display-message", "-p", "#{\(name)}"])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Runs tmux through `tool()` (posix_spawn, output to a file, clean signal mask): Foundation's

@@ -139,7 +139,8 @@ import TabdeckProtocol
     }
 
     /// A click on ▸ expands the row in place (▾), on a child's ▸ the child, and the cursor goes
-    /// there; a double click on a child row expands it too.
+    /// there; a click on the child's ▾ collapses it, and a double click on a child row expands
+    /// it too (a top-level row would be opened).
     @Test(arguments: [40, 80, 120])
     func aClickOnTheMarkerExpandsInPlace(width: Int) {
         var s = OutlineScreenTests.scene(width: width)
@@ -149,6 +150,14 @@ import TabdeckProtocol
         let lib = Self.place(s) { if case .row(let h) = $0 { h.position.path == [1] && h.part == .expander } else { false } }
         s.click(x: lib.x, y: lib.y)
         #expect(Self.table(s).isExpanded(["src", "lib"]))
+        #expect(Self.table(s).cursorPosition == OutlinePosition(row: 0, path: [1]))
+        Self.check(s, Self.expandedByClicks, width, "expandedByClicks")
+        s.click(x: lib.x, y: lib.y)  // ▾: collapsed
+        #expect(!Self.table(s).isExpanded(["src", "lib"]) && Self.table(s).isExpanded(["src"]))
+        let libRow = Self.place(s) { if case .row(let h) = $0 { h.position.path == [1] && h.part == .body } else { false } }
+        s.doubleClick(x: libRow.x + 8, y: libRow.y)
+        #expect(Self.table(s).isExpanded(["src", "lib"]))
+        #expect(s.scene.ws.tabs["people"]!.stack.count == 1, "expanded in place, not opened")
         #expect(Self.table(s).cursorPosition == OutlinePosition(row: 0, path: [1]))
         Self.check(s, Self.expandedByClicks, width, "expandedByClicks")
         let util = Self.place(s) { if case .row(let h) = $0 { h.position.path == [1, 0] && h.part == .body } else { false } }
@@ -255,6 +264,67 @@ import TabdeckProtocol
         Self.check(s, Self.formFocused, width, "formFocused")
     }
 
+    /// A cell of the screen, away from the box, where a click lands outside the menu, the
+    /// question or the form (the status line's first cell; checked against the hit map).
+    static func outsideTheBox(_ s: ScreenScene, sourceLocation: SourceLocation = #_sourceLocation) -> (x: Int, y: Int) {
+        let at = (x: 0, y: s.model.size.height - 1)
+        #expect(!s.frame.hits.targets(x: at.x, y: at.y).contains(.overlay), "the box covers the status line", sourceLocation: sourceLocation)
+        #expect(s.frame.hits.first(where: { $0 == .overlay }) != nil, "no box on screen", sourceLocation: sourceLocation)
+        return at
+    }
+
+    /// The question: a click on "Enter or n: No" answers No (the action does not run, as `n`),
+    /// a click in the box away from the answers does nothing, a click outside the box closes it
+    /// (as Esc); a form: a click outside closes it, the action not run, what was typed dropped.
+    @Test(arguments: [40, 80, 120])
+    func noByAClickAndAClickOutsideTheQuestionOrTheFormCloseThem(width: Int) {
+        var s = ScreenScene(ActionScreenTests.scene(), width: width, height: 10)
+        func openDelete() {
+            s.press(.char("a"))
+            let delete = Self.place(s) { $0 == .menuEntry(0) }
+            s.click(x: delete.x + 3, y: delete.y)
+            #expect(s.lines == Self.question[width])
+        }
+        openDelete()
+        let box = Self.place(s) { $0 == .overlay }
+        s.click(x: box.x + 1, y: box.y + 1)  // the question's text, no answer there
+        #expect(s.lines == Self.question[width])
+        let no = Self.place(s) { $0 == .answer(false) }
+        s.click(x: no.x + no.width - 1, y: no.y)
+        #expect(s.model.ui.mode == .table)
+        #expect(s.scene.edits.isEmpty)
+        Self.check(s, Self.answeredNo, width, "answeredNo")
+
+        openDelete()
+        let outside = Self.outsideTheBox(s)
+        s.click(x: outside.x, y: outside.y)
+        #expect(s.model.ui.mode == .table)
+        #expect(s.scene.edits.isEmpty)
+        Self.check(s, Self.answeredNo, width, "answeredNo")  // as Esc: "Delete: not run"
+
+        // Outside on a tab (the tab bar or the sidebar): the question closes, the tab is not selected.
+        openDelete()
+        let orders = Self.tab(s, "orders")
+        s.click(x: orders.x + 1, y: orders.y)
+        #expect(s.model.ui.mode == .table)
+        #expect(s.scene.ws.selectedTab == "people")
+        #expect(s.scene.edits.isEmpty)
+
+        s.press(.char("a"))
+        let add = Self.place(s) { $0 == .menuEntry(1) }
+        s.click(x: add.x, y: add.y)
+        s.type("Ann")
+        let form = Self.outsideTheBox(s)
+        s.click(x: form.x, y: form.y)
+        #expect(s.model.ui.mode == .table)
+        #expect(s.scene.edits.isEmpty)
+        Self.check(s, Self.formClosed, width, "formClosed")
+        s.press(.char("a"))
+        s.press(.char("+"))
+        guard case .action(.form(let again)) = s.model.ui.mode else { Issue.record("no form"); return }
+        #expect(again.values[0] == "", "what was typed went with the form")
+    }
+
     /// Help: a click on a key's line does what the key does (help closes), on a command's line
     /// opens the command line with it typed, and a click elsewhere closes help.
     @Test(arguments: [40, 80, 120])
@@ -278,6 +348,65 @@ import TabdeckProtocol
         s.press(.char("?"))
         s.click(x: 0, y: 11)
         #expect(s.model.ui.mode == .table)
+    }
+
+    /// The detail view and an output panel: a notch of the wheel anywhere scrolls them three
+    /// lines (as three ↓), up again three; a click outside them (on a tab) closes them without
+    /// selecting the tab, and a click inside them closes them too.
+    @Test(arguments: [40, 80, 120])
+    func theWheelScrollsAndAClickClosesTheDetailViewAndTheOutputPanel(width: Int) {
+        var s = ScreenScene(width: width, height: 5)
+        s.press(.char("d"))
+        var keyed = s
+        keyed.press(.down, .down, .down)
+        s.wheel(.wheelDown, x: width - 2, y: 2)
+        #expect(s.model.ui.mode == .detail(scroll: 3))
+        #expect(s.lines == keyed.lines)
+        Self.check(s, Self.detailWheeled, width, "detailWheeled")
+        s.wheel(.wheelUp, x: width - 2, y: 2, notches: 2)
+        #expect(s.model.ui.mode == .detail(scroll: 0))
+        let orders = Self.tab(s, "orders")
+        s.click(x: orders.x + 1, y: orders.y)
+        #expect(s.model.ui.mode == .table)
+        #expect(s.scene.ws.selectedTab == "people")
+        s.press(.char("d"))
+        s.click(x: width - 2, y: 2)
+        #expect(s.model.ui.mode == .table)
+
+        s = ScreenScene(width: width, height: 4)  // lower, so that the four lines of `columns` overflow
+        s.input(.promptClosed("columns"))
+        guard case .output(let text, 0) = s.model.ui.mode else { Issue.record("no output panel"); return }
+        keyed = s
+        keyed.press(.down, .down, .down)
+        s.wheel(.wheelDown, x: 1, y: 2)
+        #expect(s.model.ui.mode == .output(text, scroll: 3))
+        #expect(s.lines == keyed.lines)
+        Self.check(s, Self.outputWheeled, width, "outputWheeled")
+        s.wheel(.wheelUp, x: 1, y: 2)
+        #expect(s.model.ui.mode == .output(text, scroll: 0))
+        s.click(x: Self.tab(s, "orders").x + 1, y: Self.tab(s, "orders").y)
+        #expect(s.model.ui.mode == .table)
+        #expect(s.scene.ws.selectedTab == "people")
+        s.input(.promptClosed("columns"))
+        s.click(x: 1, y: 2)
+        #expect(s.model.ui.mode == .table)
+    }
+
+    /// Help: a notch of the wheel scrolls it three lines (as three ↓), up again three.
+    @Test(arguments: [40, 80, 120])
+    func theWheelScrollsHelp(width: Int) {
+        var s = ScreenScene(width: width, height: 8)
+        s.press(.char("?"))
+        let top = s.lines
+        var keyed = s
+        keyed.press(.down, .down, .down)
+        s.wheel(.wheelDown, x: 2, y: 3)
+        #expect(s.model.ui.mode == .help(scroll: 3))
+        #expect(s.lines == keyed.lines && s.lines != top)
+        Self.check(s, Self.helpWheeled, width, "helpWheeled")
+        s.wheel(.wheelUp, x: 2, y: 3)
+        #expect(s.model.ui.mode == .help(scroll: 0))
+        #expect(s.lines == top)
     }
 
     /// `mouse off` (and config.json's `"mouse": false`) leaves the mouse to the terminal: the

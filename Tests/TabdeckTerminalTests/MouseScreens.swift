@@ -484,3 +484,161 @@ extension MouseScreenTests {
         ],
     ]
 }
+
+extension MouseScreenTests {
+    static let answeredNo: [Int: [String]] = [
+        40: [
+            " ◆ People  $ Orders  ⚙ Processes       >",
+            "  Name              Age Status    City",
+            "  name0              20 todo      Lyon",
+            "  name1              21 doing     Oslo",
+            "  name2              22 done      Kyoto",
+            "  name3              23 todo      Lima",
+            "  name4              24 doing     Lyon",
+            "",
+            "",
+            "Delete: not run · row 1 of 5",
+        ],
+        80: [
+            " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+            "  Name                   Age Status                     City",
+            "  name0                   20 todo                       Lyon",
+            "  name1                   21 doing                      Oslo",
+            "  name2                   22 done                       Kyoto",
+            "  name3                   23 todo                       Lima",
+            "  name4                   24 doing                      Lyon",
+            "",
+            "",
+            "Delete: not run · row 1 of 5",
+        ],
+        120: [
+            " Data                   │  Name                   Age Status                             City",
+            "  ◆ People              │  name0                   20 todo                               Lyon",
+            "  $ Orders              │  name1                   21 doing                              Oslo",
+            "                        │  name2                   22 done                               Kyoto",
+            " System                 │  name3                   23 todo                               Lima",
+            "  ⚙ Processes           │  name4                   24 doing                              Lyon",
+            "  ≡ Logs                │",
+            "                        │",
+            "                        │",
+            "Delete: not run · row 1 of 5",
+        ],
+    ]
+
+    static let formClosed: [Int: [String]] = [
+        40: [
+            " ◆ People  $ Orders  ⚙ Processes       >",
+            "  Name              Age Status    City",
+            "  name0              20 todo      Lyon",
+            "  name1              21 doing     Oslo",
+            "  name2              22 done      Kyoto",
+            "  name3              23 todo      Lima",
+            "  name4              24 doing     Lyon",
+            "",
+            "",
+            "Add person: not run · row 1 of 5",
+        ],
+        80: [
+            " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+            "  Name                   Age Status                     City",
+            "  name0                   20 todo                       Lyon",
+            "  name1                   21 doing                      Oslo",
+            "  name2                   22 done                       Kyoto",
+            "  name3                   23 todo                       Lima",
+            "  name4                   24 doing                      Lyon",
+            "",
+            "",
+            "Add person: not run · row 1 of 5",
+        ],
+        120: [
+            " Data                   │  Name                   Age Status                             City",
+            "  ◆ People              │  name0                   20 todo                               Lyon",
+            "  $ Orders              │  name1                   21 doing                              Oslo",
+            "                        │  name2                   22 done                               Kyoto",
+            " System                 │  name3                   23 todo                               Lima",
+            "  ⚙ Processes           │  name4                   24 doing                              Lyon",
+            "  ≡ Logs                │",
+            "                        │",
+            "                        │",
+            "Add person: not run · row 1 of 5",
+        ],
+    ]
+
+    static let detailWheeled: [Int: [String]] = [
+        40: [
+            " ◆ People  $ Orders  ⚙ Processes       >",
+            " row 1 of 1,000,000",
+            " City    Lyon",
+            " row id  p0",
+            "row 1 of 1,000,000",
+        ],
+        80: [
+            " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+            " row 1 of 1,000,000",
+            " City    Lyon",
+            " row id  p0",
+            "row 1 of 1,000,000",
+        ],
+        120: [
+            " Data                   │ row 1 of 1,000,000",
+            "  ◆ People              │ City    Lyon",
+            "  $ Orders              │ row id  p0",
+            "                        │",
+            "row 1 of 1,000,000",
+        ],
+    ]
+
+    static let outputWheeled: [Int: [String]] = [
+        40: [
+            " ◆ People  $ Orders  ⚙ Processes       >",
+            " enum(todo<doing<done)",
+            " 4. city \"City\" — text",
+            "output · ↑↓ scroll · Esc closes",
+        ],
+        80: [
+            " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+            " 3. status \"Status\" — enum(todo<doing<done)",
+            " 4. city \"City\" — text",
+            "output · ↑↓ scroll · Esc closes",
+        ],
+        120: [
+            " Data                   │ 2. age \"Age\" — integer",
+            "  ◆ People              │ 3. status \"Status\" — enum(todo<doing<done)",
+            "  $ Orders              │ 4. city \"City\" — text",
+            "output · ↑↓ scroll · Esc closes",
+        ],
+    ]
+
+    static let helpWheeled: [Int: [String]] = [
+        40: [
+            "   ↑ k",
+            "     move-up: move up a row",
+            "   PgDn",
+            "     page-down: next page",
+            "   PgUp",
+            "     page-up: previous page",
+            "   g Home",
+            "help · ↑↓ scroll · Esc closes",
+        ],
+        80: [
+            "   PgDn                          page-down: next page",
+            "   PgUp                          page-up: previous page",
+            "   g Home                        top: first row",
+            "   G End                         bottom: last row (when counted)",
+            "   ← h                           column-left: column cursor left",
+            "   → l                           column-right: column cursor right",
+            "   Tab ]                         next-tab: next tab",
+            "help · ↑↓ PgUp PgDn scroll · Esc or ? closes",
+        ],
+        120: [
+            "   PgDn                          page-down: next page",
+            "   PgUp                          page-up: previous page",
+            "   g Home                        top: first row",
+            "   G End                         bottom: last row (when counted)",
+            "   ← h                           column-left: column cursor left",
+            "   → l                           column-right: column cursor right",
+            "   Tab ]                         next-tab: next tab",
+            "help · ↑↓ PgUp PgDn scroll · Esc or ? closes",
+        ],
+    ]
+}
