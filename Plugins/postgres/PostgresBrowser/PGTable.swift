@@ -187,7 +187,7 @@ public final class PGTable: @unchecked Sendable {
             let condition = primaryKey.enumerated().map { i, c in
                 "\(PGSQL.quote(c.name)) = $\(i + 1)::\(c.sqlType)"
             }.joined(separator: " AND ")
-            let r = try connection.query("WITH d AS (DELETE FROM \(source) WHERE \(condition) RETURNING 1) SELECT count(*)::text FROM d", values)
+            let r = try connection.query("WITH d AS (DELETE FROM \(source) WHERE \(condition) RETURNING 1) SELECT count(*)::text FROM d", values, retry: false)
             deleted += Int(r.first?[0] ?? "0") ?? 0
         }
         anchors.clear()
