@@ -71,10 +71,12 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
         lock.lock()
         let table = tables[request.table], entries = catalog, hasConnection = connection != nil
+        let exact = counts[CountKey(handle: request.table, filter: filter)]
         lastFilter[request.table] = filter
         lock.unlock()
         if let table {
-            let rows = try table.page(offset: request.offset, limit: request.limit, sort: request.sort, filter: filter, cancel: cancel)
+            let rows = try table.page(offset: request.offset, limit: request.limit, sort: request.sort, filter: filter,
+                                      exactTotal: exact, cancel: cancel)
             return request.result(rows, total: total(of: table, handle: request.table, filter: filter))
         }
         guard request.table == "root", hasConnection else { throw RPCError.unknown(table: request.table) }
