@@ -56,6 +56,46 @@ class OtherBenchesTests(unittest.TestCase):
         self.assertEqual(spread, (2, 30))
 
 
+class PostgresSummaryTests(unittest.TestCase):
+    """The postgres section's verdicts from its raw figures (no server needed)."""
+
+    @staticmethod
+    def result(first_ms=40.0, page_ms=1.0, end_ids=("9", "10"), psql_page=None):
+        import pg_bench
+        pages = {o: [str(o)] for o in range(2 * pg_bench.UP + 1)}
+        tabdeck = {"first_page_ms": first_ms, "first_rows_rtt_ms": 2.0, "first_ids": ["1"], "middle_ids": ["5"],
+                   "end_ids": list(end_ids), "middle_jump_ms": 300.0, "end_jump_ms": 3.0,
+                   "middle_pages_ms": [page_ms] * 150, "end_pages_ms": [page_ms] * 100, "page_ids": pages,
+                   "plugin_rss_mib": 30.0, "plugin_peak_mib": 31.0}
+        psql = {"first_page_ms": 30.0, "first_rows_rtt_ms": 0.5, "first_ids": ["1"], "middle_ids": ["5"],
+                "end_ids": ["9", "10"], "middle_jump_ms": 500.0, "end_jump_ms": 900.0, "middle_pages_ms": [0.4] * 150,
+                "end_pages_ms": [0.4] * 100, "middle_offset_pages_ms": [400.0], "end_offset_pages_ms": [800.0],
+                "page_ids": {**pages, **({0: psql_page} if psql_page else {})}}
+        return {"tabdeck": [tabdeck], "psql": [psql], "host": {"big_mib": 34.0, "small_mib": 33.0}}
+
+    def verdicts(self, res):
+        import pg_bench
+        return {label: passed for label, _, _, _, passed in pg_bench.summary(10_000_000, res)}
+
+    def test_targets_pass_when_met(self):
+        v = self.verdicts(self.result())
+        self.assertTrue(v["first sorted page, spawn → page (median)"])
+        self.assertTrue(v["page RTT at the middle, p99"])
+        self.assertTrue(v["host RSS, 10,000,000 rows / 1,000 rows"])
+        self.assertTrue(next(ok for label, ok in v.items() if label.startswith("same rows")))
+
+    def test_slow_pages_and_first_page_miss(self):
+        v = self.verdicts(self.result(first_ms=150.0, page_ms=6.0))
+        self.assertFalse(v["first sorted page, spawn → page (median)"])
+        self.assertFalse(v["page RTT at the middle, p99"])
+        self.assertFalse(v["page RTT at the end, p99"])
+
+    def test_a_page_that_differs_from_psql_fails_same_rows(self):
+        for res in (self.result(end_ids=("9", "11")), self.result(psql_page=["other"])):
+            v = self.verdicts(res)
+            self.assertFalse(next(ok for label, ok in v.items() if label.startswith("same rows")))
+
+
 class BenchScriptTests(unittest.TestCase):
     def test_help_names_every_option(self):
         out = subprocess.run([sys.executable, BENCH, "--help"], capture_output=True, text=True, check=True).stdout

@@ -55,6 +55,16 @@ import TabdeckProtocol
         #expect(PGSQL.after(desc, [nil, "4"]).sql == "((\(n) IS NULL AND \"id\" < $1::integer))")
     }
 
+    @Test func keysetAfterANullDescendingKeyBehindAnotherKeyNumbersOnlyTheParametersItBinds() throws {
+        // [price asc, name desc, id desc] from (9.50, NULL, 4): a NULL name descending has no
+        // "after" of its own; the parameters of that dropped alternative must not be numbered.
+        let terms = try PGSQL.orderTerms([SortKey("price", .ascending), SortKey("name", .descending)], columns: columns, identity: identity)
+        let a = PGSQL.after(terms, ["9.50", nil, "4"])
+        let n = "\"name\" COLLATE \"C\""
+        #expect(a.sql == "((\"price\" > $1::numeric(10,2)) OR (\"price\" = $2::numeric(10,2) AND \(n) IS NULL AND \"id\" < $3::integer))")
+        #expect(a.binds == ["9.50", "9.50", "4"])
+    }
+
     @Test func filterMatchesEveryCellsTextLiterally() {
         #expect(PGSQL.filter(columns: [id, name], parameter: 1) == "(\"id\"::text ILIKE $1 OR \"name\"::text ILIKE $1)")
         #expect(PGSQL.containsPattern("50%_a\\b") == "%50\\%\\_a\\\\b%")

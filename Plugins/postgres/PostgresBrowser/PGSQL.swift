@@ -133,6 +133,8 @@ public enum PGSQL {
         var alternatives: [String] = []
         var binds: [String?] = []
         for i in terms.indices {
+            // Nothing comes after NULL descending: no alternative (and no parameter numbered for it).
+            if terms[i].descending && key[i] == nil { continue }
             var parts: [String] = []
             var partBinds: [String?] = []
             for j in 0..<i {

@@ -91,7 +91,10 @@ public final class PGTable: @unchecked Sendable {
 
     /// The rows at `offset ..< offset + limit` in the order of `sort`, keeping those with a
     /// cell containing `filter`.
-    public func page(offset: Int, limit: Int, sort: [SortKey], filter: String?, cancel: CancellationFlag?) throws -> [Row] {
+    /// `exactTotal`: the exact number of matching rows when known (the last page is then read
+    /// backward from the end).
+    public func page(offset: Int, limit: Int, sort: [SortKey], filter: String?, exactTotal: Int? = nil,
+                     cancel: CancellationFlag?) throws -> [Row] {
         let terms = try PGSQL.orderTerms(sort, columns: columns, identity: identity)
         var conditions: [String] = []
         var binds: [String?] = []
@@ -115,6 +118,13 @@ public final class PGTable: @unchecked Sendable {
         let order = PGAnchors.Order(sort: sort, filter: filter)
         var from = anchors.nearest(order, atOrBefore: offset)
         let gap = offset - (from?.position ?? 0)
+        // Backward: from a remembered key after the page (or the table's end, when its exact
+        // row count is known), in the reversed order; chosen when it skips fewer rows. This
+        // makes Page Up after a jump, and the last page, keyset reads too.
+        if gap > 0, let back = backwardStart(order, offset: offset, limit: limit, total: exactTotal), back.gap < gap {
+            return try backwardPage(order, terms: terms, conditions: conditions, binds: binds, offset: offset,
+                                    count: back.stop - offset, start: back, cancel: cancel)
+        }
         if gap > 0 {
             // Skip to the row before the page reading keys only (an index-only scan where one fits).
             var c = conditions, b = binds
@@ -128,11 +138,61 @@ public final class PGTable: @unchecked Sendable {
         if let key = from?.key { let a = PGSQL.after(terms, key, first: binds.count + 1); conditions.append(a.sql); binds += a.binds }
         let sql = "SELECT \((keyList + cells).joined(separator: ", ")) FROM \(source)" + whereClause(conditions) + orderBy + " LIMIT \(limit)"
         let fetched = try connection.query(sql, binds, cancel: cancel)
-        if let last = fetched.last { anchors.remember(order, position: offset + fetched.count, key: Array(last.prefix(terms.count))) }
+        return rows(fetched, order: order, offset: offset, keyCount: terms.count)
+    }
+
+    /// Where a backward read of the page at `offset` would start: the nearest remembered key
+    /// after the page (an anchor at position `a` holds the key of row `a - 1`), or the end of
+    /// the table; `gap` is how many rows it skips, `stop` the end of the page (exclusive).
+    private func backwardStart(_ order: PGAnchors.Order, offset: Int, limit: Int, total: Int?)
+        -> (stop: Int, key: [String?]?, gap: Int)? {
+        let stop = min(offset + limit, total ?? Int.max)
+        guard stop > offset else { return nil }
+        var best: (stop: Int, key: [String?]?, gap: Int)?
+        if let after = anchors.nearest(order, atOrAfter: stop + 1) {
+            best = (stop, after.key, after.position - 1 - stop)
+        }
+        if let total, best == nil || total - stop < best!.gap { best = (stop, nil, total - stop) }
+        return best
+    }
+
+    /// The rows `offset ..< start.stop` read in the reversed order from `start.key` (exclusive)
+    /// or from the end, skipping `start.gap` rows first (keys only), then put back in order.
+    private func backwardPage(_ order: PGAnchors.Order, terms: [PGOrderTerm], conditions: [String], binds: [String?],
+                              offset: Int, count: Int, start: (stop: Int, key: [String?]?, gap: Int),
+                              cancel: CancellationFlag?) throws -> [Row] {
+        let reversed = terms.map { t in var r = t; r.descending.toggle(); return r }
+        let orderBy = " ORDER BY " + reversed.map(\.sql).joined(separator: ", ")
+        let cells = columns.enumerated().map { "\(PGSQL.quote($1.name))::text AS c\($0)" }
+        let keyList = terms.enumerated().map { "(\($1.expression))::text AS k\($0)" }
+        var key = start.key
+        if start.gap > 0 {
+            var c = conditions, b = binds
+            if let key { let a = PGSQL.after(reversed, key, first: b.count + 1); c.append(a.sql); b += a.binds }
+            let sql = "SELECT \(keyList.joined(separator: ", ")) FROM \(source)" + whereClause(c) + orderBy
+                + " LIMIT 1 OFFSET \(start.gap - 1)"
+            guard let found = try connection.query(sql, b, cancel: cancel).first else { return [] }
+            anchors.remember(order, position: start.stop + 1, key: found)
+            key = found
+        }
+        var c = conditions, b = binds
+        if let key { let a = PGSQL.after(reversed, key, first: b.count + 1); c.append(a.sql); b += a.binds }
+        let sql = "SELECT \((keyList + cells).joined(separator: ", ")) FROM \(source)" + whereClause(c) + orderBy + " LIMIT \(count)"
+        let fetched = try connection.query(sql, b, cancel: cancel)
+        // Fewer rows than asked: the table shrank since it was counted; the page is what is there.
+        let first = offset + count - fetched.count
+        return rows(Array(fetched.reversed()), order: order, offset: first, keyCount: terms.count)
+    }
+
+    /// Rows from fetched `keys + cells`; remembers the keys of the first and the last row as
+    /// anchors (a forward read continues after the last, a backward one before the first).
+    private func rows(_ fetched: [[String?]], order: PGAnchors.Order, offset: Int, keyCount: Int) -> [Row] {
+        if let first = fetched.first { anchors.remember(order, position: offset + 1, key: Array(first.prefix(keyCount))) }
+        if let last = fetched.last { anchors.remember(order, position: offset + fetched.count, key: Array(last.prefix(keyCount))) }
         let idCount = identity.count
         return fetched.map { r in
-            let key = Array(r.prefix(terms.count).suffix(idCount))
-            return Row(id: Self.rowID(key), cells: zip(columns, r.dropFirst(terms.count)).map { Self.cell($0.type, $1) })
+            let key = Array(r.prefix(keyCount).suffix(idCount))
+            return Row(id: Self.rowID(key), cells: zip(columns, r.dropFirst(keyCount)).map { Self.cell($0.type, $1) })
         }
     }
 
@@ -187,7 +247,7 @@ public final class PGTable: @unchecked Sendable {
             let condition = primaryKey.enumerated().map { i, c in
                 "\(PGSQL.quote(c.name)) = $\(i + 1)::\(c.sqlType)"
             }.joined(separator: " AND ")
-            let r = try connection.query("WITH d AS (DELETE FROM \(source) WHERE \(condition) RETURNING 1) SELECT count(*)::text FROM d", values)
+            let r = try connection.query("WITH d AS (DELETE FROM \(source) WHERE \(condition) RETURNING 1) SELECT count(*)::text FROM d", values, retry: false)
             deleted += Int(r.first?[0] ?? "0") ?? 0
         }
         anchors.clear()
@@ -211,6 +271,15 @@ final class PGAnchors: @unchecked Sendable {
         guard let all = anchors[order] else { return nil }
         var best: (position: Int, key: [String?])?
         for (p, key) in all where p <= position && p > (best?.position ?? 0) { best = (p, key) }
+        return best
+    }
+
+    /// The anchor at the smallest position at or after `position`.
+    func nearest(_ order: Order, atOrAfter position: Int) -> (position: Int, key: [String?])? {
+        lock.lock(); defer { lock.unlock() }
+        guard let all = anchors[order] else { return nil }
+        var best: (position: Int, key: [String?])?
+        for (p, key) in all where p >= position && p < (best?.position ?? Int.max) { best = (p, key) }
         return best
     }
 

@@ -71,10 +71,12 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
         lock.lock()
         let table = tables[request.table], entries = catalog, hasConnection = connection != nil
+        let exact = counts[CountKey(handle: request.table, filter: filter)]
         lastFilter[request.table] = filter
         lock.unlock()
         if let table {
-            let rows = try table.page(offset: request.offset, limit: request.limit, sort: request.sort, filter: filter, cancel: cancel)
+            let rows = try table.page(offset: request.offset, limit: request.limit, sort: request.sort, filter: filter,
+                                      exactTotal: exact, cancel: cancel)
             return request.result(rows, total: total(of: table, handle: request.table, filter: filter))
         }
         guard request.table == "root", hasConnection else { throw RPCError.unknown(table: request.table) }
@@ -107,14 +109,20 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
                 }
             }
             ticker.start()
-            let n = try? table.count(filter: key.filter, cancel: flag)
+            var n: Int?, failure: String?
+            do { n = try table.count(filter: key.filter, cancel: flag) } catch {
+                failure = (error as? RPCError)?.message ?? "\(error)"
+            }
             done.signal()
             lock.lock()
             counting[key] = nil
             if let n, tables[key.handle] === table { counts[key] = n }
             let notifier = self.notifier, current = lastFilter[key.handle] == key.filter
             lock.unlock()
-            notifier?.progress(done: 1, total: 1, message: flag.isCancelled ? "counting stopped" : "counted")
+            // A failed count (the server gone) says so; the next rows request starts it again.
+            if let failure, !flag.isCancelled { PluginLog.info("counting rows of \(table.name) failed: \(failure)") }
+            let message = flag.isCancelled ? "counting stopped" : failure.map { "counting rows of \(table.name) failed: \($0)" } ?? "counted"
+            notifier?.progress(done: 1, total: 1, message: message)
             // A filtered count goes with the next page (an invalidate's total is the unfiltered table's).
             if let n, !flag.isCancelled, current, key.filter == nil { notifier?.invalidate(table: key.handle, total: n) }
         }
