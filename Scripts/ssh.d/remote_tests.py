@@ -57,6 +57,17 @@ def processes(pattern):
     return [line for line in out.splitlines() if "pgrep" not in line]
 
 
+def settled(probe, limit):
+    """Polls `probe` until it returns nothing or `limit` seconds pass; returns its last value."""
+    value = probe()
+    for _ in range(int(limit / 0.05)):
+        if not value:
+            break
+        time.sleep(0.05)
+        value = probe()
+    return value
+
+
 def wait_until(what, predicate, limit=60):
     """Polls `predicate` until it holds; the limit only ends a hang (the outcome never rests on it)."""
     for _ in range(int(limit / 0.05)):
@@ -187,8 +198,14 @@ def run(server, tmp):
               f"{again} {session.stderr}")
     finally:
         code = session.quit()
-    left = processes(MARK) + processes(f"ControlPath={control}") + processes(f"ssh: {control}/")
-    check("after quit: no ssh process and no remote plugin left", not left, left)
+    # The local side is gone when quit returns; the remote side ends when its sshd session sees the
+    # client go (EOF on the plugin's stdin, one round trip later over the slow link), so it is
+    # waited for, up to 30 s.
+    leftovers = lambda: processes(MARK) + processes(f"ControlPath={control}") + processes(f"ssh: {control}/")
+    local = processes(f"ControlPath={control}") + processes(f"ssh: {control}/")
+    check("after quit: no ssh process left on this side", not local, local)
+    left = settled(leftovers, limit=30)
+    check("after quit: no remote plugin left either", not left, left)
     check("line mode exits non-zero (the unreachable tab's command failed)", code == 1, code)
 
     print("== full screen (tmux)")
@@ -215,7 +232,7 @@ def run(server, tmp):
         check("full screen: G reaches the last row over the slow link", "row 200 of 200" in last, last)
         subprocess.run(tmux + ["send-keys", "q"], check=True)
         wait_until("tabdeck to quit", lambda: os.path.exists(marker))
-        left = processes(MARK + "-fs") + processes(f"ssh: {os.path.join(tmp, 'fs-state')}")
+        left = settled(lambda: processes(MARK + "-fs") + processes(f"ssh: {os.path.join(tmp, 'fs-state')}"), limit=30)
         check("full screen quit: nothing left behind", not left, left)
     finally:
         subprocess.run(tmux + ["kill-server"], capture_output=True)
