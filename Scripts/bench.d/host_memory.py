@@ -13,10 +13,14 @@ import subprocess
 
 
 def status_kib(pid, field):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
+    """A `/proc/PID/status` field in KiB; -1 when the process or the field is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
     return -1
 
 
@@ -24,22 +28,27 @@ def host_rss_mib(tabdeck, csv_plugin, data, rows, visits, work, label, seed=7):
     config = os.path.join(work, f"memory-{label}.json")
     with open(config, "w") as f:
         json.dump({"tabs": [{"id": "t", "command": [csv_plugin], "args": {"path": data}}]}, f)
-    state = os.path.join(work, f"memory-state-{label}")
+    return visit_randomly(tabdeck, config, os.path.join(work, f"memory-state-{label}"), rows, visits, "name", seed)
+
+
+def visit_randomly(tabdeck, config, state, rows, visits, sort, seed, env=None):
+    """A line-mode session on `config`'s one tab: `sort SORT`, then `visits` random `goto R` +
+    `show 20`; the host's VmRSS and VmHWM (MiB) at the end. `state` is made afresh and removed."""
     shutil.rmtree(state, ignore_errors=True)
     p = subprocess.Popen([tabdeck, "--line", "--output", "json", "--config", config, "--state-dir", state],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1,
+                         env=env)
 
     def run(command):
         p.stdin.write(command + "\n")
         p.stdin.flush()
-        line = p.stdout.readline()
-        doc = json.loads(line)
+        doc = json.loads(p.stdout.readline())
         if not doc.get("ok"):
             raise RuntimeError(f"tabdeck: {command}: {doc.get('error')}")
         return doc
 
     try:
-        run("sort name")
+        run(f"sort {sort}")
         run("show 1")
         rng = random.Random(seed)
         for _ in range(visits):

@@ -23,13 +23,14 @@ Host memory: `tabdeck --line` with a tab on the plugin, the table sorted by scor
 """
 import json
 import os
-import random
 import select
-import shutil
 import statistics
 import subprocess
 import threading
 import time
+
+import host_memory
+from host_memory import status_kib
 
 PAGE = 100
 DOWN, UP = 50, 100
@@ -39,17 +40,6 @@ OFFSET_PAGES = 5
 def percentile(values, p):
     s = sorted(values)
     return s[min(len(s) - 1, max(0, int(round(p / 100 * len(s) + 0.5)) - 1))]
-
-
-def status_kib(pid, field):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return -1
 
 
 class Server:
@@ -298,33 +288,9 @@ def host_rss_mib(tabdeck, plugin_launcher, server, table, rows, visits, work, se
     config = os.path.join(work, f"pg-{table}.json")
     with open(config, "w") as f:
         json.dump({"tabs": [{"id": "t", "command": [plugin_launcher], "args": {"url": server.url, "table": f"public.{table}"}}]}, f)
-    state = os.path.join(work, f"pg-state-{table}")
-    shutil.rmtree(state, ignore_errors=True)
     env = dict(server.env, TABDECK_BIN_DIR=os.path.dirname(tabdeck))
-    p = subprocess.Popen([tabdeck, "--line", "--output", "json", "--config", config, "--state-dir", state],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1,
-                         env=env)
-
-    def run(command):
-        p.stdin.write(command + "\n")
-        p.stdin.flush()
-        doc = json.loads(p.stdout.readline())
-        if not doc.get("ok"):
-            raise RuntimeError(f"tabdeck: {command}: {doc.get('error')}")
-        return doc
-
-    try:
-        run("sort score")
-        run("show 1")
-        rng = random.Random(seed)
-        for _ in range(visits):
-            run(f"goto {rng.randint(1, rows)}")
-            run("show 20")
-        return status_kib(p.pid, "VmRSS") / 1024
-    finally:
-        p.stdin.close()
-        p.wait(timeout=60)
-        shutil.rmtree(state, ignore_errors=True)
+    return host_memory.visit_randomly(tabdeck, config, os.path.join(work, f"pg-state-{table}"), rows, visits, "score",
+                                      seed, env=env)["rss_mib"]
 
 
 def measure(root, bins, sizes, runs, visits, work, log):
