@@ -1,20 +1,70 @@
-"""Task 1: open a CSV, sort it by amount descending then by name, print the first 50 rows.
+"""The sort task (issue 14): open a CSV, sort it, print the first 50 rows, in two orders.
 
 Each tool runs as a whole process with its input script on stdin (or a command file) and
-writes the 50 rows somewhere this module can read them back; `rows_of_*` turn each tool's
+writes the 50 rows somewhere this module can read them back; each tool's `rows` turns its
 output into the same normalized form, (id, name, amount in cents), so they can be compared.
-The final order in every tool is [name ascending, amount descending]; names compare by code
-point (UTF-8 bytes) in all three.
+
+The task comes in two orders (`ORDERS`, chosen with `Scripts/bench --orders`); each tool takes
+one order and runs it the same way, only its sort commands differing:
+
+  text     final order [name asc, amount desc]; tabdeck: `sort amount desc`, `sort name`;
+           SQL: ORDER BY name, amount DESC; VisiData: sort-asc on name, input ␟<name␟>amount
+  numeric  final order [amount desc, name asc]; tabdeck: `sort name`, `sort amount desc`;
+           SQL: ORDER BY amount DESC, name; VisiData: sort-desc on amount, input ␟>amount␟<name
+
+In tabdeck each `sort` makes its column the primary key and keeps the previous order as the
+secondary one, so the last command names the primary key. VisiData replays one sort whose
+cmdlog input (the form VisiData itself records) is the whole ordering, `<` ascending and `>`
+descending, primary first. Names compare by code point (UTF-8 bytes) in every tool. The
+generated amounts never repeat (gen_bench_csv.py), so both orders are total: no tool's
+tie-breaking can change the rows (in the numeric order, name only breaks ties in principle).
+
+Each order's files in the work folder carry its key (`tabdeck-numeric-commands.txt`, ...) and
+the second-time tool keeps one state folder per order, so two orders never share a file.
 """
 import csv
 import json
 import os
 import shutil
+from collections import namedtuple
 from decimal import Decimal
 
 import proctree
 
 ROWS_SHOWN = 50
+
+Order = namedtuple("Order", [
+    "key",           # --orders and the work files' names: "text", "numeric"
+    "title",         # the figures' labels: "{rows} {title}: tabdeck time", ...
+    "raw_prefix",    # results.json: figs.raw["{raw_prefix}_{rows}"]
+    "tabdeck",       # tabdeck's command lines, before `show 50`
+    "sql",           # the ORDER BY clause of DuckDB and sqlite3
+    "vd_longname",   # VisiData's sort command (cmdlog longname) ...
+    "vd_column",     # ... on this column (the primary key) ...
+    "vd_ordering",   # ... with this input: the whole ordering, which replay applies
+    "python_key",    # the reference order of normalized rows (id, name, cents), for expected_rows
+])
+
+ORDERS = {
+    "text": Order(
+        key="text", title="sort task", raw_prefix="task",
+        tabdeck=("sort amount desc", "sort name"),
+        sql="name, amount DESC",
+        vd_longname="sort-asc", vd_column="name", vd_ordering="\u241f<name\u241f>amount",
+        python_key=lambda r: (r[1], -r[2])),
+    "numeric": Order(
+        key="numeric", title="numeric sort task", raw_prefix="task_numeric",
+        tabdeck=("sort name", "sort amount desc"),
+        sql="amount DESC, name",
+        vd_longname="sort-desc", vd_column="amount", vd_ordering="\u241f>amount\u241f<name",
+        python_key=lambda r: (-r[2], r[1])),
+}
+TEXT = ORDERS["text"]
+
+
+def raw_key(order, rows):
+    """The order's results in results.json: `task_{rows}` (text, as before), `task_numeric_{rows}`."""
+    return "%s_%d" % (order.raw_prefix, rows)
 
 
 def cents(value):
@@ -27,27 +77,32 @@ def normalized(id_, name, amount):
 
 
 class Tabdeck:
-    """`tabdeck --line --output json` with the csv plugin; `sort amount desc`, `sort name`, `show 50`."""
+    """`tabdeck --line --output json` with the csv plugin; the order's sort commands (text:
+    `sort amount desc`, `sort name`; numeric: `sort name`, `sort amount desc`), then `show 50`."""
     name = "tabdeck"
 
-    def __init__(self, tabdeck, csv_plugin):
-        self.tabdeck, self.csv_plugin = tabdeck, csv_plugin
+    def __init__(self, tabdeck, csv_plugin, order=TEXT):
+        self.tabdeck, self.csv_plugin, self.order = tabdeck, csv_plugin, order
+
+    def path(self, work, name):
+        """A work file of this order's: `tabdeck-numeric-commands.txt`, ..."""
+        return os.path.join(work, "tabdeck-%s-%s" % (self.order.key, name))
 
     def prepare(self, work, data):
-        config = os.path.join(work, "tabdeck-config.json")
+        config = self.path(work, "config.json")
         with open(config, "w") as f:
             json.dump({"tabs": [{"id": "bench", "title": "bench", "command": [self.csv_plugin],
                                  "args": {"path": data}}]}, f)
-        script = os.path.join(work, "tabdeck-commands.txt")
+        script = self.path(work, "commands.txt")
         with open(script, "w") as f:
-            f.write("sort amount desc\nsort name\nshow %d\n" % ROWS_SHOWN)
+            f.write("".join(line + "\n" for line in self.order.tabdeck) + "show %d\n" % ROWS_SHOWN)
         return config, script
 
     def run(self, work, data, run_index):
         config, script = self.prepare(work, data)
-        state = os.path.join(work, "tabdeck-state-%d" % run_index)
+        state = self.path(work, "state-%d" % run_index)
         shutil.rmtree(state, ignore_errors=True)
-        out = os.path.join(work, "tabdeck-out.jsonl")
+        out = self.path(work, "out.jsonl")
         m = proctree.run([self.tabdeck, "--line", "--output", "json", "--config", config, "--state-dir", state],
                          stdin_path=script, stdout_path=out)
         shutil.rmtree(state, ignore_errors=True)
@@ -67,14 +122,15 @@ class Tabdeck:
 
 
 class TabdeckReopen(Tabdeck):
-    """The same task the second time: one state folder kept across runs (primed by an untimed
-    first run), so the plugin finds the sort index it persisted (docs/PERFORMANCE.md, figure 1)."""
+    """The same task the second time: one state folder per order kept across runs (primed by an
+    untimed first run), so the plugin finds the sort index it persisted (docs/PERFORMANCE.md,
+    figure 1)."""
     name = "tabdeck (reopen)"
 
     def run(self, work, data, run_index):
         config, script = self.prepare(work, data)
-        state = os.path.join(work, "tabdeck-state-reopen")
-        out = os.path.join(work, "tabdeck-reopen-out.jsonl")
+        state = self.path(work, "state-reopen")
+        out = self.path(work, "reopen-out.jsonl")
         argv = [self.tabdeck, "--line", "--output", "json", "--config", config, "--state-dir", state]
         if run_index == 0:
             shutil.rmtree(state, ignore_errors=True)
@@ -102,30 +158,34 @@ class TabdeckReopen(Tabdeck):
 
 
 class VisiData:
-    """`vd --batch` replaying a .vdj command log: type-float on amount, one sort with the
-    ordering [name asc, amount desc] (the cmdlog form VisiData itself records), then the first
-    50 rows selected and pushed as their own sheet, which `-o` saves as CSV."""
+    """`vd --batch` replaying a .vdj command log: type-float on amount, one sort with the order's
+    whole ordering as its input (the cmdlog form VisiData itself records; text: sort-asc on name
+    with ␟<name␟>amount, numeric: sort-desc on amount with ␟>amount␟<name; on replay the input
+    alone decides the ordering), then the first 50 rows selected and pushed as their own sheet,
+    which `-o` saves as CSV."""
     name = "VisiData"
 
-    def __init__(self, vd):
-        self.vd = vd
+    def __init__(self, vd, order=TEXT):
+        self.vd, self.order = vd, order
 
-    def run(self, work, data, run_index):
+    def commands(self, data):
         sheet = os.path.splitext(os.path.basename(data))[0]
-        order = "\u241f<name\u241f>amount"
-        commands = [
+        o = self.order
+        return [
             {"sheet": "", "col": "", "row": "", "longname": "open-file", "input": data},
             {"sheet": sheet, "col": "amount", "row": "", "longname": "type-float", "input": ""},
-            {"sheet": sheet, "col": "name", "row": "", "longname": "sort-asc", "input": order},
+            {"sheet": sheet, "col": o.vd_column, "row": "", "longname": o.vd_longname, "input": o.vd_ordering},
             {"sheet": sheet, "col": "", "row": "", "longname": "go-row-number", "input": str(ROWS_SHOWN)},
             {"sheet": sheet, "col": "", "row": "", "longname": "select-before", "input": ""},
             {"sheet": sheet, "col": "", "row": "", "longname": "dup-selected", "input": ""},
         ]
-        script = os.path.join(work, "visidata.vdj")
+
+    def run(self, work, data, run_index):
+        script = os.path.join(work, "visidata-%s.vdj" % self.order.key)
         with open(script, "w", encoding="utf-8") as f:
-            for c in commands:
+            for c in self.commands(data):
                 f.write(json.dumps(c, ensure_ascii=False) + "\n")
-        out = os.path.join(work, "visidata-out.csv")
+        out = os.path.join(work, "visidata-%s-out.csv" % self.order.key)
         if os.path.exists(out):
             os.remove(out)
         m = proctree.run([self.vd, "--batch", "--config", os.devnull, "--play", script, "--output", out],
@@ -142,20 +202,22 @@ class VisiData:
 
 class SQLite:
     """The sqlite3 shell on an in-memory database (its default with no file): a typed table,
-    `.import` of the CSV, then `SELECT * ... ORDER BY name, amount DESC LIMIT 50` as CSV."""
+    `.import` of the CSV, then `SELECT * ... ORDER BY <the order's clause> LIMIT 50` as CSV
+    (text: `name, amount DESC`; numeric: `amount DESC, name`)."""
     name = "sqlite3"
 
-    def __init__(self, sqlite3):
-        self.sqlite3 = sqlite3
+    def __init__(self, sqlite3, order=TEXT):
+        self.sqlite3, self.order = sqlite3, order
 
     def run(self, work, data, run_index):
-        script = os.path.join(work, "sqlite.sql")
+        script = os.path.join(work, "sqlite-%s.sql" % self.order.key)
         with open(script, "w") as f:
             f.write("CREATE TABLE t(id INTEGER, name TEXT, amount REAL, date TEXT, category TEXT, note TEXT);\n"
                     ".import --csv --skip 1 '%s' t\n"
                     ".headers on\n.mode csv\n"
-                    "SELECT * FROM t ORDER BY name, amount DESC LIMIT %d;\n" % (data.replace("'", "''"), ROWS_SHOWN))
-        out = os.path.join(work, "sqlite-out.csv")
+                    "SELECT * FROM t ORDER BY %s LIMIT %d;\n"
+                    % (data.replace("'", "''"), self.order.sql, ROWS_SHOWN))
+        out = os.path.join(work, "sqlite-%s-out.csv" % self.order.key)
         m = proctree.run([self.sqlite3, "-bail"], stdin_path=script, stdout_path=out)
         return m, out
 
@@ -168,19 +230,20 @@ class SQLite:
 class DuckDB:
     """The DuckDB command-line shell (PyPI `duckdb-cli`) on an in-memory database (its default
     with no file): `read_csv` of the file with its own type detection (amount is DOUBLE), then
-    `SELECT * ... ORDER BY name, amount DESC LIMIT 50` as CSV. DuckDB uses every core."""
+    `SELECT * ... ORDER BY <the order's clause> LIMIT 50` as CSV (text: `name, amount DESC`;
+    numeric: `amount DESC, name`). DuckDB uses every core."""
     name = "DuckDB"
 
-    def __init__(self, duckdb):
-        self.duckdb = duckdb
+    def __init__(self, duckdb, order=TEXT):
+        self.duckdb, self.order = duckdb, order
 
     def run(self, work, data, run_index):
-        script = os.path.join(work, "duckdb.sql")
+        script = os.path.join(work, "duckdb-%s.sql" % self.order.key)
         with open(script, "w") as f:
             f.write(".headers on\n.mode csv\n"
-                    "SELECT * FROM read_csv('%s', header = true) ORDER BY name, amount DESC LIMIT %d;\n"
-                    % (data.replace("'", "''"), ROWS_SHOWN))
-        out = os.path.join(work, "duckdb-out.csv")
+                    "SELECT * FROM read_csv('%s', header = true) ORDER BY %s LIMIT %d;\n"
+                    % (data.replace("'", "''"), self.order.sql, ROWS_SHOWN))
+        out = os.path.join(work, "duckdb-%s-out.csv" % self.order.key)
         m = proctree.run([self.duckdb, "-bail", ":memory:"], stdin_path=script, stdout_path=out)
         return m, out
 
@@ -190,9 +253,9 @@ class DuckDB:
             return [normalized(r["id"], r["name"], r["amount"]) for r in csv.DictReader(f)]
 
 
-def expected_rows(data):
-    """The reference answer computed here (Python, code point order), for small files only."""
+def expected_rows(data, order=TEXT):
+    """The reference answer in `order` computed here (Python, code point order), for small files only."""
     with open(data, encoding="utf-8", newline="") as f:
         rows = [normalized(r["id"], r["name"], r["amount"]) for r in csv.DictReader(f)]
-    rows.sort(key=lambda r: (r[1], -r[2]))
+    rows.sort(key=order.python_key)
     return rows[:ROWS_SHOWN]

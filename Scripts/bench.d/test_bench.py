@@ -1,7 +1,9 @@
 """Keeps Scripts/bench from rotting: runs its --smoke mode (10,000 rows, one run, no VisiData)
 on the debug build and checks the table and results.json. Not a measurement: the figures of a
 debug build mean nothing; what is checked is that every section runs and that tabdeck and the
-sqlite3 shell print the same 50 rows as the reference computed in Python.
+sqlite3 shell print the same 50 rows as the reference computed in Python, in both orders of the
+sort task (text and numeric). Also checks the sort task's orders themselves (no build needed):
+the commands each tool is given and the Python reference order.
 """
 import json
 import os
@@ -17,6 +19,7 @@ DEBUG = os.path.join(ROOT, ".build", "debug")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import other_benches  # noqa: E402
 import report  # noqa: E402
+import sort_task  # noqa: E402
 
 BUILT = all(os.access(os.path.join(DEBUG, p), os.X_OK) for p in ("tabdeck", "tabdeck-csv", "tabdeck-bench"))
 
@@ -54,6 +57,75 @@ class OtherBenchesTests(unittest.TestCase):
         value, spread = report.ratio_spread([10, 20, 30], [1, 2, 5])
         self.assertEqual(value, 10)
         self.assertEqual(spread, (2, 30))
+
+
+class SortTaskOrderTests(unittest.TestCase):
+    """The sort task's two orders (sort_task.ORDERS): what each tool is told, and the reference."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="tabdeck-sort-task-test-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
+    def csv_file(self, rows):
+        path = os.path.join(self.tmp, "data.csv")
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write("id,name,amount,date,category,note\n")
+            for id_, name, amount in rows:
+                f.write('%d,%s,%s,2024-01-01,a,"x, y"\n' % (id_, name, amount))
+        return path
+
+    def test_tabdeck_is_given_the_commands_the_docstring_claims(self):
+        # Each `sort` makes its column the primary key and keeps the previous one as secondary,
+        # so the last command names the primary key.
+        claimed = {"text": ["sort amount desc", "sort name"], "numeric": ["sort name", "sort amount desc"]}
+        self.assertEqual(set(sort_task.ORDERS), set(claimed))
+        for key, commands in claimed.items():
+            order = sort_task.ORDERS[key]
+            for tool in (sort_task.Tabdeck("tabdeck", "tabdeck-csv", order),
+                         sort_task.TabdeckReopen("tabdeck", "tabdeck-csv", order)):
+                _, script = tool.prepare(self.tmp, "/data.csv")
+                with open(script) as f:
+                    self.assertEqual(f.read().splitlines(), commands + ["show %d" % sort_task.ROWS_SHOWN], key)
+                self.assertIn(key, os.path.basename(script))  # one order's files never another's
+            quoted = ", ".join("`%s`" % c for c in commands)
+            line = next(l for l in sort_task.__doc__.splitlines() if l.startswith("  %s " % key))  # the table
+            self.assertIn("tabdeck: %s;" % quoted, line, key)
+            self.assertIn(quoted, sort_task.Tabdeck.__doc__.replace("\n    ", " "), key)
+
+    def test_sql_and_visidata_orderings(self):
+        text, numeric = sort_task.ORDERS["text"], sort_task.ORDERS["numeric"]
+        self.assertEqual((text.sql, numeric.sql), ("name, amount DESC", "amount DESC, name"))
+        for order in (text, numeric):
+            self.assertIn("ORDER BY " + order.sql, sort_task.__doc__)
+        sort = {o.key: [c for c in sort_task.VisiData("vd", o).commands("/d/bench.csv") if c["longname"].startswith("sort")]
+                for o in (text, numeric)}
+        self.assertEqual([(c["longname"], c["col"], c["input"]) for c in sort["text"]],
+                         [("sort-asc", "name", "\u241f<name\u241f>amount")])
+        self.assertEqual([(c["longname"], c["col"], c["input"]) for c in sort["numeric"]],
+                         [("sort-desc", "amount", "\u241f>amount\u241f<name")])
+
+    def test_numeric_reference_sorts_by_amount_descending_then_name(self):
+        # Amounts tie in threes so that name decides; non-ASCII names compare by code point.
+        names = ["Zoë", "Ada", "Łukasz", "Bob", "Søren", "田中", "Émile", "Dmitry"]
+        rows = [(i + 1, names[i % len(names)], "%.2f" % (((i * 7) % 25) - 10 + 0.25)) for i in range(80)]
+        data = self.csv_file(rows)
+        got = sort_task.expected_rows(data, sort_task.ORDERS["numeric"])
+        self.assertEqual(len(got), sort_task.ROWS_SHOWN)
+        for a, b in zip(got, got[1:]):
+            self.assertTrue(a[2] > b[2] or (a[2] == b[2] and a[1] <= b[1]), (a, b))
+        self.assertTrue(any(a[2] == b[2] and a[1] < b[1] for a, b in zip(got, got[1:])))  # name did break ties
+        everything = [sort_task.normalized(*r) for r in rows]
+        left_out = set(everything) - set(got)
+        self.assertTrue(all(r[2] <= got[-1][2] for r in left_out))  # the 50 largest amounts
+        self.assertEqual(got[0], max(everything, key=lambda r: (r[2], [-ord(c) for c in r[1]])))
+        # The text order of the same file is another answer: [name asc, amount desc].
+        text = sort_task.expected_rows(data, sort_task.ORDERS["text"])
+        self.assertEqual(text, sorted(everything, key=lambda r: (r[1], -r[2]))[:sort_task.ROWS_SHOWN])
+        self.assertNotEqual(text, got)
+
+    def test_raw_keys(self):
+        self.assertEqual(sort_task.raw_key(sort_task.ORDERS["text"], 1_000_000), "task_1000000")
+        self.assertEqual(sort_task.raw_key(sort_task.ORDERS["numeric"], 10_000), "task_numeric_10000")
 
 
 class PostgresSummaryTests(unittest.TestCase):
@@ -99,13 +171,19 @@ class PostgresSummaryTests(unittest.TestCase):
 class BenchScriptTests(unittest.TestCase):
     def test_help_names_every_option(self):
         out = subprocess.run([sys.executable, BENCH, "--help"], capture_output=True, text=True, check=True).stdout
-        for option in ("--quick", "--smoke", "--runs", "--sizes", "--skip-visidata-10m", "--skip-duckdb", "--only"):
+        for option in ("--quick", "--smoke", "--runs", "--sizes", "--skip-visidata-10m", "--skip-duckdb", "--only",
+                       "--orders"):
             self.assertIn(option, out)
 
     def test_unknown_section_is_a_usage_error(self):
         r = subprocess.run([sys.executable, BENCH, "--only", "nonsense", "--no-build"], capture_output=True, text=True)
         self.assertEqual(r.returncode, 2)
         self.assertIn("unknown section 'nonsense'", r.stderr)
+
+    def test_unknown_order_is_a_usage_error(self):
+        r = subprocess.run([sys.executable, BENCH, "--orders", "text,nonsense", "--no-build"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown order 'nonsense'", r.stderr)
 
     @unittest.skipUnless(BUILT, "needs the debug build (swift build)")
     def test_smoke_run_prints_the_table_and_writes_results(self):
@@ -121,13 +199,19 @@ class BenchScriptTests(unittest.TestCase):
                 doc = json.load(f)
             figures = {row["figure"]: row for row in doc["figures"]}
             same = [row for name, row in figures.items() if "same 50 rows" in name]
-            self.assertEqual(len(same), 1)
-            self.assertTrue(same[0]["passed"], same[0])
-            self.assertIn("tabdeck", same[0]["figure"])
-            self.assertIn("Python", same[0]["figure"])  # the reference answer at 10,000 rows
-            self.assertIn("tabdeck (reopen)", same[0]["figure"])  # the persisted order gives the same rows
-            if shutil.which("sqlite3"):
-                self.assertIn("sqlite3", same[0]["figure"])
+            self.assertEqual(len(same), 2)  # both orders by default
+            self.assertTrue(same[0]["figure"].startswith("10k sort task: same 50 rows"), same[0])  # text: labels of old
+            self.assertTrue(same[1]["figure"].startswith("10k numeric sort task: same 50 rows"), same[1])
+            for row in same:
+                self.assertTrue(row["passed"], row)
+                self.assertIn("tabdeck", row["figure"])
+                self.assertIn("Python", row["figure"])  # the reference answer at 10,000 rows
+                self.assertIn("tabdeck (reopen)", row["figure"])  # the persisted order gives the same rows
+                if shutil.which("sqlite3"):
+                    self.assertIn("sqlite3", row["figure"])
+            self.assertIn("task_10000", doc["raw"])
+            self.assertIn("task_numeric_10000", doc["raw"])
+            self.assertIn("10k numeric sort task: tabdeck time", figures)
             roundtrip = [row for name, row in figures.items() if "page round trip median" in name]
             self.assertEqual(len(roundtrip), 1)
             self.assertGreater(roundtrip[0]["value"], 0)
