@@ -18,7 +18,8 @@ import Testing
     func sorted(_ t: CSVTable, _ keys: [CSVSortKey], scratch: Int, dictionaryLimit: Int, parallel: Int = 1 << 18) throws -> [Int] {
         let offsets = try t.index.waitComplete(isCancelled: { false })
         let specs = try keys.map { k in
-            Sorter.Spec(keys: try ColumnKeys(column: k.column, type: t.columns[k.column].type, file: t.file, scanner: t.scanner,
+            Sorter.Spec(keys: try ColumnKeys(column: k.column, type: t.columns[k.column].type, scale: t.columns[k.column].sortScale,
+                                             file: t.file, scanner: t.scanner,
                                              offsets: offsets, dictionaryLimit: dictionaryLimit, isCancelled: { false }),
                         descending: k.descending)
         }

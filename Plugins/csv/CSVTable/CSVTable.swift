@@ -53,8 +53,8 @@ public final class CSVTable: @unchecked Sendable {
         let identity = SortIndexStore.FileIdentity.of(path: path)
         let file = try MappedFile(path: path)
         self.file = file
-        // Column keys take 9 bytes a row (plus text suffixes for columns with many distinct
-        // texts): keep up to 128 MB or a third of the file's size.
+        // Column keys take up to 9 bytes a row (plus text suffixes for columns with many
+        // distinct texts): keep up to 128 MB or a third of the file's size.
         caches = SortCaches(columnKeyBudget: max(128 << 20, file.count / 3))
         let base = file.base, limit = file.count
         var pos = 0
@@ -109,9 +109,11 @@ public final class CSVTable: @unchecked Sendable {
             used.insert(id)
             let type = inference.type(of: j)
             let w = inference.widths(of: j, type: type)
-            columns.append(CSVColumn(name: name, id: id, type: type, headerWidth: DisplayWidth.of(Array(name.utf8)),
-                                     maxWidth: w.max, typicalWidth: w.typical,
-                                     decimals: type == .decimal ? inference.decimals(of: j) : nil))
+            var column = CSVColumn(name: name, id: id, type: type, headerWidth: DisplayWidth.of(Array(name.utf8)),
+                                   maxWidth: w.max, typicalWidth: w.typical,
+                                   decimals: type == .decimal ? inference.decimals(of: j) : nil)
+            column.sortScale = type == .decimal ? inference.sortScale(of: j) : nil
+            columns.append(column)
         }
         self.columns = columns
         persisted = options.sortIndex.flatMap { store in
@@ -389,8 +391,8 @@ public final class CSVTable: @unchecked Sendable {
 
     func columnKeys(_ column: Int, offsets: RowOffsets, isCancelled: () -> Bool) throws -> ColumnKeys {
         if let keys = caches.columnKeys(column), keys.count == offsets.count { return keys }
-        let keys = try ColumnKeys(column: column, type: columns[column].type, file: file, scanner: scanner,
-                                  offsets: offsets, isCancelled: isCancelled)
+        let keys = try ColumnKeys(column: column, type: columns[column].type, scale: columns[column].sortScale, file: file,
+                                  scanner: scanner, offsets: offsets, isCancelled: isCancelled)
         caches.store(keys)
         return keys
     }
@@ -410,14 +412,14 @@ public final class CSVTable: @unchecked Sendable {
             let isCancelled: () -> Bool
             init(isCancelled: @escaping () -> Bool) { self.isCancelled = isCancelled }
         }
-        let types = self.columns.map(\.type)
+        let types = self.columns.map(\.type), scales = self.columns.map(\.sortScale)
         let file = self.file, scanner = self.scanner, wanted = missing
         try withoutActuallyEscaping(isCancelled) { cancelled in
             let results = Job(isCancelled: cancelled)
             DispatchQueue.concurrentPerform(iterations: wanted.count) { i in
                 do {
-                    let keys = try ColumnKeys(column: wanted[i], type: types[wanted[i]], file: file, scanner: scanner,
-                                              rows: rows, isCancelled: results.isCancelled)
+                    let keys = try ColumnKeys(column: wanted[i], type: types[wanted[i]], scale: scales[wanted[i]], file: file,
+                                              scanner: scanner, rows: rows, isCancelled: results.isCancelled)
                     results.lock.lock(); results.keys.append(keys); results.lock.unlock()
                 } catch {
                     results.lock.lock(); results.error = error; results.lock.unlock()
@@ -435,3 +437,4 @@ public final class CSVTable: @unchecked Sendable {
         return set
     }
 }
+

@@ -14,6 +14,9 @@ public struct CSVColumn: Equatable, Sendable {
     /// For a decimal column whose sampled values all have the same number of digits after the
     /// point (money: `1370.30`), that number, so the host shows `1370.30` and not `1370.3`.
     public var decimals: Int? = nil
+    /// For a decimal column, the most digits after the point a sampled value has (at most
+    /// 15): its sort keys are then exact whole numbers of that unit (see ``ColumnKeys``).
+    var sortScale: Int? = nil
 
     /// Width hints for a table view, honest about the sampled cells (types and widths come
     /// from a sample that includes the file's last rows, where growing ids are widest).
@@ -110,6 +113,13 @@ struct ColumnInference {
         let f = fractionDigits[j]
         guard f.max >= 0, f.min == f.max, f.max <= 15 else { return nil }
         return f.max
+    }
+
+    /// The most digits after the point a sampled number of column `j` has (0 when none has
+    /// a point), when at most 15; nil otherwise (an exponent, or more digits).
+    func sortScale(of j: Int) -> Int? {
+        let f = fractionDigits[j]
+        return f.max <= 15 ? max(f.max, 0) : nil
     }
 
     func type(of j: Int) -> CSVColumnType {

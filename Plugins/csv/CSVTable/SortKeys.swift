@@ -15,11 +15,14 @@ public struct CSVSortKey: Hashable, Sendable {
 /// sort order that uses it (in either direction).
 ///
 /// Each row has a class (0 empty, 1 a value, 2 a value that does not parse as the
-/// column's type) and a 64-bit key whose unsigned order is the ascending order:
-/// numbers, dates and booleans map to it exactly; text keeps its first 8 bytes
-/// (big-endian, zero-padded) there, its length, and the bytes after the first 8 in an
-/// arena of this object. Sorting never reads the mapped file, so its pages need not stay
-/// resident (the extraction pass gives them back behind itself).
+/// column's type) and a 64-bit key whose unsigned order is the ascending order, kept in
+/// ``PackedKeys`` (a few bytes a row where the keys allow): integers, dates and booleans
+/// map to it exactly; decimals as exact whole numbers of their smallest sampled unit (cents
+/// for money), or as `Double`s once a cell has more digits; text with few distinct values
+/// as the rank of its text; other text keeps its first 8 bytes (big-endian, zero-padded)
+/// there, its length, and the bytes after the first 8 in an arena of this object. Sorting
+/// never reads the mapped file, so its pages need not stay resident (the extraction pass
+/// gives them back behind itself).
 final class ColumnKeys: @unchecked Sendable {
     /// A text column with at most this many distinct values is keyed by their ranks.
     static let dictionaryLimit = 1 << 17
@@ -30,9 +33,8 @@ final class ColumnKeys: @unchecked Sendable {
     /// columns keyed by the rank of their text in the column's dictionary.
     let isExact: Bool
     /// Rows with keys (all rows of the index the keys were extracted from).
-    var count: Int { cls.count }
-    private(set) var cls: [UInt8] = []
-    private(set) var val: [UInt64] = []
+    var count: Int { keys.count }
+    private var keys = PackedKeys()
     /// For text cells (and unparseable cells of typed columns), one word (one memory read
     /// when sorting): the length in bytes (doubled quotes collapsed) in the top 24 bits, and
     /// where the bytes after the first 8 start in `arena` in the low 40 bits.
@@ -45,52 +47,56 @@ final class ColumnKeys: @unchecked Sendable {
     private var arenaCapacity = 0
 
     /// Roughly how many bytes this object holds.
-    var memoryFootprint: Int { count * 9 + textRef.count * 8 + arenaCapacity }
+    var memoryFootprint: Int { keys.byteCount + textRef.count * 8 + arenaCapacity }
 
     /// Extracts the keys of `column` in one pass over the rows (giving the file's pages back
     /// behind it). Text columns with at most `dictionaryLimit` distinct values get exact
     /// rank keys; others (and unparseable cells of typed columns) prefixes and suffixes.
-    convenience init(column: Int, type: CSVColumnType, file: MappedFile, scanner: FieldScanner, offsets: RowOffsets,
-                     dictionaryLimit: Int = ColumnKeys.dictionaryLimit, isCancelled: () -> Bool) throws {
-        try self.init(column: column, type: type, file: file, scanner: scanner, rows: RowSource(offsets: offsets),
-                      dictionaryLimit: dictionaryLimit, isCancelled: isCancelled)
+    /// `scale`: for a decimal column, the digits after the point its keys count in (nil:
+    /// `Double` keys from the start).
+    convenience init(column: Int, type: CSVColumnType, scale: Int? = nil, file: MappedFile, scanner: FieldScanner,
+                     offsets: RowOffsets, dictionaryLimit: Int = ColumnKeys.dictionaryLimit,
+                     isCancelled: () -> Bool) throws {
+        try self.init(column: column, type: type, scale: scale, file: file, scanner: scanner,
+                      rows: RowSource(offsets: offsets), dictionaryLimit: dictionaryLimit, isCancelled: isCancelled)
     }
 
     /// The same, from an index that may still be growing: each chunk is read as soon as the
     /// indexer publishes it, so extraction runs alongside indexing.
-    init(column: Int, type: CSVColumnType, file: MappedFile, scanner: FieldScanner, rows source: RowSource,
-         dictionaryLimit: Int = ColumnKeys.dictionaryLimit, isCancelled: () -> Bool) throws {
+    init(column: Int, type: CSVColumnType, scale: Int? = nil, file: MappedFile, scanner: FieldScanner,
+         rows source: RowSource, dictionaryLimit: Int = ColumnKeys.dictionaryLimit, isCancelled: () -> Bool) throws {
         self.column = column
         self.isText = type == .text
         arena = malloc(1)!.assumingMemoryBound(to: UInt8.self)
-        if isText, let (cls, val) = try ColumnKeys.rankedTexts(column: column, file: file, scanner: scanner, source: source,
-                                                               limit: dictionaryLimit, isCancelled: isCancelled) {
-            self.cls = cls
-            self.val = val
+        if isText, let ranked = try ColumnKeys.rankedTexts(column: column, file: file, scanner: scanner, source: source,
+                                                           limit: dictionaryLimit, isCancelled: isCancelled) {
+            keys = ranked
             isExact = true
             return
         }
         isExact = !isText
-        var cls: [UInt8] = [], val: [UInt64] = []
-        let estimate = source.estimatedRows(fileSize: file.count)
-        cls.reserveCapacity(estimate)
-        val.reserveCapacity(estimate)
-        if isText { textRef.reserveCapacity(estimate) }
+        var extracted = PackedKeys.Builder()
+        let chunkClasses = UnsafeMutablePointer<UInt8>.allocate(capacity: RowOffsets.chunkSize)
+        let chunkKeys = UnsafeMutablePointer<UInt64>.allocate(capacity: RowOffsets.chunkSize)
+        defer { chunkClasses.deallocate(); chunkKeys.deallocate() }
+        if isText { textRef.reserveCapacity(source.estimatedRows(fileSize: file.count)) }
         let isText = self.isText
+        // Decimals count in whole units of 10^-scale until a cell needs more digits.
+        var scale = type == .decimal ? scale.flatMap { (0...15).contains($0) ? $0 : nil } : nil
         var row = 0
         var released = -1
         var chunkIndex = 0
         while let chunk = try source.chunk(chunkIndex, isCancelled: isCancelled) {
             chunkIndex += 1
             if isCancelled() { throw CancellationError() }
-            cls.append(contentsOf: repeatElement(0, count: chunk.count))
-            val.append(contentsOf: repeatElement(0, count: chunk.count))
             if isText || !textRef.isEmpty { textRef.append(contentsOf: repeatElement(0, count: chunk.count)) }
             let first = chunk[0]
             if released < 0 { released = first }
             file.passed(first, released: &released)
             for i in 0..<chunk.count {
                 defer { row += 1 }
+                chunkClasses[i] = 0
+                chunkKeys[i] = 0
                 guard let span = scanner.field(column, ofRecord: chunk[i]), span.count > 0 else { continue }
                 let bytes = UnsafeBufferPointer(start: file.base + span.start, count: span.count)
                 var key: UInt64? = nil
@@ -98,30 +104,44 @@ final class ColumnKeys: @unchecked Sendable {
                     switch type {
                     case .text: break
                     case .integer: key = ValueParser.integer(bytes).map(ColumnKeys.key(int:))
-                    case .decimal: key = ValueParser.decimal(bytes).map(ColumnKeys.key(double:))
+                    case .decimal:
+                        guard let s = scale else { key = ValueParser.decimal(bytes).map(ColumnKeys.key(double:)); break }
+                        switch ValueParser.decimal(bytes, scale: s) {
+                        case .scaled(let v): key = ColumnKeys.key(int: v)
+                        case .invalid: break
+                        case .unscaled(let d):
+                            // More digits than the unit: every key so far becomes its `Double`'s.
+                            let toDouble = { (k: UInt64) in ColumnKeys.key(double: ValueParser.scaledAsDouble(ColumnKeys.int(key: k), scale: s)) }
+                            let converted = PackedKeys.Builder()
+                            converted.append(contentsOf: extracted.finish(), mapping: toDouble)
+                            extracted = converted
+                            for j in 0..<i where chunkClasses[j] == 1 { chunkKeys[j] = toDouble(chunkKeys[j]) }
+                            scale = nil
+                            key = ColumnKeys.key(double: d)
+                        }
                     case .date: key = ValueParser.date(bytes).map(ColumnKeys.key(int:))
                     case .bool: key = ValueParser.bool(bytes).map { $0 ? 1 : 0 }
                     }
                 }
                 if let key {
-                    cls[row] = 1
-                    val[row] = key
+                    chunkClasses[i] = 1
+                    chunkKeys[i] = key
                     continue
                 }
                 // Text, or a cell that does not parse as the column's type.
-                cls[row] = isText ? 1 : 2
-                if textRef.isEmpty { textRef = [UInt64](repeating: 0, count: cls.count) }
+                chunkClasses[i] = isText ? 1 : 2
+                if textRef.isEmpty { textRef = [UInt64](repeating: 0, count: row - i + chunk.count) }
                 if span.escaped {
                     let unescaped = scanner.unescaped(span)
-                    val[row] = unescaped.withUnsafeBufferPointer { storeText($0, row: row) }
+                    chunkKeys[i] = unescaped.withUnsafeBufferPointer { storeText($0, row: row) }
                 } else {
-                    val[row] = storeText(bytes, row: row)
+                    chunkKeys[i] = storeText(bytes, row: row)
                 }
             }
+            extracted.append(classes: chunkClasses, keys: chunkKeys, count: chunk.count)
         }
         file.release(max(released, 0), file.count)
-        self.cls = cls
-        self.val = val
+        keys = extracted.finish()
         if arenaCapacity > arenaCount, let shrunk = realloc(arena, max(arenaCount, 1)) {
             arena = shrunk.assumingMemoryBound(to: UInt8.self)
             arenaCapacity = max(arenaCount, 1)
@@ -131,27 +151,25 @@ final class ColumnKeys: @unchecked Sendable {
     deinit { free(arena) }
 
     /// Classes and keys of a text column keyed by ranks in its dictionary of distinct texts,
-    /// or nil when it has more than `dictionaryLimit` of them (found early: the pass stops).
+    /// or nil when it has more than `limit` of them (found early: the pass stops).
     private static func rankedTexts(column: Int, file: MappedFile, scanner: FieldScanner, source: RowSource,
-                                    limit: Int, isCancelled: () -> Bool) throws -> ([UInt8], [UInt64])? {
+                                    limit: Int, isCancelled: () -> Bool) throws -> PackedKeys? {
         var dictionary = TextDictionary(limit: limit)
-        var cls: [UInt8] = [], val: [UInt64] = []
-        let estimate = source.estimatedRows(fileSize: file.count)
-        cls.reserveCapacity(estimate)
-        val.reserveCapacity(estimate)
-        var row = 0
+        let ids = PackedKeys.Builder()
+        let chunkClasses = UnsafeMutablePointer<UInt8>.allocate(capacity: RowOffsets.chunkSize)
+        let chunkKeys = UnsafeMutablePointer<UInt64>.allocate(capacity: RowOffsets.chunkSize)
+        defer { chunkClasses.deallocate(); chunkKeys.deallocate() }
         var released = -1
         var chunkIndex = 0
         while let chunk = try source.chunk(chunkIndex, isCancelled: isCancelled) {
             chunkIndex += 1
             if isCancelled() { throw CancellationError() }
-            cls.append(contentsOf: repeatElement(0, count: chunk.count))
-            val.append(contentsOf: repeatElement(0, count: chunk.count))
             let first = chunk[0]
             if released < 0 { released = first }
             file.passed(first, released: &released)
             for i in 0..<chunk.count {
-                defer { row += 1 }
+                chunkClasses[i] = 0
+                chunkKeys[i] = 0
                 guard let span = scanner.field(column, ofRecord: chunk[i]), span.count > 0 else { continue }
                 let id: UInt32?
                 if span.escaped {
@@ -160,14 +178,14 @@ final class ColumnKeys: @unchecked Sendable {
                     id = dictionary.id(of: UnsafeBufferPointer(start: file.base + span.start, count: span.count))
                 }
                 guard let id else { return nil }
-                cls[row] = 1
-                val[row] = UInt64(id)
+                chunkClasses[i] = 1
+                chunkKeys[i] = UInt64(id)
             }
+            ids.append(classes: chunkClasses, keys: chunkKeys, count: chunk.count)
         }
         file.release(max(released, 0), file.count)
         let rank = dictionary.ranks()
-        for r in 0..<cls.count where cls[r] == 1 { val[r] = UInt64(rank[Int(val[r])]) }
-        return (cls, val)
+        return ids.finish().mapped { UInt64(rank[Int($0)]) }
     }
 
     /// Records a text cell's length and suffix; returns its 8-byte prefix key.
@@ -196,6 +214,9 @@ final class ColumnKeys: @unchecked Sendable {
 
     /// Order-preserving map of a signed integer onto UInt64.
     @inline(__always) static func key(int v: Int64) -> UInt64 { UInt64(bitPattern: v) ^ (1 << 63) }
+
+    /// The integer of a ``key(int:)``.
+    @inline(__always) static func int(key k: UInt64) -> Int64 { Int64(bitPattern: k ^ (1 << 63)) }
 
     /// Order-preserving map of a double onto UInt64 (-0 and +0 are equal).
     @inline(__always) static func key(double d: Double) -> UInt64 {
@@ -238,8 +259,8 @@ final class ColumnKeys: @unchecked Sendable {
 
     @inline(__always) func textLength(_ row: Int) -> Int { length(textRef[row], row: row) }
 
-    @inline(__always) func rowClass(_ row: Int) -> UInt8 { cls[row] }
-    @inline(__always) func key(_ row: Int) -> UInt64 { val[row] }
+    @inline(__always) func rowClass(_ row: Int) -> UInt8 { keys.rowClass(row) }
+    @inline(__always) func key(_ row: Int) -> UInt64 { keys.key(row) }
 
     /// Eight bytes of a text cell starting at byte `depth` (8 or more), big-endian, zero-padded.
     @inline(__always) func textChunk(_ row: Int, depth: Int) -> UInt64 {
@@ -250,10 +271,9 @@ final class ColumnKeys: @unchecked Sendable {
 
     /// Ascending comparison of two rows: negative, zero or positive.
     @inline(__always) func compare(_ a: Int, _ b: Int) -> Int {
-        let ca = cls[a], cb = cls[b]
+        let (ca, va) = keys.entry(a), (cb, vb) = keys.entry(b)
         if ca != cb { return ca < cb ? -1 : 1 }
         if ca == 0 { return 0 }
-        let va = val[a], vb = val[b]
         if va != vb { return va < vb ? -1 : 1 }
         if ca == 1 && isExact { return 0 }
         let la = textLength(a), lb = textLength(b)

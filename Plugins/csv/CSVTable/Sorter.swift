@@ -31,7 +31,8 @@ struct Sorter {
     /// Below this many rows a range is sorted by insertion with the full comparison.
     static let smallRange = 24
     /// Ranges up to this many rows are radix-sorted in one go (two 64-bit key buffers of this
-    /// size); larger ones are first split by their most significant differing 16 bits.
+    /// size); larger ones are first split by their most significant differing bits (4 to 16 of them,
+    /// for parts of about `Work.partRows` rows).
     static let scratchRows = 1 << 20
 
     func sortedOrder(count n: Int) throws -> [UInt32] {
@@ -184,7 +185,7 @@ private struct Work {
 
     /// Sorts `perm[lo..<hi]` stably by the 64-bit key `fetch(row)`, then calls `ties` for
     /// each run of more than one equal key. Up to `Sorter.scratchRows` rows: one LSD radix
-    /// sort. Larger: a stable split by the most significant 16 bits in which the keys
+    /// sort. Larger: a stable split by the most significant bits (4 to 16) in which the keys
     /// differ, and each part sorted the same way.
     ///
     /// `top`: the first key of the whole sort; a large range is then split even if it fits
@@ -210,43 +211,69 @@ private struct Work {
             return
         }
         if isCancelled() { throw CancellationError() }
+        guard var parts = split(lo, hi, fetch: fetch) else { try ties(self, lo, hi); return }
+        guard parallel, let helper = helpers.first else {
+            for part in parts { try sortByKey(part.0, part.1, fetch: fetch, ties: ties) }
+            return
+        }
+        // Skewed keys (most amounts small, a few large) leave a few big parts: split those
+        // again, so that both threads have work to the end.
+        var i = 0
+        while i < parts.count {
+            let (s, e) = parts[i]
+            if e - s > n / 16, let finer = split(s, e, fetch: fetch) {
+                parts.replaceSubrange(i...i, with: finer)
+            } else {
+                i += 1
+            }
+        }
+        try Work.share(parts, between: self, helper) { w, part in
+            try w.sortByKey(part.0, part.1, fetch: fetch, ties: ties)
+        }
+    }
+
+    /// Splits `perm[lo..<hi]` stably by the most significant bits in which the keys differ
+    /// (4 to 16 of them: parts of about ``partRows`` rows, whose rows stay in file order, so
+    /// that reading their keys goes forward through memory); returns the parts of more than
+    /// one row, in order, or nil when all keys are equal.
+    func split(_ lo: Int, _ hi: Int, fetch: (Int) -> UInt64) -> [(Int, Int)]? {
+        let n = hi - lo
         let first = fetch(Int(perm[lo]))
         var diff: UInt64 = 0
         for i in lo..<hi { diff |= fetch(Int(perm[i])) ^ first }
-        if diff == 0 { try ties(self, lo, hi); return }
-        let shift = UInt64(max(0, 64 - diff.leadingZeroBitCount - 16))
-        var counts = [Int](repeating: 0, count: 1 << 16)
-        try counts.withUnsafeMutableBufferPointer { c in
-            for i in lo..<hi { c[Int((fetch(Int(perm[i])) >> shift) & 0xFFFF)] += 1 }
-            var starts = [Int](repeating: 0, count: 1 << 16)
+        if diff == 0 { return nil }
+        let bits = min(16, max(4, Int.bitWidth - (n / Work.partRows).leadingZeroBitCount))
+        let buckets = 1 << bits, mask = UInt64(buckets - 1)
+        let shift = UInt64(max(0, 64 - diff.leadingZeroBitCount - bits))
+        var counts = [Int](repeating: 0, count: buckets)
+        var parts: [(Int, Int)] = []
+        counts.withUnsafeMutableBufferPointer { c in
+            for i in lo..<hi { c[Int((fetch(Int(perm[i])) >> shift) & mask)] += 1 }
+            var next = [Int](repeating: 0, count: buckets)
             var pos = lo
-            for b in 0..<(1 << 16) { starts[b] = pos; pos += c[b] }
-            try starts.withUnsafeMutableBufferPointer { next in
+            for b in 0..<buckets { next[b] = pos; pos += c[b] }
+            next.withUnsafeMutableBufferPointer { next in
                 for i in lo..<hi {
                     let r = perm[i]
-                    let b = Int((fetch(Int(r)) >> shift) & 0xFFFF)
+                    let b = Int((fetch(Int(r)) >> shift) & mask)
                     tmp[next[b]] = r
                     next[b] += 1
                 }
                 for i in lo..<hi { perm[i] = tmp[i] }
                 // `next[b]` is now the end of bucket b.
-                var parts: [(Int, Int)] = []
                 var s = lo
-                for b in 0..<(1 << 16) where c[b] > 0 {
+                for b in 0..<buckets where c[b] > 0 {
                     let e = next[b]
                     if e - s > 1 { parts.append((s, e)) }
                     s = e
                 }
-                if parallel, let helper = helpers.first {
-                    try Work.share(parts, between: self, helper) { w, part in
-                        try w.sortByKey(part.0, part.1, fetch: fetch, ties: ties)
-                    }
-                } else {
-                    for part in parts { try sortByKey(part.0, part.1, fetch: fetch, ties: ties) }
-                }
             }
         }
+        return parts
     }
+
+    /// The rows a part of a split aims at: their keys and row numbers fit the L2 cache.
+    static let partRows = 1 << 15
 
     @inline(__always) func setBit(_ i: Int) { runs[i] = 1 }
     @inline(__always) func clearBit(_ i: Int) { runs[i] = 0 }

@@ -45,6 +45,56 @@ enum ValueParser {
     /// A decimal number: optional sign, digits with an optional fraction, optional exponent.
     /// Integers are decimals too. Leading zeros before more digits are refused ("007.5").
     static func decimal(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard let parts = decimalParts(b) else { return nil }
+        if parts.exact && parts.mantissa < (1 << 53) && parts.fracDigits <= 22 {
+            let v = Double(parts.mantissa) / powersOf10[parts.fracDigits]
+            return parts.negative ? -v : v
+        }
+        return slowDouble(b)
+    }
+
+    /// A decimal cell as a whole number of `10^-scale` units, when that is exact.
+    enum Scaled: Equatable {
+        /// The value times `10^scale`, exact (its magnitude is below 2^53).
+        case scaled(Int64)
+        /// A decimal with more fraction digits than `scale`, an exponent or too many digits:
+        /// only its `Double` (``decimal(_:)``) stands for it.
+        case unscaled(Double)
+        /// Not a decimal.
+        case invalid
+    }
+
+    /// `b` as a whole number of `10^-scale` units (`scale` 0...22): the same cells as
+    /// ``decimal(_:)`` accepts, and for each the exact value where it fits, which orders
+    /// exactly like the `Double` (``scaledAsDouble(_:scale:)`` gives that `Double` back).
+    static func decimal(_ b: UnsafeBufferPointer<UInt8>, scale: Int) -> Scaled {
+        guard let parts = decimalParts(b) else { return .invalid }
+        if parts.exact && parts.fracDigits <= scale && parts.mantissa < (1 << 53) {
+            let (m, overflow) = parts.mantissa.multipliedReportingOverflow(by: powersOf10Int[scale - parts.fracDigits])
+            if !overflow && m < (1 << 53) { return .scaled(parts.negative ? -Int64(m) : Int64(m)) }
+        }
+        return decimal(b).map { .unscaled($0) } ?? .invalid
+    }
+
+    /// The `Double` of a scaled decimal: exactly what ``decimal(_:)`` gives for its text
+    /// (both are the correctly rounded quotient of two exact doubles).
+    static func scaledAsDouble(_ v: Int64, scale: Int) -> Double {
+        Double(v) / powersOf10[scale]
+    }
+
+    private static let powersOf10Int: [UInt64] = (0...19).map { e in (0..<e).reduce(UInt64(1)) { v, _ in v * 10 } }
+
+    /// The pieces of a decimal's text: sign, up to 18 significant digits as one number,
+    /// the fraction digits among them, and whether they are the whole value (no exponent,
+    /// no digits dropped).
+    private struct DecimalParts {
+        var negative: Bool
+        var mantissa: UInt64
+        var fracDigits: Int
+        var exact: Bool
+    }
+
+    private static func decimalParts(_ b: UnsafeBufferPointer<UInt8>) -> DecimalParts? {
         var i = 0
         var negative = false
         if i < b.count && (b[i] == 0x2D || b[i] == 0x2B) { negative = b[i] == 0x2D; i += 1 }
@@ -77,11 +127,7 @@ enum ValueParser {
             if i == expStart { return nil }
         }
         guard i == b.count else { return nil }
-        if exact && mantissa < (1 << 53) && fracDigits <= 22 {
-            let v = Double(mantissa) / powersOf10[fracDigits]
-            return negative ? -v : v
-        }
-        return slowDouble(b)
+        return DecimalParts(negative: negative, mantissa: mantissa, fracDigits: fracDigits, exact: exact)
     }
 
     private static func slowDouble(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
