@@ -83,13 +83,26 @@ def run(argv, stdin_path=None, stdout_path=None, cwd=None, env=None, timeout=360
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        try:
-            returncode = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, 9)
-            proc.wait()
-            raise
+        # A blocking wait: `proc.wait(timeout=...)` polls with sleeps of up to 50 ms, which
+        # would round every wall time up by as much.
+        timed_out = threading.Event()
+
+        def kill():
+            timed_out.set()
+            try:
+                os.killpg(proc.pid, 9)
+            except OSError:
+                pass
+
+        killer = threading.Timer(timeout, kill)
+        killer.daemon = True
+        killer.start()
+        returncode = proc.wait()
         wall = time.perf_counter() - start
+        killer.cancel()
+        if timed_out.is_set():
+            done.set()
+            raise subprocess.TimeoutExpired(argv, timeout)
         done.set()
         sampler.join()
     finally:

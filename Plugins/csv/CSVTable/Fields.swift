@@ -59,7 +59,7 @@ struct FieldScanner: @unchecked Sendable {
                 while i < limit && base[i] != delimiter && base[i] != Byte.newline { i += 1 }
             } else {
                 let s = i
-                while i < limit && base[i] != delimiter && base[i] != Byte.newline { i += 1 }
+                i = stop(from: i)
                 var e = i
                 if e > s && base[e - 1] == Byte.cr && (i == limit || base[i] == Byte.newline) { e -= 1 }
                 span = FieldSpan(start: s, end: e, escaped: false)
@@ -69,6 +69,35 @@ struct FieldScanner: @unchecked Sendable {
             if !more || i >= limit || base[i] == Byte.newline { return index }
             i += 1
         }
+    }
+
+    /// The first delimiter or newline at or after `start`, or `limit`.
+    @inline(__always)
+    func stop(from start: Int) -> Int {
+        FieldScanner.stop(base: base, from: start, limit: limit, delimiter: delimiter)
+    }
+
+    /// The first `delimiter` or newline at or after `start`, or `limit`: eight bytes at a
+    /// time where eight remain (SWAR: the bytes equal to either get their top bit set, exactly).
+    @inline(__always)
+    static func stop(base: UnsafePointer<UInt8>, from start: Int, limit: Int, delimiter: UInt8) -> Int {
+        var i = start
+        let delimiters = UInt64(delimiter) &* 0x0101_0101_0101_0101
+        let newlines = UInt64(Byte.newline) &* 0x0101_0101_0101_0101
+        while i &+ 8 <= limit {
+            let v = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+            let hits = FieldScanner.zeroBytes(v ^ delimiters) | FieldScanner.zeroBytes(v ^ newlines)
+            if hits != 0 { return i &+ hits.trailingZeroBitCount >> 3 }
+            i &+= 8
+        }
+        while i < limit && base[i] != delimiter && base[i] != Byte.newline { i += 1 }
+        return i
+    }
+
+    /// 0x80 in each byte of `x` that is zero, 0 in the others (no false positives).
+    @inline(__always) static func zeroBytes(_ x: UInt64) -> UInt64 {
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        return ~(((x & low7) &+ low7) | x | low7)
     }
 
     /// The spans of all fields of a record.
@@ -119,7 +148,7 @@ extension FieldScanner {
                 }
                 if i < limit { i += 1 }
             }
-            while i < limit && base[i] != delimiter && base[i] != Byte.newline { i += 1 }
+            i = stop(from: i)
             if i >= limit || base[i] == Byte.newline { return nil }
             i += 1
             index += 1

@@ -136,6 +136,9 @@ final class IndexBuilder: @unchecked Sendable {
     func run(maxChunks: Int, progress: ((Int, Int, Int) -> Void)? = nil) -> Bool {
         let base = file.base, limit = file.count
         var published = 0
+        // Where the next quote is: lines that end before it need no look for quotes (most
+        // files have none, and then this is one `memchr` over the whole file).
+        var nextQuote = -1
         while position < limit {
             if stopped {
                 // Closed: release anyone waiting for rows (they get what was found).
@@ -143,7 +146,18 @@ final class IndexBuilder: @unchecked Sendable {
                 return false
             }
             let start = position
-            let end = IndexBuilder.recordEnd(base: base, from: start, limit: limit, delimiter: delimiter)
+            if nextQuote < start { nextQuote = IndexBuilder.find(Byte.quote, base: base, from: start, limit: limit) }
+            let end: Int
+            let lineEnd = IndexBuilder.find(Byte.newline, base: base, from: start, limit: limit)
+            if lineEnd < nextQuote {
+                end = lineEnd < limit ? lineEnd + 1 : limit
+            } else {
+                // Parse from the start of the field holding the quote: the fields before it
+                // hold no quote, so they end at the next delimiter.
+                var fieldStart = nextQuote
+                while fieldStart > start && base[fieldStart - 1] != delimiter { fieldStart -= 1 }
+                end = IndexBuilder.slowRecordEnd(base: base, from: fieldStart, limit: limit, delimiter: delimiter)
+            }
             position = end
             let length = end - start
             if (length == 1 && (base[start] == Byte.newline || base[start] == Byte.cr))
@@ -178,6 +192,15 @@ final class IndexBuilder: @unchecked Sendable {
         return slowRecordEnd(base: base, from: start, limit: limit, delimiter: delimiter)
     }
 
+    /// The offset of the first `byte` at or after `from`, or `limit`.
+    @inline(__always)
+    static func find(_ byte: UInt8, base: UnsafePointer<UInt8>, from: Int, limit: Int) -> Int {
+        guard from < limit, let p = memchr(base + from, Int32(byte), limit - from) else { return limit }
+        return UnsafeRawPointer(p) - UnsafeRawPointer(base)
+    }
+
+    /// The end of the record holding the field that starts at `start` (a record's start,
+    /// or just past a delimiter), parsing quoted fields.
     static func slowRecordEnd(base: UnsafePointer<UInt8>, from start: Int, limit: Int, delimiter: UInt8) -> Int {
         var i = start
         while true {
@@ -192,7 +215,7 @@ final class IndexBuilder: @unchecked Sendable {
                     break
                 }
             }
-            while i < limit && base[i] != delimiter && base[i] != Byte.newline { i += 1 }
+            i = FieldScanner.stop(base: base, from: i, limit: limit, delimiter: delimiter)
             if i >= limit { return limit }
             if base[i] == Byte.newline { return i + 1 }
             i += 1
