@@ -259,6 +259,8 @@ final class ColumnKeys: @unchecked Sendable {
 
     @inline(__always) func textLength(_ row: Int) -> Int { length(textRef[row], row: row) }
 
+    /// The class and key of `row` (one decode).
+    @inline(__always) func entry(_ row: Int) -> (UInt8, UInt64) { keys.entry(row) }
     @inline(__always) func rowClass(_ row: Int) -> UInt8 { keys.rowClass(row) }
     @inline(__always) func key(_ row: Int) -> UInt64 { keys.key(row) }
 

@@ -48,9 +48,15 @@ struct TopRows: @unchecked Sendable {  // read-only while its threads run
     }
 
     /// The first `k` rows of `range`, in no particular order.
+    ///
+    /// Most rows go after the heap's top: each is first compared by the class and key of the
+    /// first sort key alone (one decode), against the top's, kept at hand; only a tie there
+    /// takes the full comparison.
     private func heap(_ k: Int, _ range: Range<Int>) throws -> [UInt32] {
         var heap: [UInt32] = []
         heap.reserveCapacity(k)
+        let firstKeys = specs[0].keys, descending = specs[0].descending
+        var top: (UInt8, UInt64) = (0, 0)
         for row in range {
             if row & 0xFFFF == 0 && isCancelled() { throw CancellationError() }
             let r = UInt32(row)
@@ -62,7 +68,12 @@ struct TopRows: @unchecked Sendable {  // read-only while its threads run
                     let p = (i - 1) / 2
                     if before(heap[p], heap[i]) { heap.swapAt(p, i); i = p } else { break }
                 }
-            } else if before(r, heap[0]) {
+                if heap.count == k { top = firstKeys.entry(Int(heap[0])) }
+                continue
+            }
+            let entry = firstKeys.entry(row)
+            let goesFirst = entry == top ? before(r, heap[0]) : descending ? entry > top : entry < top
+            if goesFirst {
                 heap[0] = r
                 var i = 0
                 while true {
@@ -73,6 +84,7 @@ struct TopRows: @unchecked Sendable {  // read-only while its threads run
                     if m == i { break }
                     heap.swapAt(i, m); i = m
                 }
+                top = firstKeys.entry(Int(heap[0]))
             }
         }
         return heap
