@@ -21,6 +21,10 @@ public final class PGConnection: @unchecked Sendable {
     private let password: String?
     private let lock = NSLock()
     private var idle: [PostgresConnection] = []
+    /// The server process of each connection (`pg_backend_pid()`), by connection id: a
+    /// cancelled query is cancelled on the server too (`pg_cancel_backend`), from another
+    /// connection, since PostgresNIO sends no cancel request of its own.
+    private var backends: [Int: Int32] = [:]
     private var nextID = 1
     /// A connection was made once: failing to connect now means the connection was lost.
     private var connectedOnce = false
@@ -37,7 +41,7 @@ public final class PGConnection: @unchecked Sendable {
     }
 
     deinit {
-        for c in idle { c.close().whenComplete { _ in } }
+        for c in idle { PGConnection.close(c) }
     }
 
     /// Opens one connection and keeps it for the first query: a wrong password or an
@@ -77,28 +81,21 @@ public final class PGConnection: @unchecked Sendable {
     private func run(_ query: PostgresQuery, on connection: PostgresConnection, cancel: CancellationFlag?) throws -> [[String?]] {
         let box = ResultBox()
         let done = DispatchSemaphore(value: 0)
-        let logger = self.logger
-        Task {
+        Self.fetch(query, on: connection, logger: logger) { [self] result in
+            box.set(result)
             var broken = false
-            do {
-                var rows: [[String?]] = []
-                for try await row in try await connection.query(query, logger: logger) {
-                    var cells: [String?] = []
-                    for cell in row { cells.append(cell.bytes.map { String(buffer: $0) }) }
-                    rows.append(cells)
-                }
-                box.set(.success(rows))
-            } catch {
-                broken = connection.isClosed || Self.isConnectionFailure(error)
-                box.set(.failure(error))
-            }
+            if case .failure(let error) = result { broken = connection.isClosed || Self.isConnectionFailure(error) }
             // Back to the idle list only once the query is over (also after a cancel).
-            self.release(connection, broken: broken)
+            release(connection, broken: broken)
             done.signal()
         }
         while done.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
-            // Answer the cancel at once; the query ends on its own and its answer is dropped.
-            if cancel?.isCancelled == true { throw CancellationError() }
+            // Answer the cancel at once, and ask the server to stop the query; its answer
+            // (an error, or rows that came first) is dropped.
+            if cancel?.isCancelled == true {
+                cancelOnServer(connection)
+                throw CancellationError()
+            }
         }
         switch box.get()! {
         case .success(let rows): return rows
@@ -107,6 +104,18 @@ public final class PGConnection: @unchecked Sendable {
                 throw ConnectionLost(message: "connection to \(target.display) lost: \(reason(error))")
             }
             throw RPCError(code: RPCError.internalError, message: describe(error))
+        }
+    }
+
+    /// Asks the server to cancel what `connection` runs, from another connection, without
+    /// waiting (the connection goes back to the idle list once its query has ended).
+    private func cancelOnServer(_ connection: PostgresConnection) {
+        lock.lock(); let pid = backends[connection.id]; lock.unlock()
+        guard let pid else { return }
+        DispatchQueue.global().async { [self] in
+            do { _ = try query("SELECT pg_cancel_backend($1::int)::text", [String(pid)], retry: false) } catch {
+                PluginLog.info("cancelling the query of server process \(pid) failed: \(error)")
+            }
         }
     }
 
@@ -127,8 +136,15 @@ public final class PGConnection: @unchecked Sendable {
             lock.unlock()
             return
         }
+        backends[connection.id] = nil
         lock.unlock()
-        connection.close().whenComplete { _ in }
+        PGConnection.close(connection)
+    }
+
+    /// Closes a connection and keeps it alive until it is closed: PostgresNIO asserts that a
+    /// connection is closed when it goes away, and `close()` only starts closing.
+    private static func close(_ connection: PostgresConnection) {
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
     /// A new connection, within ``connectTimeout``; fails with the server and the reason
@@ -145,6 +161,14 @@ public final class PGConnection: @unchecked Sendable {
         do {
             let connection = try future.wait()
             lock.lock(); connectedOnce = true; lock.unlock()
+            // Its server process, for cancelling (a failure only means no server-side cancel).
+            let rows = try? Self.fetchNow("SELECT pg_backend_pid()::text", on: connection, logger: logger)
+            if let cell = rows?.first?.first, let text = cell, let pid = Int32(text) {
+                lock.lock(); backends[id] = pid; lock.unlock()
+            }
+            // A query whose plugin is gone (exited, killed) stops within a second instead of
+            // running on to its end (PostgreSQL 14 and later; older servers refuse the setting).
+            _ = try? Self.fetchNow("SET client_connection_check_interval = 1000", on: connection, logger: logger)
             return connection
         } catch {
             if let e = error as? PSQLError, e.serverInfo?[.message] != nil {
@@ -154,6 +178,37 @@ public final class PGConnection: @unchecked Sendable {
             let what = lost ? "connection to \(target.display) lost, reconnecting failed" : "cannot connect to \(target.display)"
             throw RPCError(code: RPCError.internalError, message: "\(what): \(reason(error))")
         }
+    }
+
+    /// Runs `query` on `connection` in a task; `finished` gets every row as text cells, or
+    /// the error.
+    private static func fetch(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger,
+                              finished: @escaping @Sendable (Result<[[String?]], any Error>) -> Void) {
+        Task {
+            do {
+                var rows: [[String?]] = []
+                for try await row in try await connection.query(query, logger: logger) {
+                    var cells: [String?] = []
+                    for cell in row { cells.append(cell.bytes.map { String(buffer: $0) }) }
+                    rows.append(cells)
+                }
+                finished(.success(rows))
+            } catch {
+                finished(.failure(error))
+            }
+        }
+    }
+
+    /// Runs `sql` on a connection not yet in use and waits for its rows.
+    private static func fetchNow(_ sql: String, on connection: PostgresConnection, logger: Logger) throws -> [[String?]] {
+        let box = ResultBox()
+        let done = DispatchSemaphore(value: 0)
+        fetch(PostgresQuery(unsafeSQL: sql), on: connection, logger: logger) { result in
+            box.set(result)
+            done.signal()
+        }
+        done.wait()
+        return try box.get()!.get()
     }
 
     /// True when `error` means the link to the server is gone (not an error of the statement).

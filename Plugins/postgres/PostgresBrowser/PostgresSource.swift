@@ -10,8 +10,9 @@ import TabdeckProtocol
 /// are its rows (``PGTable``), as `"t1"`, `"t2"`, ….
 ///
 /// A table's total is the planner's estimate first; the exact `count(*)` then runs in the
-/// background (progress every second, the `stop-count` action cancels it) and arrives as an
-/// `invalidate` with the total. A lost connection fails the request with a clear message; the
+/// background (progress every second, the `stop-count` action cancels it, on the server too,
+/// and it is not started again for that table and filter) and arrives as an `invalidate` with
+/// the total. A lost connection fails the request with a clear message; the
 /// next request reconnects.
 public final class PostgresSource: TableDataSource, @unchecked Sendable {
     public let capabilities = PluginCapabilities(sort: true, multiSort: true, filter: true, children: true, actions: true)
@@ -22,6 +23,8 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
     private var tables: [String: PGTable] = [:]
     private var counts: [CountKey: Int] = [:]
     private var counting: [CountKey: CancellationFlag] = [:]
+    /// Counts stopped by `stop-count`: not started again for the same table and filter.
+    private var stopped: Set<CountKey> = []
     /// The filter of each table's latest `rows` request: a count is announced only for it.
     private var lastFilter: [String: String] = [:]
     private var nextHandle = 1
@@ -90,7 +93,7 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         let key = CountKey(handle: handle, filter: filter)
         lock.lock()
         if let n = counts[key] { lock.unlock(); return n }
-        let start = counting[key] == nil
+        let start = counting[key] == nil && !stopped.contains(key)
         let flag = CancellationFlag()
         if start { counting[key] = flag }
         lock.unlock()
@@ -156,7 +159,8 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
     public func action(table handle: String, action: String, rows: [String]) throws -> ActionResult {
         lock.lock()
         let table = tables[handle]
-        let running = counting.filter { $0.key.handle == handle }.map(\.value)
+        let running = counting.filter { $0.key.handle == handle }
+        if action == "stop-count" { stopped.formUnion(running.keys) }
         lock.unlock()
         guard let table else { throw RPCError.unknown(table: handle) }
         switch action {
@@ -166,7 +170,7 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
             PluginLog.info("deleted \(n) rows of \(table.name)")
             return ActionResult(message: "deleted \(n) row\(n == 1 ? "" : "s") of \(table.name)", invalidate: true)
         case "stop-count":
-            for flag in running { flag.cancel() }
+            for flag in running.values { flag.cancel() }
             return ActionResult(message: running.isEmpty ? "no count is running" : "counting stopped")
         default:
             throw RPCError.badParams("params.action: unknown action \"\(action)\"", path: "params.action")
