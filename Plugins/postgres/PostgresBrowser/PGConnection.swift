@@ -25,6 +25,11 @@ public final class PGConnection: @unchecked Sendable {
     /// cancelled query is cancelled on the server too (`pg_cancel_backend`), from another
     /// connection, since PostgresNIO sends no cancel request of its own.
     private var backends: [Int: Int32] = [:]
+    /// Connections (by id) whose query has not ended yet.
+    private var running: Set<Int> = []
+    /// Connections whose query was cancelled on the server: closed when it ends, never used
+    /// again (a late `pg_cancel_backend` would otherwise cancel the next query run on them).
+    private var cancelled: Set<Int> = []
     private var nextID = 1
     /// A connection was made once: failing to connect now means the connection was lost.
     private var connectedOnce = false
@@ -81,6 +86,7 @@ public final class PGConnection: @unchecked Sendable {
     private func run(_ query: PostgresQuery, on connection: PostgresConnection, cancel: CancellationFlag?) throws -> [[String?]] {
         let box = ResultBox()
         let done = DispatchSemaphore(value: 0)
+        lock.lock(); running.insert(connection.id); lock.unlock()
         Self.fetch(query, on: connection, logger: logger) { [self] result in
             box.set(result)
             var broken = false
@@ -107,10 +113,14 @@ public final class PGConnection: @unchecked Sendable {
         }
     }
 
-    /// Asks the server to cancel what `connection` runs, from another connection, without
-    /// waiting (the connection goes back to the idle list once its query has ended).
+    /// Asks the server to cancel the query `connection` runs, if it still runs, from another
+    /// connection, without waiting; the connection is closed once its query has ended.
     private func cancelOnServer(_ connection: PostgresConnection) {
-        lock.lock(); let pid = backends[connection.id]; lock.unlock()
+        lock.lock()
+        // Only a query still running: one that has ended left its connection free for others.
+        let pid = running.contains(connection.id) ? backends[connection.id] : nil
+        if pid != nil { cancelled.insert(connection.id) }
+        lock.unlock()
         guard let pid else { return }
         DispatchQueue.global().async { [self] in
             do { _ = try query("SELECT pg_cancel_backend($1::int)::text", [String(pid)], retry: false) } catch {
@@ -131,7 +141,9 @@ public final class PGConnection: @unchecked Sendable {
 
     private func release(_ connection: PostgresConnection, broken: Bool) {
         lock.lock()
-        if !broken && !connection.isClosed && idle.count < Self.keepIdle {
+        running.remove(connection.id)
+        let wasCancelled = cancelled.remove(connection.id) != nil
+        if !broken && !wasCancelled && !connection.isClosed && idle.count < Self.keepIdle {
             idle.append(connection)
             lock.unlock()
             return
