@@ -183,10 +183,8 @@ final class IndexBuilder: @unchecked Sendable {
     /// The offset just past the record that starts at `start` (past its `\n`, or `limit`).
     @inline(__always)
     static func recordEnd(base: UnsafePointer<UInt8>, from start: Int, limit: Int, delimiter: UInt8) -> Int {
-        let rest = limit - start
-        let nlPtr = memchr(base + start, Int32(Byte.newline), rest)
-        let lineEnd = nlPtr.map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? limit
-        if memchr(base + start, Int32(Byte.quote), lineEnd - start) == nil {
+        let lineEnd = find(Byte.newline, base: base, from: start, limit: limit)
+        if find(Byte.quote, base: base, from: start, limit: lineEnd) == lineEnd {
             return lineEnd < limit ? lineEnd + 1 : limit
         }
         return slowRecordEnd(base: base, from: start, limit: limit, delimiter: delimiter)
