@@ -40,8 +40,6 @@ let package = Package(
         .target(name: "TabdeckTerminal", dependencies: ["CReadline", "TabdeckCore"]),
         .target(name: "TabdeckSpool", dependencies: [
             "TabdeckProtocol", "TabdeckSupervisor",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         .target(name: "TabdeckConformance", dependencies: ["TabdeckProtocol", "TabdeckSupervisor"]),
         .target(name: "TabdeckApp", dependencies: [
@@ -66,7 +64,7 @@ let package = Package(
         .executableTarget(name: "tabdeck-postgres", dependencies: ["PostgresBrowser", "TabdeckPluginKit"], path: "Plugins/postgres/Main"),
         .executableTarget(name: "tabdeck-kit-example", dependencies: ["TabdeckPluginKit", "TabdeckProtocol"], path: "Plugins/kit-example"),
         .target(name: "TabdeckFuzzTargets", dependencies: [
-            "TabdeckProtocol", "TabdeckCore", "TabdeckTerminal", "TabdeckStore", "CSVTable",
+            "TabdeckProtocol", "TabdeckCore", "TabdeckTerminal", "TabdeckStore", "TabdeckSpool", "CSVTable",
         ]),
         .executableTarget(name: "tabdeck-fuzz", dependencies: ["TabdeckFuzzTargets"]),
         .executableTarget(name: "TabdeckBench", dependencies: [
@@ -85,7 +83,7 @@ let package = Package(
         .testTarget(name: "CSVTableTests", dependencies: ["CSVTable", "SeededRandom"]),
         .testTarget(name: "SQLiteBrowserTests", dependencies: ["SQLiteBrowser", "SeededRandom"]),
         .testTarget(name: "PostgresBrowserTests", dependencies: ["PostgresBrowser", "TabdeckPluginKit"]),
-        .testTarget(name: "TabdeckSpoolTests", dependencies: ["TabdeckSpool"]),
+        .testTarget(name: "TabdeckSpoolTests", dependencies: ["TabdeckSpool", "SeededRandom"]),
         .testTarget(name: "TabdeckConformanceTests", dependencies: ["TabdeckConformance"]),
         .testTarget(name: "TabdeckFuzzTests", dependencies: ["TabdeckFuzzTargets"]),
         .testTarget(name: "EndToEndTests", dependencies: []),

@@ -41,8 +41,8 @@ public enum JSONParser {
         try parse(buffer, rowsFastPath: false)
     }
 
-    /// Parses one complete JSON text; with `rowsFastPath`, a top-level `result` member of the
-    /// `rows` shape is decoded straight to rows (`JSONScanner+Rows.swift`). The value is equal
+    /// Parses one complete JSON text; with `rowsFastPath`, a top-level `result` or `params`
+    /// member of the `rows` shape is decoded straight to rows (`JSONScanner+Rows.swift`). The value is equal
     /// either way.
     static func parse(_ bytes: [UInt8], rowsFastPath: Bool) throws(JSONParseError) -> JSONValue {
         try bytes.withUnsafeBufferPointer { (buffer) throws(JSONParseError) -> JSONValue in

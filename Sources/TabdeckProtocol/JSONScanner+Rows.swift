@@ -4,9 +4,9 @@ import Glibc
 import Darwin
 #endif
 
-/// The typed fast path for the `result` of a `rows` reply: straight from bytes to ``Row``s,
-/// without a `JSONValue` object per row. Taken only by ``MessageCodec/decode(_:)-([UInt8])``
-/// for the top-level `result` member. Anything it does not take (another shape, a key it does
+/// The typed fast path for the `result` of a `rows` reply and the `params` of a `rows/chunk`
+/// notification: straight from bytes to ``Row``s, without a `JSONValue` object per row. Taken
+/// only by ``MessageCodec/decode(_:)-([UInt8])`` for the top-level `result` or `params` member. Anything it does not take (another shape, a key it does
 /// not know, a syntax error) makes it give up and leave the scanner as it found it; the
 /// generic parser then reads the same text and reports any error as always.
 extension JSONScanner {
@@ -71,7 +71,7 @@ extension JSONScanner {
                 (rows, shapes) = try rowsArray(depth: depth + 1)
                 rowsIndex = keys.count
                 others.append(.array([]))
-            case "generation", "offset", "total":
+            case "generation", "offset", "total", "id":  // `id`: a `rows/chunk` notification's params
                 others.append(try parseValue(depth: depth))
             default:
                 throw Self.notRows

@@ -28,7 +28,7 @@ struct JSONScanner {
     /// and reused; freed by ``release()``.
     var unescaped: UnsafeMutablePointer<UInt8>?
     var unescapedCapacity = 0
-    /// Whether the top-level `result` member is first tried as a `rows` result
+    /// Whether the top-level `result` and `params` members are first tried as a `rows` result
     /// (`JSONScanner+Rows.swift`).
     var rowsFastPath = false
     /// Whether short ASCII strings are made from their bytes (`SmallStrings`).
@@ -135,7 +135,7 @@ struct JSONScanner {
             index += 1
             skipWhitespace()
             let value: JSONValue
-            if rowsFastPath, depth == 1, key == "result", at(UInt8(ascii: "{")), let rows = parseRowsResult(depth: depth + 1) {
+            if rowsFastPath, depth == 1, key == "result" || key == "params", at(UInt8(ascii: "{")), let rows = parseRowsResult(depth: depth + 1) {
                 value = rows
             } else {
                 value = try parseValue(depth: depth)

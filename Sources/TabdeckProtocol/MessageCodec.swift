@@ -2,8 +2,9 @@
 public enum MessageCodec {
     /// Decodes one line (without its `\n`) into a message.
     ///
-    /// The `result` of a `rows` reply is decoded straight to ``Row``s here (the supervisor's
-    /// reader thread), so ``RowsResult/init(_:path:)`` takes them as they are; the message is
+    /// The `result` of a `rows` reply and the `params` of a `rows/chunk` notification are
+    /// decoded straight to ``Row``s here (the supervisor's reader thread), so
+    /// ``RowsResult/init(_:path:)`` takes them as they are; the message is
     /// equal to the one the generic parser gives, and errors are the same.
     public static func decode(_ line: [UInt8]) throws(ProtocolError) -> Message {
         try decode(line, rowsFastPath: true)

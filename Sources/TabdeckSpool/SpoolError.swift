@@ -1,7 +1,7 @@
 /// What can go wrong in a spool: always names the place (file, table, column, plugin).
 public enum SpoolError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// SQLite refused something; `file` is the spool file.
-    case sqlite(file: String, message: String, sql: String)
+    /// A spool file could not be created, written or mapped; `path` names it.
+    case file(path: String, message: String)
     /// A sort key names a column the table does not have.
     case unknownColumn(String, table: String)
     /// The plugin's rows could not be read (a bad `rows/chunk` or `rows` result).
@@ -9,7 +9,7 @@ public enum SpoolError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .sqlite(let file, let message, let sql): "spool \(file): \(message) (in: \(sql.prefix(80)))"
+        case .file(let path, let message): "spool \(path): \(message)"
         case .unknownColumn(let column, let table): "no column \"\(column)\" in spooled table \(table)"
         case .badRows(let tab, let table, let reason): "plugin \(tab), table \(table): bad rows: \(reason)"
         }

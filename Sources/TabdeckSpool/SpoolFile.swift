@@ -1,257 +1,184 @@
 import Foundation
-import GRDB
-import GRDBSQLite
 import TabdeckProtocol
 
-private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
-/// One tab's spool: a throwaway SQLite file holding the rows of its spooled tables.
+/// One tab's spool: a throwaway folder holding the rows of its spooled tables.
 ///
-/// Speed over safety, since the file is rebuilt from the plugin whenever it is lost:
-/// `journal_mode = OFF`, `synchronous = OFF`, one connection, rows inserted through one
-/// reused prepared statement bound with the C API inside large transactions. Not thread-safe:
-/// ``SpoolRouter`` serializes every use under its lock.
+/// Each table is two ``AppendFile``s: its rows as ``RowRecord``s in arrival order, and each
+/// row's offset there (8 bytes). A materialized order is a third file (a 4-byte row number per
+/// position). Appending a row costs one record's bytes, no index and no transaction; sorting
+/// reads the records through a memory map (``RowSorter``), filtering too (``RowFilter``).
+/// The files are rebuilt from the plugin whenever they are lost, so nothing is synced.
+///
+/// Not thread-safe: ``SpoolRouter`` uses it from its one writer queue.
 public final class SpoolFile: @unchecked Sendable {
-    /// The file's path (`<state>/spool/<pid>-<tab>.sqlite`).
+    /// The folder's path (`<state>/spool/<pid>-<tab>`).
     public let path: String
-    private var queue: DatabaseQueue?
-    private var inTransaction = false
-    private var rowsInTransaction = 0
-    /// Rows per transaction while streaming: large, for speed; the connection sees its own
-    /// uncommitted rows, so pages can be answered before a commit.
-    static let rowsPerTransaction = 200_000
+    private var tables: [String: StoredRows] = [:]
+    private var orders: [String: AppendFile] = [:]
+    private var scratch: [UInt8] = []
 
-    /// Creates (or truncates) the file at `path`, creating its folder.
+    /// Creates (or empties) the folder at `path`, creating its parent.
     public init(path: String) throws(SpoolError) {
         self.path = path
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        var config = Configuration()
-        config.label = "tabdeck.spool"
-        config.allowsUnsafeTransactions = true  // one long transaction spans many inserts
-        config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
-                           + "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536; PRAGMA temp_store = FILE")
-        }
-        do { queue = try DatabaseQueue(path: path, configuration: config) } catch {
-            throw .sqlite(file: path, message: "\(error)", sql: "open")
+        try? FileManager.default.removeItem(atPath: path)
+        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+            throw .file(path: path, message: "cannot create the spool folder: \(error.localizedDescription)")
         }
     }
 
-    /// Closes the connection and deletes the file.
+    /// Closes and deletes every file, and the folder.
     public func remove() {
-        queue = nil
-        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        for table in tables.values { table.close() }
+        for order in orders.values { order.close() }
+        tables = [:]
+        orders = [:]
+        try? FileManager.default.removeItem(atPath: path)
     }
 
-    private func run<T>(_ sql: String, _ body: (Database) throws -> T) throws(SpoolError) -> T {
-        guard let queue else { throw .sqlite(file: path, message: "the spool is closed", sql: sql) }
-        do { return try queue.inDatabase(body) } catch let error as SpoolError { throw error } catch {
-            throw .sqlite(file: path, message: "\(error)", sql: sql)
-        }
-    }
-
-    /// Creates the table of `schema` (dropping an old one of the same name).
+    /// Creates the (empty) table of `schema`, dropping an old one of the same name.
     public func create(_ schema: SpoolSchema) throws(SpoolError) {
-        try run(schema.createSQL) { db in
-            try db.execute(sql: "DROP TABLE IF EXISTS \(schema.tableName)")
-            try db.execute(sql: schema.createSQL)
-        }
+        drop(schema)
+        tables[schema.tableName] = try StoredRows(folder: path, name: schema.tableName, columns: schema.columns.count)
     }
 
     /// Drops the table of `schema`.
     public func drop(_ schema: SpoolSchema) {
-        _ = try? run("DROP TABLE") { db in try db.execute(sql: "DROP TABLE IF EXISTS \(schema.tableName)") }
+        tables.removeValue(forKey: schema.tableName)?.close()
     }
 
-    /// Drops a table by name (a materialized order).
+    /// Drops a materialized order by name.
     public func dropTable(named name: String) {
-        _ = try? run("DROP TABLE") { db in try db.execute(sql: "DROP TABLE IF EXISTS \(name)") }
+        orders.removeValue(forKey: name)?.close()
     }
 
-    /// Commits the rows inserted so far.
+    /// Writes out what is buffered (pages read it anyway; this only bounds what a crash loses).
     public func commit() throws(SpoolError) {
-        guard inTransaction else { return }
-        try run("COMMIT") { db in try db.execute(sql: "COMMIT") }
-        inTransaction = false
-        rowsInTransaction = 0
+        for table in tables.values { try table.flush() }
     }
 
-    /// Appends rows (the wire's row objects) to the table, numbering them from `firstSeq`.
-    /// - Returns: how many rows were inserted.
-    /// - Throws: ``SpoolError/badRows(tab:table:reason:)`` naming the row and field
-    ///   (`rows[3].cells`), or an SQLite error.
-    public func insert(_ rows: [JSONValue], into schema: SpoolSchema, firstSeq: Int, tab: String, table: String) throws(SpoolError) -> Int {
-        let sql = schema.insertSQL
-        let enumRanks: [Int: [String: Int64]] = Dictionary(uniqueKeysWithValues: schema.columns.indices.compactMap { i in
-            if case .enumeration(let values) = schema.columns[i].type {
-                return (i, Dictionary(values.enumerated().map { ($1, Int64($0)) }, uniquingKeysWith: { a, _ in a }))
-            }
-            return nil
-        })
-        let keyed = schema.columns.indices.map(schema.hasKey)
-        if !inTransaction {
-            try run("BEGIN") { db in try db.execute(sql: "BEGIN") }
-            inTransaction = true
-        }
-        let inserted: Int = try run(sql) { db in
-            let statement = try db.cachedStatement(sql: sql)
-            let h = statement.sqliteStatement
-            defer { sqlite3_reset(h); sqlite3_clear_bindings(h) }
-            var seq = firstSeq
-            for (n, row) in rows.enumerated() {
-                guard case .object(let o) = row else {
-                    throw SpoolError.badRows(tab: tab, table: table, reason: "rows[\(n)]: expected an object, got \(row.typeDescription)")
-                }
-                var p: Int32 = 1
-                sqlite3_bind_int64(h, p, Int64(seq)); p += 1
-                switch o["id"] {
-                case .string(let s)?: Self.bindText(h, p, s)
-                case .int(let i)?: sqlite3_bind_text(h, p, String(i), -1, transient)
-                default: throw SpoolError.badRows(tab: tab, table: table, reason: "rows[\(n)].id: expected a string or an integer")
-                }
-                p += 1
-                for field in ["section", "detail"] {
-                    if case .string(let s)? = o[field] { Self.bindText(h, p, s) } else { sqlite3_bind_null(h, p) }
-                    p += 1
-                }
-                sqlite3_bind_int64(h, p, o["hasChildren"] == .bool(true) ? 1 : 0); p += 1
-                guard case .array(let cells)? = o["cells"] else {
-                    throw SpoolError.badRows(tab: tab, table: table, reason: "rows[\(n)].cells: expected an array")
-                }
-                for i in keyed.indices {
-                    let cell = i < cells.count ? cells[i] : .null
-                    switch cell {
-                    case .null: sqlite3_bind_null(h, p)
-                    case .bool(let b): sqlite3_bind_int64(h, p, b ? 1 : 0)
-                    case .int(let v): sqlite3_bind_int64(h, p, v)
-                    case .double(let d): sqlite3_bind_double(h, p, d)
-                    case .string(let s): Self.bindText(h, p, s)
-                    case .array, .object: sqlite3_bind_text(h, p, JSONWriter.string(cell), -1, transient)
-                    }
-                    p += 1
-                    if keyed[i] {
-                        if case .string(let s) = cell {
-                            if let ranks = enumRanks[i] {
-                                if let rank = ranks[s] { sqlite3_bind_int64(h, p, rank) } else { Self.bindText(h, p, s) }
-                            } else if let ms = ISODateTime(s)?.millis {
-                                sqlite3_bind_int64(h, p, ms)
-                            } else {
-                                Self.bindText(h, p, s)
-                            }
-                        } else if case .null = cell {
-                            sqlite3_bind_null(h, p)
-                        } else {
-                            sqlite3_bind_text(h, p, JSONWriter.string(cell), -1, transient)
-                        }
-                        p += 1
-                    }
-                }
-                let code = sqlite3_step(h)
-                sqlite3_reset(h)
-                guard code == SQLITE_DONE else {
-                    throw SpoolError.sqlite(file: self.path, message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
-                }
-                seq += 1
-            }
-            return rows.count
-        }
-        rowsInTransaction += inserted
-        if rowsInTransaction >= Self.rowsPerTransaction { try commit() }
-        return inserted
+    /// Appends rows to the table of `schema`, after those it has.
+    /// - Returns: how many rows were appended.
+    public func insert(_ rows: [Row], into schema: SpoolSchema) throws(SpoolError) -> Int {
+        try stored(schema).append(rows)
+        return rows.count
     }
 
-    /// Materializes `sort` into the order table `name` (commits first).
+    /// The rows in the table of `schema`.
+    public func count(_ schema: SpoolSchema) -> Int { tables[schema.tableName]?.count ?? 0 }
+
+    /// Materializes `sort` into the order `name`, for deep pages.
     public func materialize(_ schema: SpoolSchema, _ sort: [SortKey], name: String) throws(SpoolError) {
-        let statements = try schema.orderTableSQL(sort, name: name)
-        try commit()
-        try run(statements[2]) { db in for sql in statements { try db.execute(sql: sql) } }
+        let columns = try schema.sortColumns(sort)
+        let table = try stored(schema)
+        let order = try table.read { (records, offsets) throws(SpoolError) -> [Int32] in
+            guard let records, let offsets else { return [] }
+            return RowSorter(base: records, offsets: offsets, columns: columns).all(count: table.count)
+        }
+        let file = try AppendFile(path: path + "/\(name).order")
+        try file.append { out in order.withUnsafeBytes { out.append(contentsOf: $0) } }
+        try file.flush()
+        orders[name]?.close()
+        orders[name] = file
     }
 
-    /// One page of rows in `sort` order, as the wire's row objects. For the natural order
-    /// (`sort` empty) the page is found by `seq`, without scanning.
-    /// With `orderTable` (from ``materialize(_:_:name:)``) the page is read through it.
+    /// One page of rows in `sort` order (arrival order when empty), as the wire's row objects.
+    /// With `orderTable` (from ``materialize(_:_:name:)``) the page is read through it; with
+    /// `filter`, only the rows that pass count (``RowFilter``).
     public func page(_ schema: SpoolSchema, sort: [SortKey], offset: Int, limit: Int,
                      orderTable: String? = nil, filter: String? = nil) throws(SpoolError) -> [JSONValue] {
-        let sql: String
-        if let orderTable {
-            sql = schema.orderedPageSQL(orderTable: orderTable)
-        } else if filter != nil {
-            sql = try schema.filteredPageSQL(sort)
-        } else {
-            sql = try schema.pageSQL(sort)
-        }
-        let bools = schema.columns.map { $0.type == .bool }
-        return try run(sql) { db in
-            let statement = try db.cachedStatement(sql: sql)
-            let h = statement.sqliteStatement
-            defer { sqlite3_reset(h); sqlite3_clear_bindings(h) }
-            sqlite3_bind_int64(h, 1, Int64(limit))
-            sqlite3_bind_int64(h, 2, Int64(offset))
-            if let filter { Self.bindText(h, 3, filter) }
-            var rows: [JSONValue] = []
-            rows.reserveCapacity(min(limit, 10_000))
-            while true {
-                let code = sqlite3_step(h)
-                if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else {
-                    throw SpoolError.sqlite(file: self.path, message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
+        let columns = try schema.sortColumns(sort)
+        let table = try stored(schema)
+        let n = table.count
+        let cellCount = schema.columns.count
+        return try table.read { (records, offsets) throws(SpoolError) -> [JSONValue] in
+            guard let records, let offsets, offset < n, limit > 0 else { return [] }
+            let rows: [Int]
+            if let filter {
+                let kept = RowFilter(filter).rows(base: records, offsets: offsets, count: n, columns: cellCount)
+                if columns.isEmpty {
+                    rows = Array(kept.dropFirst(offset).prefix(limit))
+                } else {
+                    let sorter = RowSorter(base: records, offsets: offsets, columns: columns)
+                    rows = Array(sorter.first(offset + limit, count: n, of: kept).dropFirst(offset))
                 }
-                var o = JSONObject()
-                o["id"] = .string(Self.text(h, 0))
-                var cells: [JSONValue] = []
-                cells.reserveCapacity(bools.count)
-                for i in bools.indices {
-                    let c = Int32(4 + i)
-                    switch sqlite3_column_type(h, c) {
-                    case SQLITE_NULL: cells.append(.null)
-                    case SQLITE_INTEGER:
-                        let v = sqlite3_column_int64(h, c)
-                        cells.append(bools[i] && (v == 0 || v == 1) ? .bool(v == 1) : .int(v))
-                    case SQLITE_FLOAT: cells.append(.double(sqlite3_column_double(h, c)))
-                    default: cells.append(.string(Self.text(h, c)))
-                    }
+            } else if let orderTable, let order = orders[orderTable] {
+                let end = min(n, offset + limit)
+                rows = try order.read { (positions) throws(SpoolError) -> [Int] in
+                    guard let positions else { return [] }
+                    let p = positions.assumingMemoryBound(to: Int32.self)
+                    return (offset..<end).map { Int(p[$0]) }
                 }
-                o["cells"] = .array(cells)
-                if sqlite3_column_type(h, 1) != SQLITE_NULL { o["section"] = .string(Self.text(h, 1)) }
-                if sqlite3_column_type(h, 2) != SQLITE_NULL { o["detail"] = .string(Self.text(h, 2)) }
-                if sqlite3_column_int64(h, 3) == 1 { o["hasChildren"] = .bool(true) }
-                rows.append(.object(o))
+            } else if columns.isEmpty {
+                rows = Array(offset..<min(n, offset + limit))
+            } else {
+                let sorter = RowSorter(base: records, offsets: offsets, columns: columns)
+                rows = Array(sorter.first(offset + limit, count: n).dropFirst(offset))
             }
-            return rows
+            return rows.map { RowRecord.row(records, at: Int(offsets[$0]), columns: cellCount) }
         }
     }
 
-    /// How many rows of the table pass `filter` (see ``SpoolSchema/filterCondition``).
+    /// How many rows of the table pass `filter`.
     public func count(_ schema: SpoolSchema, filter: String) throws(SpoolError) -> Int {
-        let sql = schema.filteredCountSQL
-        return try run(sql) { db in
-            let statement = try db.cachedStatement(sql: sql)
-            let h = statement.sqliteStatement
-            defer { sqlite3_reset(h); sqlite3_clear_bindings(h) }
-            Self.bindText(h, 3, filter)
-            guard sqlite3_step(h) == SQLITE_ROW else {
-                throw SpoolError.sqlite(file: self.path, message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
-            }
-            return Int(sqlite3_column_int64(h, 0))
+        let table = try stored(schema)
+        return try table.read { (records, offsets) throws(SpoolError) -> Int in
+            RowFilter(filter).rows(base: records, offsets: offsets, count: table.count, columns: schema.columns.count).count
         }
     }
 
-    /// Binds a string by its UTF-8 bytes (no `strlen`; SQLite copies them).
-    @inline(__always) private static func bindText(_ h: OpaquePointer?, _ index: Int32, _ s: String) {
-        var s = s
-        s.withUTF8 { b in
-            guard let base = b.baseAddress else { sqlite3_bind_text(h, index, "", 0, transient); return }
-            base.withMemoryRebound(to: CChar.self, capacity: b.count) { c in
-                _ = sqlite3_bind_text(h, index, c, Int32(b.count), transient)
+    private func stored(_ schema: SpoolSchema) throws(SpoolError) -> StoredRows {
+        guard let table = tables[schema.tableName] else {
+            throw .file(path: path, message: "no spooled table \(schema.tableName)")
+        }
+        return table
+    }
+}
+
+/// One spooled table's two files: the records and their offsets.
+final class StoredRows {
+    private let records: AppendFile
+    private let offsets: AppendFile
+    private let columns: Int
+    private(set) var count = 0
+
+    init(folder: String, name: String, columns: Int) throws(SpoolError) {
+        records = try AppendFile(path: folder + "/\(name).rows")
+        offsets = try AppendFile(path: folder + "/\(name).offsets")
+        self.columns = columns
+    }
+
+    func append(_ rows: [Row]) throws(SpoolError) {
+        var starts: [UInt64] = []
+        starts.reserveCapacity(rows.count)
+        var at = records.size
+        try records.append { out in
+            for row in rows {
+                starts.append(UInt64(at))
+                let before = out.count
+                RowRecord.append(row, columns: columns, to: &out)
+                at += out.count - before
+            }
+        }
+        try offsets.append { out in starts.withUnsafeBytes { out.append(contentsOf: $0) } }
+        count += rows.count
+    }
+
+    func flush() throws(SpoolError) {
+        try records.flush()
+        try offsets.flush()
+    }
+
+    /// Runs `body` with the records and offsets mapped (nil when there are no rows).
+    func read<T>(_ body: (UnsafeRawPointer?, UnsafePointer<UInt64>?) throws(SpoolError) -> T) throws(SpoolError) -> T {
+        try records.read { (r) throws(SpoolError) -> T in
+            try offsets.read { (o) throws(SpoolError) -> T in
+                try body(r, o?.assumingMemoryBound(to: UInt64.self))
             }
         }
     }
 
-    private static func text(_ h: OpaquePointer?, _ column: Int32) -> String {
-        guard let p = sqlite3_column_text(h, column) else { return "" }
-        let n = Int(sqlite3_column_bytes(h, column))
-        return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+    func close() {
+        records.close()
+        offsets.close()
     }
 }

@@ -9,8 +9,8 @@ import TabdeckProtocol
 /// - the plugin's `initialize` result reaches the core with `sort`, `multiSort` and `paging`
 ///   set (the plugin's own capabilities are kept here);
 /// - table descriptions (`open`, `children` results) are noted, one spool table per table;
-/// - the core's `rows` requests for those tables are answered from the spool (a SQLite file,
-///   ``SpoolFile``) as if the plugin had answered them, with the same ids; natural-order pages
+/// - the core's `rows` requests for those tables are answered from the spool (a folder of
+///   append-only files, ``SpoolFile``) as if the plugin had answered them, with the same ids; natural-order pages
 ///   of a plugin that pages still go to the plugin;
 /// - the spool fills itself with requests of its own (ids `"spool-N"`, ``SpoolIDs``): one
 ///   `stream` request for a streaming plugin, natural-order pages of 1,000 rows otherwise,
@@ -19,9 +19,8 @@ import TabdeckProtocol
 ///
 /// Thread-safe: ``outgoing(_:tab:)`` runs on the runtime's thread, ``incoming(_:tab:)`` on the
 /// plugin's reader thread; one lock serializes them. Storing rows and answering pages happen on
-/// one serial writer queue; page queries run there without the lock, so the runtime's thread
-/// (which draws the screen) never waits for SQLite. The spool file's GRDB queue serializes
-/// every use of the file.
+/// one serial writer queue, which is the only user of the ``SpoolFile``; page queries run there
+/// without the lock, so the runtime's thread (which draws the screen) never waits for a sort.
 public final class SpoolRouter: @unchecked Sendable {
     /// Sends a message to a tab's plugin.
     public typealias Send = @Sendable (_ tab: String, _ message: Message) -> Void
@@ -60,7 +59,7 @@ public final class SpoolRouter: @unchecked Sendable {
         self.deliver = deliver
     }
 
-    /// The spool file of `tab` (whether or not it exists).
+    /// The spool folder of `tab` (whether or not it exists).
     public func spoolPath(tab: String) -> String {
         SpoolFolder.path(folder: folder, tab: tab, pid: getpid())
     }
@@ -278,24 +277,28 @@ public final class SpoolRouter: @unchecked Sendable {
     }
 
     private func chunk(_ params: JSONValue, route: TabRoute, tab: String) {
-        guard let (id, rows) = try? StreamMessages.chunk(params),
+        guard let id = StreamMessages.requestID(params),
               let table = route.tables.values.first(where: { $0.inflight[id] == -1 }) else {
             return  // a chunk of a request no longer wanted (cancelled, table closed)
         }
-        append(rows, to: table, route: route, tab: tab)
+        do {
+            append(try StreamMessages.chunk(params).rows, to: table, route: route, tab: tab)
+        } catch {
+            fail(table, "\(SpoolError.badRows(tab: tab, table: table.handle, reason: "rows/chunk \(error)"))", route: route, tab: tab)
+        }
     }
 
     private func ownReply(id: RequestID, _ outcome: Result<JSONValue, RPCError>, route: TabRoute, tab: String) {
         guard let table = route.tables.values.first(where: { $0.inflight[id] != nil }),
               let offset = table.inflight.removeValue(forKey: id) else { return }
-        let parsed: (rows: [JSONValue], total: Int?)
+        let parsed: (rows: [Row], total: Int?)
         switch outcome {
         case .failure(let error):
             fail(table, "plugin \(tab) could not send the rows of \(table.handle): \(error.message) (code \(error.code))", route: route, tab: tab)
             return
         case .success(let result):
             do { parsed = try StreamMessages.result(result) } catch {
-                fail(table, "plugin \(tab) sent a bad rows result for \(table.handle): \(error)", route: route, tab: tab)
+                fail(table, "\(SpoolError.badRows(tab: tab, table: table.handle, reason: "\(error)"))", route: route, tab: tab)
                 return
             }
         }
@@ -322,10 +325,10 @@ public final class SpoolRouter: @unchecked Sendable {
         }
     }
 
-    private func append(_ rows: [JSONValue], to table: SpooledTable, route: TabRoute, tab: String) {
+    private func append(_ rows: [Row], to table: SpooledTable, route: TabRoute, tab: String) {
         guard table.fill == .filling, let file = route.file, !rows.isEmpty else { return }
         do {
-            table.arrived += try file.insert(rows, into: table.schema, firstSeq: table.arrived + 1, tab: tab, table: table.handle)
+            table.arrived += try file.insert(rows, into: table.schema)
         } catch {
             fail(table, "\(error)", route: route, tab: tab)
             return
@@ -403,8 +406,7 @@ public final class SpoolRouter: @unchecked Sendable {
     }
 
     /// Runs on the writer queue without the lock; takes it only to read and update the
-    /// table's state, so that the runtime's thread never waits for a query. SQLite access
-    /// itself is serialized by the spool file's database queue.
+    /// table's state, so that the runtime's thread never waits for a sort.
     private func answer(id: RequestID, request: RowsRequest, table: SpooledTable, route: TabRoute, tab: String) {
         let state = lock.withLock { () -> (file: SpoolFile?, fill: SpoolFill, arrived: Int, order: String?,
                                             head: (sort: [SortKey], rows: [JSONValue])?)? in

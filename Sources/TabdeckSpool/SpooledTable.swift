@@ -16,7 +16,7 @@ final class SpooledTable {
     var inflight: [RequestID: Int] = [:]
     /// Pull of a paging plugin: the next offset to ask for, pages that came early, the end seen.
     var nextPull = 0
-    var early: [Int: [JSONValue]] = [:]
+    var early: [Int: [Row]] = [:]
     var pullEnded = false
     /// Materialized sort orders: order → table name.
     var orders: [[SortKey]: String] = [:]

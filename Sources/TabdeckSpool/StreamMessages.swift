@@ -26,21 +26,30 @@ public enum StreamMessages {
         RowsRequest(table: table, offset: offset, limit: limit, sort: [], generation: 1).json
     }
 
-    /// Reads a `rows/chunk` notification's params: the request id and its rows (unparsed row objects).
-    public static func chunk(_ params: JSONValue) throws(JSONFieldError) -> (id: RequestID, rows: [JSONValue]) {
-        let r = try JSONReader(params, path: "params")
-        let id: RequestID
-        switch r.value("id") {
-        case .int(let i)?: id = .int(i)
-        case .string(let s)?: id = .string(s)
-        default: throw JSONFieldError(path: "params.id", reason: "expected the id of the rows request (integer or string)")
+    /// Reads a `rows/chunk` notification's params: the request id and its rows (taken as they
+    /// are when the reader thread decoded them straight to rows).
+    /// - Throws: the field at fault, e.g. `params.rows[3].cells`.
+    public static func chunk(_ params: JSONValue) throws(JSONFieldError) -> (id: RequestID, rows: [Row]) {
+        guard let id = requestID(params) else {
+            throw JSONFieldError(path: "params.id", reason: "expected the id of the rows request (integer or string)")
         }
-        return (id, try r.array("rows"))
+        return (id, try RowsResult(params, path: "params").rows)
     }
 
-    /// Reads the rows and total of a `rows` result without building `Row` values.
-    public static func result(_ value: JSONValue) throws(JSONFieldError) -> (rows: [JSONValue], total: Int?) {
-        let r = try JSONReader(value, path: "result")
-        return (try r.array("rows"), try r.optionalInt("total"))
+    /// The id of the request a `rows/chunk` notification belongs to, if its params name one.
+    public static func requestID(_ params: JSONValue) -> RequestID? {
+        guard case .object(let o) = params else { return nil }
+        switch o["id"] {
+        case .int(let i)?: return .int(i)
+        case .string(let s)?: return .string(s)
+        default: return nil
+        }
+    }
+
+    /// Reads the rows and total of a `rows` result.
+    /// - Throws: the field at fault, e.g. `result.rows[3].id`.
+    public static func result(_ value: JSONValue) throws(JSONFieldError) -> (rows: [Row], total: Int?) {
+        let parsed = try RowsResult(value)
+        return (parsed.rows, parsed.total)
     }
 }

@@ -41,7 +41,7 @@ import TabdeckProtocol
         // The sanitizer's list of forbidden characters is its own: ESC, C1, RLO.
         #expect(SanitizerTarget.forbidden("\u{1b}") && SanitizerTarget.forbidden("\u{85}") && SanitizerTarget.forbidden("\u{202e}"))
         #expect(!SanitizerTarget.forbidden("é"))
-        #expect(FuzzTargets.all.map(\.name) == ["codec", "lines", "keys", "config", "command", "sanitizer", "csv", "state"])
+        #expect(FuzzTargets.all.map(\.name) == ["codec", "lines", "keys", "config", "command", "sanitizer", "csv", "state", "spool"])
     }
 }
 

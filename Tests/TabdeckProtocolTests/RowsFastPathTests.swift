@@ -103,6 +103,60 @@ import Testing
         }
     }
 
+    /// A `rows/chunk` notification (`{"id":N,"rows":[...]}` params) as a streaming plugin writes it.
+    func chunkLine(id: Int, _ rows: [Row]) -> [UInt8] {
+        line(#"{"jsonrpc":"2.0","method":"rows/chunk","params":{"id":\#(id),"rows":"#
+             + JSONWriter.string(.array(rows.map(\.json))) + "}}")
+    }
+
+    /// Whether the chunk's params took the fast path; the message equals the generic parser's
+    /// either way, and so do the rows read from it.
+    @discardableResult
+    func expectSameChunk(_ bytes: [UInt8], _ label: String, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        let fast = Result { () throws(ProtocolError) -> Message in try MessageCodec.decode(bytes, rowsFastPath: true) }
+        let generic = Result { () throws(ProtocolError) -> Message in try MessageCodec.decode(bytes, rowsFastPath: false) }
+        switch (fast, generic) {
+        case (.success(let a), .success(let b)):
+            #expect(a == b, "\(label)", sourceLocation: sourceLocation)
+            guard case .notification(_, let x) = a, case .notification(_, let y) = b else { return false }
+            #expect(Exact(x) == Exact(y), "\(label)", sourceLocation: sourceLocation)
+            let rowsA = Result { () throws(JSONFieldError) -> RowsResult in try RowsResult(x, path: "params") }
+            let rowsB = Result { () throws(JSONFieldError) -> RowsResult in try RowsResult(y, path: "params") }
+            #expect(rowsA == rowsB, "\(label)", sourceLocation: sourceLocation)
+            if case .object(let o) = x, case .rows = o.storage { return true }
+            return false
+        case (.failure(let a), .failure(let b)):
+            #expect(a == b, "\(label)", sourceLocation: sourceLocation)
+            return false
+        default:
+            Issue.record("\(label): fast \(fast), generic \(generic)", sourceLocation: sourceLocation)
+            return false
+        }
+    }
+
+    @Test func rowsChunkNotificationsTakeTheFastPath() {
+        var random = SplitMix(seed: 0xC4C)
+        for n in 0..<200 {
+            let rows = TestRows.result(rows: random.below(30), &random).rows
+            #expect(expectSameChunk(chunkLine(id: n, rows), "chunk \(n)"), "chunk \(n) should take the fast path")
+        }
+        // Other params, and chunks of other shapes, decode as the generic parser does.
+        for text in [#"{"method":"progress","params":{"done":1,"total":2}}"#, #"{"method":"rows/chunk","params":{"id":1,"rows":[],"x":1}}"#,
+                     #"{"method":"rows/chunk","params":{"id":1,"rows":[{"id":"a"}]}}"#] {
+            #expect(!expectSameChunk(line(text), text))
+        }
+    }
+
+    @Test func randomlyMutatedChunksDecodeAlike() {
+        var random = SplitMix(seed: 0xC4C2)
+        let alphabet = Array(#"{}[]:,"\/u0123456789.eE+-tfnalsr xid"#.utf8) + [0x00, 0x0A, 0x1F, 0x7F, 0x80, 0xC3, 0xFF]
+        for n in 0..<2000 {
+            var bytes = chunkLine(id: n, TestRows.result(rows: 1 + random.below(6), &random).rows)
+            mutate(&bytes, alphabet: alphabet, &random)
+            expectSameChunk(bytes, String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
     @Test func aDecodedRowsObjectBehavesAsAnyObject() throws {
         let bytes = line(#"{"id":1,"result":{"generation":1,"rows":[{"id":5,"cells":["a"],"section":null}],"total":1}}"#)
         guard case .response(_, .object(let fast)) = try MessageCodec.decode(bytes, rowsFastPath: true),

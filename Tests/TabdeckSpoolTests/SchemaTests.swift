@@ -11,26 +11,17 @@ let testColumns: [ColumnSpec] = [
 @Suite struct SchemaTests {
     let schema = SpoolSchema(tableName: "t1", columns: testColumns)
 
-    @Test func dateAndEnumColumnsGetAKeyColumn() {
-        #expect(schema.createSQL == "CREATE TABLE t1(seq INTEGER PRIMARY KEY, id TEXT NOT NULL, section TEXT, detail TEXT, children INTEGER, c0, c1, c2, k2, c3, k3, c4)")
-        #expect(schema.insertColumns == ["seq", "id", "section", "detail", "children", "c0", "c1", "c2", "k2", "c3", "k3", "c4"])
-    }
-
-    @Test func orderTermsUseKeysAndEndWithArrivalOrder() throws {
-        #expect(try schema.orderTerms([]) == ["seq ASC"])
-        #expect(try schema.orderTerms([SortKey("state", .descending), SortKey("name")]) == ["k2 DESC", "c0 ASC", "seq ASC"])
-        #expect(try schema.orderTerms([SortKey("day"), SortKey("flag", .descending), SortKey("n")]) == ["k3 ASC", "c4 DESC", "c1 ASC", "seq ASC"])
+    @Test func sortColumnsNameTheCellAndHowItIsKeyed() throws {
+        #expect(try schema.sortColumns([]) == [])
+        let columns = try schema.sortColumns([SortKey("state", .descending), SortKey("name"), SortKey("day")])
+        #expect(columns.map(\.index) == [2, 0, 3])
+        #expect(columns.map(\.descending) == [true, false, false])
+        #expect(columns[0].keying == .ranks(["todo": 0, "doing": 1, "done": 2]))
+        #expect(columns[1].keying == .plain && columns[2].keying == .date)
     }
 
     @Test func unknownColumnIsAnErrorNamingIt() {
-        #expect(throws: SpoolError.unknownColumn("salary", table: "t1")) { try schema.orderTerms([SortKey("salary")]) }
-    }
-
-    @Test func naturalOrderPagesBySeqAndSortedPagesByOffset() throws {
-        #expect(try schema.pageSQL([]) == "SELECT id, section, detail, children, c0, c1, c2, c3, c4 FROM t1 WHERE seq > ?2 ORDER BY seq LIMIT ?1")
-        #expect(try schema.pageSQL([SortKey("n", .descending)]) == "SELECT id, section, detail, children, c0, c1, c2, c3, c4 FROM t1 ORDER BY c1 DESC, seq ASC LIMIT ?1 OFFSET ?2")
-        let order = try schema.orderTableSQL([SortKey("state")], name: "t1_o1")
-        #expect(order.last == "INSERT INTO t1_o1(seq) SELECT seq FROM t1 ORDER BY k2 ASC, seq ASC")
+        #expect(throws: SpoolError.unknownColumn("salary", table: "t1")) { try schema.sortColumns([SortKey("salary")]) }
     }
 
     @Test func idsNeverCollideWithTheCoresOrTheSupervisors() {

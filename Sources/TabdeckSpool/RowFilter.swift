@@ -1,0 +1,63 @@
+import TabdeckProtocol
+
+/// The spool's filter (protocol 11.3, *What a filter matches*): a row passes when the text of
+/// one of its cells contains the filter's text, ignoring ASCII case. A cell's text: a string as
+/// sent, a number as JSON writes it, `true` or `false`, a nested value's JSON text; a null has none.
+struct RowFilter {
+    private let needle: [UInt8]
+
+    init(_ text: String) { needle = text.utf8.map(Self.lower) }
+
+    @inline(__always) static func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b | 0x20 : b }
+
+    /// The rows among `0..<count` that pass, ascending.
+    func rows(base: UnsafeRawPointer?, offsets: UnsafePointer<UInt64>?, count: Int, columns: Int) -> [Int] {
+        guard let base, let offsets else { return [] }
+        var kept: [Int] = []
+        var scratch: [UInt8] = []
+        for row in 0..<count {
+            var r = RecordReader(base: base, at: Int(offsets[row]))
+            r.skipHeader()
+            for _ in 0..<columns {
+                let cell = r.cell()
+                let hit: Bool
+                switch cell.tag {
+                case .null: hit = false
+                case .no: hit = contains(Array("false".utf8))
+                case .yes: hit = contains(Array("true".utf8))
+                case .int:
+                    scratch.removeAll(keepingCapacity: true)
+                    JSONWriter.writeInteger(Int64(bitPattern: cell.word), into: &scratch)
+                    hit = contains(scratch)
+                case .double:
+                    scratch.removeAll(keepingCapacity: true)
+                    JSONWriter.write(.double(Double(bitPattern: cell.word)), into: &scratch)
+                    hit = contains(scratch)
+                case .text, .json:
+                    hit = contains(r.bytes(cell.text))
+                }
+                if hit { kept.append(row); break }
+            }
+        }
+        return kept
+    }
+
+    /// Whether `hay` contains the needle, ignoring ASCII case.
+    func contains<C: RandomAccessCollection>(_ hay: C) -> Bool where C.Element == UInt8, C.Index == Int {
+        let n = needle.count
+        if n == 0 { return true }
+        if hay.count < n { return false }
+        let first = needle[0]
+        var i = hay.startIndex
+        let last = hay.endIndex - n
+        while i <= last {
+            if Self.lower(hay[i]) == first {
+                var j = 1
+                while j < n && Self.lower(hay[i + j]) == needle[j] { j += 1 }
+                if j == n { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+}
