@@ -2,8 +2,8 @@ import Foundation
 
 /// Line mode: one command per line from a reader, results on stdout, errors on stderr.
 public enum LineMode {
-    /// Runs commands from `nextLine` until it returns nil or `quit`; returns the exit status
-    /// (1 if any command failed).
+    /// Runs commands from `nextLine` until it returns nil or `quit`, or stdout's reader goes
+    /// away; returns the exit status (1 if any command failed, or stdout was gone).
     /// SIGINT stops the running command; SIGTERM, SIGHUP and SIGINT between commands quit
     /// (`prompt`: at the readline prompt Ctrl-C only empties the line).
     public static func run(_ runtime: Runtime, prompt: Bool = false, nextLine: () -> String?) -> Int32 {
@@ -16,11 +16,11 @@ public enum LineMode {
             blocked.shutdown()
             exit(blocked.failures > 0 ? 1 : 0)
         }
-        while !runtime.quitRequested,
+        while !runtime.quitRequested, !runtime.outputGone,
               let line = signals.whileReading(ignoresInterrupt: prompt, quit: quit, nextLine) {
             runtime.run(line)
         }
         runtime.shutdown()
-        return runtime.failures > 0 ? 1 : 0
+        return runtime.failures > 0 || runtime.outputGone ? 1 : 0
     }
 }

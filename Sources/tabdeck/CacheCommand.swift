@@ -27,7 +27,7 @@ struct ClearCache: ParsableCommand {
         guard fm.fileExists(atPath: folder) else { print("tabdeck: no cache in \(state)"); return }
         let bytes = Self.size(of: folder)
         do { try fm.removeItem(atPath: folder) } catch {
-            FileHandle.standardError.write(Data("tabdeck: cannot delete \(folder): \(error.localizedDescription)\n".utf8))
+            StandardStreams.write(STDERR_FILENO, "tabdeck: cannot delete \(folder): \(error.localizedDescription)\n")
             throw ExitCode(1)
         }
         print("tabdeck: deleted \(folder) (\(bytes / 1024) KiB)")

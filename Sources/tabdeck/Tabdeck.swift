@@ -88,7 +88,7 @@ struct RunWorkspace: ParsableCommand {
             runtime = try Runtime(configPath: configPath, stateDirectory: state, output: OutputFormat(rawValue: output)!,
                                   tracer: tracer, mode: mode)
         } catch {
-            FileHandle.standardError.write(Data("tabdeck: \(error)\n".utf8))
+            StandardStreams.write(STDERR_FILENO, "tabdeck: \(error)\n")
             throw ExitCode(2)
         }
         let status: Int32
@@ -174,7 +174,7 @@ struct CheckPlugin: ParsableCommand {
                 emit(Report.lines(for: result, nameWidth: 28).joined(separator: "\n"))
             }
         } catch {
-            FileHandle.standardError.write(Data("tabdeck: \(error)\n".utf8))
+            StandardStreams.write(STDERR_FILENO, "tabdeck: \(error)\n")
             throw ExitCode(2)
         }
         if json {
@@ -195,5 +195,5 @@ struct CheckPlugin: ParsableCommand {
 /// (`| head`) is not an error worth a crash: SIGPIPE is ignored, so the write fails quietly.
 /// The edge guard of docs/ARCHITECTURE.md ("Plugin text is sanitized"): every line is cleaned.
 private func emit(_ line: String) {
-    try? FileHandle.standardOutput.write(contentsOf: Data((Sanitizer.cleanLines(line) + "\n").utf8))
+    StandardStreams.write(STDOUT_FILENO, Sanitizer.cleanLines(line) + "\n")
 }

@@ -164,6 +164,22 @@ struct LineModeTests {
         #expect(show?["total"] as? Int == 200)
     }
 
+    /// `tabdeck --line ... | head -1`: once the reader is gone the session ends, quietly,
+    /// instead of trapping on the write (EPIPE; SIGPIPE is ignored for the plugins' pipes).
+    @Test func aReaderThatGoesAwayEndsTheSessionQuietly() throws {
+        let commands = try dir.write("commands", String(repeating: "tabs\n", count: 3000))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", #""$0" --line --config "$1" --state-dir "$2" < "$3" 2> "$4" | head -c 1 > /dev/null; exit "${PIPESTATUS[0]}""#,
+                             Bin.tabdeck, Bin.config, dir.state, commands, dir.file("err")]
+        process.environment = childEnvironment([:])
+        try process.run()
+        process.waitUntilExit()
+        let err = (try? String(contentsOfFile: dir.file("err"), encoding: .utf8)) ?? ""
+        #expect(process.terminationStatus == 1, "\(err)")  // not 132 (SIGILL, a trap) nor 0
+        #expect(!err.contains("Fatal error") && !err.contains("crashed"), "\(err)")
+    }
+
     @Test func aFailingCommandMakesTheExitStatusNonZero() async throws {
         let ok = try await lineMode(dir.state, ["tabs", "tab select 3"])
         #expect(ok.status == 0 && ok.err.isEmpty, "\(ok)")
