@@ -39,6 +39,11 @@ import Testing
         let want = referenceOrder(t.allStrings(), types: t.columns.map(\.type), keys: keys)
         let top = try #require(try t.firstRows(sort: keys, offsets: t.index.snapshot(), upTo: 100, isCancelled: { false }, minimumRows: 0))
         #expect(top.map { Int($0) } == Array(want.prefix(100)))
+        // The partial sort kept more rows than asked: the next page (the host reads one ahead)
+        // and a bigger first page come from it, with no pass of their own.
+        #expect(t.caches.top(keys, count: CSVTable.topRowsKept)?.map { Int($0) } == Array(want.prefix(CSVTable.topRowsKept)))
+        #expect(try t.firstRows(sort: keys, offsets: t.index.snapshot(), upTo: 200, isCancelled: { false }, minimumRows: 0)?
+                    .map { Int($0) } == Array(want.prefix(200)))
         // The full order (computed in the background or by this call, whichever comes first).
         #expect(try t.page(offset: 0, limit: rows, sort: keys).rows == want)
         // Once it is known, no partial sort is made again.

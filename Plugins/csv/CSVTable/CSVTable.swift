@@ -40,7 +40,7 @@ public final class CSVTable: @unchecked Sendable {
     let scanner: FieldScanner
     let index: RowIndex
     private let builder: IndexBuilder
-    private let caches: SortCaches
+    let caches: SortCaches
     /// Persisted orders (see SortIndexStore+CSVTable.swift).
     let persisted: PersistedOrders?
 
@@ -358,35 +358,50 @@ public final class CSVTable: @unchecked Sendable {
     static let topRowsLimit = 2048
     /// Tables of fewer rows are sorted whole at once (it is quick).
     static let topRowsMinimum = 100_000
+    /// A partial sort keeps at least this many first rows: the page after the first (the
+    /// host reads one ahead) comes from the same pass.
+    static let topRowsKept = 512
+    /// Seconds between a partial sort and the start of the full order in the background: the
+    /// answer, and whatever its reader does next, go first (a scripted `sort` then `show`
+    /// then `quit` never pays for an order it does not use).
+    static let fullOrderDelay = 0.2
 
     /// The first `end` rows of the order of `sort` by a partial sort (``TopRows``) when the
-    /// full order is not known yet, starting the full order on a background thread (it is
-    /// then cached and persisted as usual); nil when the full order is the way to go.
+    /// full order is not known yet, starting the full order on a background thread of the
+    /// lowest priority after ``fullOrderDelay`` (it is then cached and persisted as usual; a
+    /// deep page asked for meanwhile computes it itself); nil when the full order is the way to go. The partial sort keeps at
+    /// least ``topRowsKept`` rows, so the next page needs no pass of its own.
     func firstRows(sort: [CSVSortKey], offsets: RowOffsets, upTo end: Int, isCancelled: () -> Bool,
                    minimumRows: Int = CSVTable.topRowsMinimum) throws -> [UInt32]? {
         let key = SortCaches.OrderKey(sort: sort, filter: nil)
         guard !sort.isEmpty, end <= Self.topRowsLimit, offsets.count >= minimumRows, caches.order(key) == nil,
               persisted?.head(sort) == nil else { return nil }
+        if let kept = caches.top(sort, count: min(end, offsets.count)) { return Array(kept.prefix(end)) }
         let top = try caches.computing(isCancelled: isCancelled) { () -> [UInt32]? in
             if caches.order(key) != nil { return nil }
+            if let kept = caches.top(sort, count: min(end, offsets.count)) { return kept }
             try prepareColumnKeys(sort.map(\.column), rows: RowSource(offsets: offsets), atLeast: 2, isCancelled: isCancelled)
             var specs: [Sorter.Spec] = []
             for k in sort {
                 specs.append(Sorter.Spec(keys: try columnKeys(k.column, offsets: offsets, isCancelled: isCancelled),
                                          descending: k.descending))
             }
-            return try withoutActuallyEscaping(isCancelled) { cancelled in
-                try TopRows(specs: specs, isCancelled: cancelled).first(end, count: offsets.count)
+            let top = try withoutActuallyEscaping(isCancelled) { cancelled in
+                try TopRows(specs: specs, isCancelled: cancelled).first(max(end, Self.topRowsKept), count: offsets.count)
             }
+            caches.storeTop(top, for: sort)
+            let builder = self.builder
+            let thread = Thread { [self] in
+                lowestPriority()
+                Thread.sleep(forTimeInterval: Self.fullOrderDelay)
+                if builder.stopped { return }
+                _ = try? order(sort: sort, filter: nil, offsets: offsets, isCancelled: { builder.stopped })
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+            return top
         }
-        guard let top else { return nil }
-        let builder = self.builder
-        let thread = Thread { [self] in
-            _ = try? order(sort: sort, filter: nil, offsets: offsets, isCancelled: { builder.stopped })
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
-        return top
+        return top.map { Array($0.prefix(end)) }
     }
 
     func columnKeys(_ column: Int, offsets: RowOffsets, isCancelled: () -> Bool) throws -> ColumnKeys {
@@ -438,3 +453,12 @@ public final class CSVTable: @unchecked Sendable {
     }
 }
 
+
+/// Gives the calling thread the lowest scheduling priority (nice 19: on Linux the nice value
+/// is per thread, and `who` 0 is the calling thread), so work it does in the background waits
+/// for every other thread.
+func lowestPriority() {
+    #if os(Linux)
+    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+    #endif
+}

@@ -23,6 +23,9 @@ final class SortCaches: @unchecked Sendable {
     private var orders: [(OrderKey, [UInt32])] = []
     private var keys: [ColumnKeys] = []
     private var filters: [(String, RowSet)] = []
+    /// The first rows of recent orders (``CSVTable/firstRows(sort:offsets:upTo:isCancelled:minimumRows:)``).
+    private var tops: [([CSVSortKey], [UInt32])] = []
+    static let maxTops = 2
 
     func order(_ key: OrderKey) -> [UInt32]? {
         lock.lock(); defer { lock.unlock() }
@@ -70,6 +73,20 @@ final class SortCaches: @unchecked Sendable {
         filters.removeAll { $0.0 == filter }
         filters.append((filter, set))
         if filters.count > Self.maxMatches { filters.removeFirst() }
+    }
+
+    /// The first rows of the order of `sort`, if at least `count` of them are kept.
+    func top(_ sort: [CSVSortKey], count: Int) -> [UInt32]? {
+        lock.lock(); defer { lock.unlock() }
+        guard let rows = tops.first(where: { $0.0 == sort })?.1, rows.count >= count else { return nil }
+        return rows
+    }
+
+    func storeTop(_ rows: [UInt32], for sort: [CSVSortKey]) {
+        lock.lock(); defer { lock.unlock() }
+        tops.removeAll { $0.0 == sort }
+        tops.append((sort, rows))
+        if tops.count > Self.maxTops { tops.removeFirst() }
     }
 
     /// Runs `body` alone among computations; gives up waiting when cancelled.
