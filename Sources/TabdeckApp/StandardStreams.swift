@@ -1,30 +1,20 @@
-import Foundation
+import TabdeckSupervisor
 
-/// Line mode's stdout and stderr, written with write(2). `FileHandle.write` traps when the
-/// reader has gone away (`tabdeck --line ... | head -1`: EPIPE, since the host ignores
-/// SIGPIPE for its plugins' pipes); here that is a `false` the runtime acts on.
+/// Line mode's stdout and stderr, written with write(2) (``Descriptors/writeAll(_:_:)``).
+/// `FileHandle.write` traps when the reader has gone away (`tabdeck --line ... | head -1`:
+/// EPIPE, since the host ignores SIGPIPE for its plugins' pipes); here that is a `false` the
+/// runtime acts on.
 public enum StandardStreams {
     /// Writes all of `text` to `fd`; false when the bytes could not all be written (the
     /// reader is gone, or another error).
     @discardableResult
     public static func write(_ fd: Int32, _ text: String) -> Bool {
-        write(fd, Array(text.utf8))
+        Descriptors.writeAll(fd, Array(text.utf8))
     }
 
     /// Writes all of `bytes` to `fd`; false when they could not all be written.
     @discardableResult
     public static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += n
-            }
-            return true
-        }
+        Descriptors.writeAll(fd, bytes)
     }
 }

@@ -184,20 +184,7 @@ public final class ProtocolTracer: @unchecked Sendable {
         return fd
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { buffer in
-            var done = 0
-            while done < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                done += n
-            }
-            return true
-        }
-    }
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool { Descriptors.writeAll(fd, bytes) }
 }
 
 /// The host's plugin endpoints trace through it (`TabdeckSupervisor.EndpointTrace`).

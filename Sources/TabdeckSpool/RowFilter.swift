@@ -6,6 +6,8 @@ import TabdeckProtocol
 struct RowFilter {
     private let needle: [UInt8]
 
+    static let falseText = Array("false".utf8), trueText = Array("true".utf8)
+
     init(_ text: String) { needle = text.utf8.map(Self.lower) }
 
     @inline(__always) static func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b | 0x20 : b }
@@ -23,8 +25,8 @@ struct RowFilter {
                 let hit: Bool
                 switch cell.tag {
                 case .null: hit = false
-                case .no: hit = contains(Array("false".utf8))
-                case .yes: hit = contains(Array("true".utf8))
+                case .no: hit = contains(Self.falseText)
+                case .yes: hit = contains(Self.trueText)
                 case .int:
                     scratch.removeAll(keepingCapacity: true)
                     JSONWriter.writeInteger(Int64(bitPattern: cell.word), into: &scratch)

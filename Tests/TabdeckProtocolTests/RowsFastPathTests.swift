@@ -9,16 +9,26 @@ import Testing
     /// The two decodings of `line`, checked alike; returns whether the fast path took the result.
     @discardableResult
     func expectSameDecode(_ line: [UInt8], _ label: String, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        expectAlike(line, label, path: "result", sourceLocation: sourceLocation) {
+            if case .response(_, let result) = $0 { result } else { nil }
+        }
+    }
+
+    /// The two decodings of `line` (fast path on and off) are equal, errors included; so are
+    /// the rows read from the member `member` picks (at `path`). Returns whether the fast path
+    /// took that member.
+    func expectAlike(_ line: [UInt8], _ label: String, path: String, sourceLocation: SourceLocation,
+                     member: (Message) -> JSONValue?) -> Bool {
         let fast = Result { () throws(ProtocolError) -> Message in try MessageCodec.decode(line, rowsFastPath: true) }
         let generic = Result { () throws(ProtocolError) -> Message in try MessageCodec.decode(line, rowsFastPath: false) }
         switch (fast, generic) {
         case (.success(let a), .success(let b)):
             #expect(a == b, "\(label)", sourceLocation: sourceLocation)
             #expect(a.hashValue == b.hashValue, "\(label)", sourceLocation: sourceLocation)
-            guard case .response(_, let x) = a, case .response(_, let y) = b else { return false }
+            guard let x = member(a), let y = member(b) else { return false }
             #expect(Exact(x) == Exact(y), "\(label)", sourceLocation: sourceLocation)
-            let rowsA = Result { () throws(JSONFieldError) -> RowsResult in try RowsResult(x) }
-            let rowsB = Result { () throws(JSONFieldError) -> RowsResult in try RowsResult(y) }
+            let rowsA = Result { () throws(JSONFieldError) -> RowsResult in try RowsResult(x, path: path) }
+            let rowsB = Result { () throws(JSONFieldError) -> RowsResult in try RowsResult(y, path: path) }
             #expect(rowsA == rowsB, "\(label)", sourceLocation: sourceLocation)
             if case .object(let o) = x, case .rows = o.storage { return true }
             return false
@@ -113,24 +123,8 @@ import Testing
     /// either way, and so do the rows read from it.
     @discardableResult
     func expectSameChunk(_ bytes: [UInt8], _ label: String, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-        let fast = Result { () throws(ProtocolError) -> Message in try MessageCodec.decode(bytes, rowsFastPath: true) }
-        let generic = Result { () throws(ProtocolError) -> Message in try MessageCodec.decode(bytes, rowsFastPath: false) }
-        switch (fast, generic) {
-        case (.success(let a), .success(let b)):
-            #expect(a == b, "\(label)", sourceLocation: sourceLocation)
-            guard case .notification(_, let x) = a, case .notification(_, let y) = b else { return false }
-            #expect(Exact(x) == Exact(y), "\(label)", sourceLocation: sourceLocation)
-            let rowsA = Result { () throws(JSONFieldError) -> RowsResult in try RowsResult(x, path: "params") }
-            let rowsB = Result { () throws(JSONFieldError) -> RowsResult in try RowsResult(y, path: "params") }
-            #expect(rowsA == rowsB, "\(label)", sourceLocation: sourceLocation)
-            if case .object(let o) = x, case .rows = o.storage { return true }
-            return false
-        case (.failure(let a), .failure(let b)):
-            #expect(a == b, "\(label)", sourceLocation: sourceLocation)
-            return false
-        default:
-            Issue.record("\(label): fast \(fast), generic \(generic)", sourceLocation: sourceLocation)
-            return false
+        expectAlike(bytes, label, path: "params", sourceLocation: sourceLocation) {
+            if case .notification(_, let params) = $0 { params } else { nil }
         }
     }
 
