@@ -5,10 +5,26 @@ import TabdeckProtocol
 /// sent, a number as JSON writes it, `true` or `false`, a nested value's JSON text; a null has none.
 struct RowFilter {
     private let needle: [UInt8]
+    /// Whether a number's text could hold the needle (only digits, `.`, `-`, `+` and `e` do),
+    /// and a `true` or `false`: cells that cannot match are not even written out.
+    private let numbersMatch: Bool
+    private let trueMatches: Bool
+    private let falseMatches: Bool
 
     static let falseText = Array("false".utf8), trueText = Array("true".utf8)
 
-    init(_ text: String) { needle = text.utf8.map(Self.lower) }
+    init(_ text: String) {
+        needle = text.utf8.map(Self.lower)
+        numbersMatch = needle.allSatisfy { ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 45 || $0 == 43 || $0 == 101 }
+        let probe = RowFilter(needle: needle)
+        trueMatches = probe.contains(Self.trueText)
+        falseMatches = probe.contains(Self.falseText)
+    }
+
+    private init(needle: [UInt8]) {
+        self.needle = needle
+        numbersMatch = true; trueMatches = true; falseMatches = true
+    }
 
     @inline(__always) static func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b | 0x20 : b }
 
@@ -25,8 +41,9 @@ struct RowFilter {
                 let hit: Bool
                 switch cell.tag {
                 case .null: hit = false
-                case .no: hit = contains(Self.falseText)
-                case .yes: hit = contains(Self.trueText)
+                case .no: hit = falseMatches
+                case .yes: hit = trueMatches
+                case .int where !numbersMatch, .double where !numbersMatch: hit = false
                 case .int:
                     scratch.removeAll(keepingCapacity: true)
                     JSONWriter.writeInteger(Int64(bitPattern: cell.word), into: &scratch)

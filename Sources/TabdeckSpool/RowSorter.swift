@@ -1,5 +1,5 @@
 /// Orders a spooled table's rows by a sort order: the first rows alone (a bounded heap, for the
-/// first screens: memory for `k` rows' keys), or all of them (for a materialized order: 16 bytes
+/// first screens: memory for `k` rows' keys), or all of them (for a materialized order: 24 bytes
 /// of key per row and sort column while it runs, 4 bytes per row kept). Ties keep arrival order.
 struct RowSorter {
     /// The mapped records and each row's offset in them.

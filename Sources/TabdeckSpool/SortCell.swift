@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A cell as a sort key (16 bytes), and the spool's one rule for comparing two.
+/// A cell as a sort key (24 bytes), and the spool's one rule for comparing two.
 ///
 /// Nulls first, then numbers, then texts (ascending; a descending order reverses it all, so
 /// nulls come last, as the protocol says):
@@ -20,6 +20,9 @@ struct SortCell {
 
     /// An integer, a decimal's bits, or a text's offset in the mapped records.
     var word: UInt64
+    /// A text's first 8 bytes, big-endian, zero-padded: most comparisons end here, without
+    /// reading the records.
+    var prefix: UInt64 = 0
     /// A text's length in bytes.
     var count: UInt32
     var rank: Rank
@@ -38,7 +41,7 @@ struct SortCell {
         case .yes: return .integer(1)
         case .int: return SortCell(word: cell.word, count: 0, rank: .number, isInteger: true)
         case .double: return SortCell(word: cell.word, count: 0, rank: .number, isInteger: false)
-        case .json: return text(cell.text)
+        case .json: return text(cell.text, base: base)
         case .text:
             switch keying {
             case .plain: break
@@ -49,12 +52,15 @@ struct SortCell {
                 let s = String(decoding: UnsafeRawBufferPointer(start: base + cell.text.offset, count: cell.text.count), as: UTF8.self)
                 if let rank = ranks[s] { return .integer(rank) }
             }
-            return text(cell.text)
+            return text(cell.text, base: base)
         }
     }
 
-    @inline(__always) static func text(_ span: TextSpan) -> SortCell {
-        SortCell(word: UInt64(span.offset), count: UInt32(clamping: span.count), rank: .text, isInteger: false)
+    @inline(__always) static func text(_ span: TextSpan, base: UnsafeRawPointer) -> SortCell {
+        var prefix: UInt64 = 0
+        let n = min(8, span.count)
+        for i in 0..<n { prefix |= UInt64(base.load(fromByteOffset: span.offset + i, as: UInt8.self)) << (56 - 8 * i) }
+        return SortCell(word: UInt64(span.offset), prefix: prefix, count: UInt32(clamping: span.count), rank: .text, isInteger: false)
     }
 
     /// -1, 0 or 1 as `a` sorts before, with or after `b` (ascending).
@@ -73,10 +79,14 @@ struct SortCell {
             let y = b.isInteger ? Double(Int64(bitPattern: b.word)) : Double(bitPattern: b.word)
             return x < y ? -1 : x > y ? 1 : 0
         case .text:
-            guard let base else { return 0 }
+            // Padded prefixes that differ order the texts as their bytes do; equal ones leave it
+            // to the bytes after them (a zero byte and the padding look alike).
+            if a.prefix != b.prefix { return a.prefix < b.prefix ? -1 : 1 }
             let n = Int(min(a.count, b.count))
-            let c = n == 0 ? 0 : memcmp(base + Int(a.word), base + Int(b.word), n)
-            if c != 0 { return c < 0 ? -1 : 1 }
+            if n > 8, let base {
+                let c = memcmp(base + Int(a.word) + 8, base + Int(b.word) + 8, n - 8)
+                if c != 0 { return c < 0 ? -1 : 1 }
+            }
             return a.count < b.count ? -1 : a.count > b.count ? 1 : 0
         }
     }

@@ -15,7 +15,14 @@ public final class SpoolFile: @unchecked Sendable {
     public let path: String
     private var tables: [String: StoredRows] = [:]
     private var orders: [String: AppendFile] = [:]
-    private var scratch: [UInt8] = []
+    /// The rows that pass a filter, in arrival order (`sort` empty) or in a sort order, for the
+    /// last few asked: paging through a filtered view scans the table once. Dropped when the
+    /// table changes.
+    private var filtered: [(table: String, filter: String, sort: [SortKey], rows: [Int])] = []
+    static let keptFilters = 4
+    /// A filtered page within this many rows of the top of a big result comes from a heap
+    /// instead of a full sort of the rows that pass.
+    static let heapRows = 1000
 
     /// Creates (or empties) the folder at `path`, creating its parent.
     public init(path: String) throws(SpoolError) {
@@ -38,12 +45,18 @@ public final class SpoolFile: @unchecked Sendable {
     /// Creates the (empty) table of `schema`, dropping an old one of the same name.
     public func create(_ schema: SpoolSchema) throws(SpoolError) {
         drop(schema)
+        forgetFilters(schema)
         tables[schema.tableName] = try StoredRows(folder: path, name: schema.tableName, columns: schema.columns.count)
     }
 
     /// Drops the table of `schema`.
     public func drop(_ schema: SpoolSchema) {
         tables.removeValue(forKey: schema.tableName)?.close()
+        forgetFilters(schema)
+    }
+
+    private func forgetFilters(_ schema: SpoolSchema) {
+        filtered.removeAll { $0.table == schema.tableName }
     }
 
     /// Drops a materialized order by name.
@@ -59,6 +72,7 @@ public final class SpoolFile: @unchecked Sendable {
     /// Appends rows to the table of `schema`, after those it has.
     /// - Returns: how many rows were appended.
     public func insert(_ rows: [Row], into schema: SpoolSchema) throws(SpoolError) -> Int {
+        forgetFilters(schema)
         try stored(schema).append(rows)
         return rows.count
     }
@@ -94,12 +108,20 @@ public final class SpoolFile: @unchecked Sendable {
             guard let records, let offsets, offset < n, limit > 0 else { return [] }
             let rows: [Int]
             if let filter {
-                let kept = RowFilter(filter).rows(base: records, offsets: offsets, count: n, columns: cellCount)
+                let kept = passing(schema, filter: filter, records: records, offsets: offsets, count: n)
                 if columns.isEmpty {
                     rows = Array(kept.dropFirst(offset).prefix(limit))
+                } else if let ordered = cachedFilter(schema, filter, sort) {
+                    rows = Array(ordered.dropFirst(offset).prefix(limit))
                 } else {
                     let sorter = RowSorter(base: records, offsets: offsets, columns: columns)
-                    rows = Array(sorter.first(offset + limit, count: n, of: kept).dropFirst(offset))
+                    if offset + limit <= Self.heapRows && kept.count > 100_000 {
+                        rows = Array(sorter.first(offset + limit, count: n, of: kept).dropFirst(offset))
+                    } else {
+                        let ordered = sorter.all(count: n, of: kept).map(Int.init)
+                        remember(schema, filter, sort, ordered)
+                        rows = Array(ordered.dropFirst(offset).prefix(limit))
+                    }
                 }
             } else if let orderTable, let order = orders[orderTable] {
                 let end = min(n, offset + limit)
@@ -122,8 +144,32 @@ public final class SpoolFile: @unchecked Sendable {
     public func count(_ schema: SpoolSchema, filter: String) throws(SpoolError) -> Int {
         let table = try stored(schema)
         return try table.read { (records, offsets) throws(SpoolError) -> Int in
-            RowFilter(filter).rows(base: records, offsets: offsets, count: table.count, columns: schema.columns.count).count
+            passing(schema, filter: filter, records: records, offsets: offsets, count: table.count).count
         }
+    }
+
+    /// The rows that pass `filter`, in arrival order: from the cache, or one scan (then cached).
+    private func passing(_ schema: SpoolSchema, filter: String, records: UnsafeRawPointer?, offsets: UnsafePointer<UInt64>?,
+                         count: Int) -> [Int] {
+        if let kept = cachedFilter(schema, filter, []) { return kept }
+        let kept = RowFilter(filter).rows(base: records, offsets: offsets, count: count, columns: schema.columns.count)
+        remember(schema, filter, [], kept)
+        return kept
+    }
+
+    private func cachedFilter(_ schema: SpoolSchema, _ filter: String, _ sort: [SortKey]) -> [Int]? {
+        guard let i = filtered.firstIndex(where: { $0.table == schema.tableName && $0.filter == filter && $0.sort == sort }) else {
+            return nil
+        }
+        let entry = filtered.remove(at: i)
+        filtered.append(entry)
+        return entry.rows
+    }
+
+    private func remember(_ schema: SpoolSchema, _ filter: String, _ sort: [SortKey], _ rows: [Int]) {
+        filtered.removeAll { $0.table == schema.tableName && $0.filter == filter && $0.sort == sort }
+        filtered.append((schema.tableName, filter, sort, rows))
+        if filtered.count > Self.keptFilters { filtered.removeFirst() }
     }
 
     private func stored(_ schema: SpoolSchema) throws(SpoolError) -> StoredRows {

@@ -193,6 +193,10 @@ func typed(_ rows: [JSONValue]) throws -> [Row] {
         #expect(try kept("É") == ["accent"])
         // Sorted and paged among the kept rows only.
         #expect(ids(try file.page(schema, sort: [SortKey("c0", .descending)], offset: 1, limit: 5, filter: "e")) == ["text", "bool"])
+        // Rows that arrive later count, though the filter's rows were kept.
+        _ = try file.insert(typed([row("late", ["world", nil, nil])]), into: schema)
+        #expect(try kept("world") == ["text", "late"])
+        #expect(ids(try file.page(schema, sort: [SortKey("c0", .descending)], offset: 0, limit: 5, filter: "e")) == ["accent", "text", "bool"])
     }
 
     /// The protocol's order, written out plainly: null < numbers < texts, numbers by value,
@@ -215,7 +219,9 @@ func typed(_ rows: [JSONValue]) throws -> [Row] {
 
     @Test func bothSortsGiveTheReferenceOrder() throws {
         var random = SplitMix(seed: 0x5900)
-        let words = ["", "a", "B", "ab", "é", "Zoë", "zz", "a\u{0}b", "\u{1F600}", "abc", "abd"]
+        // Short texts, and long ones sharing their first 8 bytes (or all but a zero byte).
+        let words = ["", "a", "B", "ab", "é", "Zoë", "zz", "a\u{0}b", "\u{1F600}", "abc", "abd",
+                     "prefix-shared-1", "prefix-shared-2", "prefix-s", "prefix-s\u{0}", "prefix-s\u{0}\u{0}x", "prefix-sh"]
         let schema = SpoolSchema(tableName: "t1", columns: [ColumnSpec(id: "x", type: .decimal), ColumnSpec(id: "y", type: .text)])
         func cell() -> JSONValue {
             switch random.below(7) {
