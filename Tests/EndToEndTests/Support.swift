@@ -61,10 +61,22 @@ final class LiveTabdeck: @unchecked Sendable {
     private let input = Pipe()
     private let output = Pipe()
     private let errors = Pipe()
-    private let lock = NSCondition()
+    private let lock = NSLock()
     private var outData = Data()
     private var errData = Data()
     private var open = 2
+    private var exited = false
+    /// What the tests wait for, each woken by the event that settles it (output read, a pipe
+    /// closed, the exit) or by its time limit, the hang guard: nothing polls.
+    private var waiters: [Waiter] = []
+    private var nextWaiter = 0
+
+    private struct Waiter {
+        let id: Int
+        /// Whether the wait is over, and how (nil: not yet).
+        let settled: (LiveTabdeck) -> Bool?
+        let resume: (Bool) -> Void
+    }
 
     init(_ arguments: [String], env: [String: String] = [:], cwd: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: Bin.tabdeck)
@@ -74,18 +86,55 @@ final class LiveTabdeck: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
+        process.terminationHandler = { [weak self] _ in self?.changed { $0.exited = true } }
         try process.run()
         for (pipe, isOut) in [(output, true), (errors, false)] {
             let handle = pipe.fileHandleForReading
             Thread.detachNewThread { [self] in
                 while true {
                     let chunk = handle.availableData
-                    lock.lock()
-                    if chunk.isEmpty { open -= 1 } else if isOut { outData.append(chunk) } else { errData.append(chunk) }
-                    lock.broadcast()
-                    lock.unlock()
+                    changed { live in
+                        if chunk.isEmpty { live.open -= 1 } else if isOut { live.outData.append(chunk) } else { live.errData.append(chunk) }
+                    }
                     if chunk.isEmpty { break }
                 }
+            }
+        }
+    }
+
+    /// Applies a change under the lock, then resumes the waits it settled.
+    private func changed(_ change: (LiveTabdeck) -> Void) {
+        lock.lock()
+        change(self)
+        var done: [(Waiter, Bool)] = []
+        waiters.removeAll { waiter in
+            guard let outcome = waiter.settled(self) else { return false }
+            done.append((waiter, outcome))
+            return true
+        }
+        lock.unlock()
+        for (waiter, outcome) in done { waiter.resume(outcome) }
+    }
+
+    /// Waits until `settled` (read under the lock) gives an outcome; false after `timeout`.
+    private func wait(timeout: Double, until settled: @escaping (LiveTabdeck) -> Bool?) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            lock.lock()
+            if let outcome = settled(self) {
+                lock.unlock()
+                continuation.resume(returning: outcome)
+                return
+            }
+            let id = nextWaiter
+            nextWaiter += 1
+            waiters.append(Waiter(id: id, settled: settled, resume: { continuation.resume(returning: $0) }))
+            lock.unlock()
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
+                guard let self else { return }
+                lock.lock()
+                let waiter = waiters.firstIndex { $0.id == id }.map { waiters.remove(at: $0) }
+                lock.unlock()
+                waiter?.resume(false)
             }
         }
     }
@@ -99,40 +148,42 @@ final class LiveTabdeck: @unchecked Sendable {
 
     func closeInput() { try? input.fileHandleForWriting.close() }
 
-    /// Waits until stdout contains `text`; false on timeout.
+    /// Waits until stdout contains `text`; false on timeout, or once the pipes have closed without it.
     func waitForOutput(_ text: String, timeout: Double = 10) async -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if out.contains(text) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return out.contains(text)
+        let search = Search(text)
+        return await wait(timeout: timeout) { live in search.found(in: live.outData) ? true : live.open == 0 ? false : nil }
     }
 
-    /// Waits until stderr contains `text`; false on timeout.
+    /// Waits until stderr contains `text`; false on timeout, or once the pipes have closed without it.
     func waitForError(_ text: String, timeout: Double = 10) async -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if err.contains(text) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
+        let search = Search(text)
+        return await wait(timeout: timeout) { live in search.found(in: live.errData) ? true : live.open == 0 ? false : nil }
+    }
+
+    /// Looks for a text in growing data, each byte once (what was searched is not searched again).
+    private final class Search {
+        let needle: Data
+        var searched = 0
+        init(_ text: String) { needle = Data(text.utf8) }
+        func found(in data: Data) -> Bool {
+            let from = max(0, searched - needle.count + 1)
+            searched = data.count
+            return data.range(of: needle, in: data.startIndex + min(from, data.count)..<data.endIndex) != nil
         }
-        return err.contains(text)
     }
 
     func kill(_ signal: Int32) { Glibc.kill(process.processIdentifier, signal) }
 
     /// Waits for the exit (killing it after `timeout`) and both pipes to close.
     func finish(timeout: Double = 60) async -> Finished {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-        if process.isRunning {
+        if !(await wait(timeout: timeout) { $0.exited ? true : nil }) {
             Issue.record("tabdeck \(process.arguments ?? []) did not exit within \(timeout) s; killing it")
             kill(SIGKILL)
-            while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+            _ = await wait(timeout: 60) { $0.exited ? true : nil }
         }
         // Pipes close when every holder is gone (plugins it left behind would keep them open).
-        let pipeDeadline = Date().addingTimeInterval(5)
-        while lock.withLock({ open > 0 }) && Date() < pipeDeadline { try? await Task.sleep(for: .milliseconds(10)) }
+        _ = await wait(timeout: 5) { $0.open == 0 ? true : nil }
+        process.waitUntilExit()  // the status is set once the handler has run
         return Finished(status: process.terminationStatus, out: out, err: err)
     }
 }
