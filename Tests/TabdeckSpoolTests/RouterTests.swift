@@ -175,6 +175,21 @@ func feed(_ r: SpoolRouter, _ message: Message) -> Bool {
         r.removeAll()
     }
 
+    @Test func aChunkOfBadRowsFailsTheStreamNamingTheField() throws {
+        let r = opened(paging: false)
+        wire.clear()
+        #expect(r.outgoing(rowsRequest(3, offset: 0, limit: 2, sort: [SortKey("n")]), tab: "s"))
+        guard case .request(let sid, _, _)? = wire.sent.first else { Issue.record("no stream request"); return }
+        _ = feed(r, .notification(method: "rows/chunk", params: ["id": sid.json, "rows": rows(0..<3)]))
+        _ = feed(r, .notification(method: "rows/chunk", params: ["id": sid.json, "rows": [["id": "x", "cells": "oops"]]]))
+        // The stream is cancelled, and the waiting page fails with the place of the fault.
+        #expect(wire.sent.contains { if case .notification("$/cancel", _) = $0 { true } else { false } })
+        let failure = wire.delivered.first { if case .failure(.int(3), _) = $0 { true } else { false } }
+        guard case .failure(_, let error)? = failure else { Issue.record("request 3 not failed"); return }
+        #expect(error.message.contains("plugin s, table root: bad rows: rows/chunk params.rows[0].cells"), "\(error.message)")
+        r.removeAll()
+    }
+
     @Test func aCrashMidStreamIsLoggedAndLeavesNoFile() throws {
         let r = opened(paging: false)
         #expect(r.outgoing(rowsRequest(3, offset: 0, limit: 100), tab: "s"))
