@@ -73,6 +73,12 @@ final class AppendFile {
         return try body(written == 0 ? nil : UnsafeRawPointer(map))
     }
 
+    /// The whole file mapped (nil when empty), valid until the next append or `close()`: for
+    /// reading several files at once.
+    func mappedBytes() throws(SpoolError) -> UnsafeRawPointer? {
+        try read { (p) throws(SpoolError) -> UnsafeRawPointer? in p }
+    }
+
     /// Unmaps and closes the file, and deletes it.
     func close() {
         if let map { munmap(map, mapped) }

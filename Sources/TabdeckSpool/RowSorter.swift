@@ -1,6 +1,7 @@
 /// Orders a spooled table's rows by a sort order: the first rows alone (a bounded heap, for the
-/// first screens: memory for `k` rows' keys), or all of them (for a materialized order: 24 bytes
-/// of key per row and sort column while it runs, 4 bytes per row kept). Ties keep arrival order.
+/// first screens: memory for `k` rows' keys), or all of them (in memory: 24 bytes of key per row
+/// and sort column while it runs, 4 bytes per row kept; or, for a materialized order, into a
+/// file, in sorted runs of ``runRows`` rows merged: memory for one run). Ties keep arrival order.
 struct RowSorter {
     /// The mapped records and each row's offset in them.
     let base: UnsafeRawPointer
@@ -100,6 +101,84 @@ struct RowSorter {
             siftDown(0)
         }
         return result
+    }
+
+    /// Rows sorted in memory at once by ``write(count:into:runs:)``: a bigger table is sorted in
+    /// runs of this many rows, each kept in a file of its own, then merged.
+    static let runRows = 1 << 21
+
+    /// Every row `0..<count`, in order, appended to `out` as 4-byte row numbers. Past
+    /// ``runRows`` rows the runs go to files made by `runs(i)` (deleted once merged).
+    func write(count: Int, into out: AppendFile, runs makeRun: (Int) throws(SpoolError) -> AppendFile,
+               runRows: Int = RowSorter.runRows) throws(SpoolError) {
+        if count <= runRows {
+            try append(all(count: count), to: out)
+            return
+        }
+        var runs: [AppendFile] = []
+        defer { for run in runs { run.close() } }
+        var bounds: [Range<Int>] = []
+        for start in stride(from: 0, to: count, by: runRows) {
+            let range = start..<min(count, start + runRows)
+            let run = try makeRun(runs.count)
+            runs.append(run)
+            try append(all(count: count, of: Array(range)), to: run)
+            bounds.append(0..<range.count)
+        }
+        // A k-way merge: a heap of each run's next row, with its keys.
+        let m = columns.count, k = runs.count
+        var heads: [UnsafePointer<Int32>] = []
+        for run in runs {
+            guard let p = try run.mappedBytes() else { return }
+            heads.append(p.assumingMemoryBound(to: Int32.self))
+        }
+        let keys = UnsafeMutablePointer<SortCell>.allocate(capacity: k * m)
+        defer { keys.deallocate() }
+        var heap: [(run: Int, at: Int, row: Int)] = []
+        func keysOf(_ slot: Int) -> UnsafeMutablePointer<SortCell> { keys + slot * m }
+        // Each heap entry owns the key slot of its run.
+        func before(_ a: (run: Int, at: Int, row: Int), _ b: (run: Int, at: Int, row: Int)) -> Bool {
+            less(keysOf(a.run), a.row, keysOf(b.run), b.row)
+        }
+        func siftDown(_ start: Int) {
+            var i = start
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var best = i
+                if l < heap.count && before(heap[l], heap[best]) { best = l }
+                if r < heap.count && before(heap[r], heap[best]) { best = r }
+                if best == i { return }
+                heap.swapAt(i, best)
+                i = best
+            }
+        }
+        for run in 0..<k where !bounds[run].isEmpty {
+            let row = Int(heads[run][0])
+            self.keys(of: row, into: keysOf(run))
+            heap.append((run, 0, row))
+        }
+        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
+        var batch: [Int32] = []
+        batch.reserveCapacity(1 << 16)
+        while let top = heap.first {
+            batch.append(Int32(top.row))
+            if batch.count == batch.capacity { try append(batch, to: out); batch.removeAll(keepingCapacity: true) }
+            let next = top.at + 1
+            if next < bounds[top.run].upperBound {
+                let row = Int(heads[top.run][next])
+                self.keys(of: row, into: keysOf(top.run))
+                heap[0] = (top.run, next, row)
+            } else {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+            }
+            siftDown(0)
+        }
+        try append(batch, to: out)
+    }
+
+    private func append(_ rows: [Int32], to file: AppendFile) throws(SpoolError) {
+        try file.append { out in rows.withUnsafeBytes { out.append(contentsOf: $0) } }
     }
 
     /// Every one of `rows` (all rows `0..<count` when nil), in order.

@@ -20,8 +20,11 @@ public final class SpoolFile: @unchecked Sendable {
     /// table changes.
     private var filtered: [(table: String, filter: String, sort: [SortKey], rows: [Int])] = []
     static let keptFilters = 4
+    /// Rows a materialized order sorts in memory at once (``RowSorter/runRows``; tests make it small).
+    var runRows = RowSorter.runRows
     /// A filtered page within this many rows of the top of a big result comes from a heap
-    /// instead of a full sort of the rows that pass.
+    /// instead of a full sort of the rows that pass (so does any page of a result of more than
+    /// ``runRows`` rows).
     static let heapRows = 1000
 
     /// Creates (or empties) the folder at `path`, creating its parent.
@@ -84,13 +87,19 @@ public final class SpoolFile: @unchecked Sendable {
     public func materialize(_ schema: SpoolSchema, _ sort: [SortKey], name: String) throws(SpoolError) {
         let columns = try schema.sortColumns(sort)
         let table = try stored(schema)
-        let order = try table.read { (records, offsets) throws(SpoolError) -> [Int32] in
-            guard let records, let offsets else { return [] }
-            return RowSorter(base: records, offsets: offsets, columns: columns).all(count: table.count)
-        }
         let file = try AppendFile(path: path + "/\(name).order")
-        try file.append { out in order.withUnsafeBytes { out.append(contentsOf: $0) } }
-        try file.flush()
+        do {
+            try table.read { (records, offsets) throws(SpoolError) in
+                guard let records, let offsets else { return }
+                try RowSorter(base: records, offsets: offsets, columns: columns)
+                    .write(count: table.count, into: file, runs: { (i) throws(SpoolError) in try AppendFile(path: path + "/\(name).run\(i)") },
+                           runRows: runRows)
+            }
+            try file.flush()
+        } catch {
+            file.close()
+            throw error
+        }
         orders[name]?.close()
         orders[name] = file
     }
@@ -115,7 +124,9 @@ public final class SpoolFile: @unchecked Sendable {
                     rows = Array(ordered.dropFirst(offset).prefix(limit))
                 } else {
                     let sorter = RowSorter(base: records, offsets: offsets, columns: columns)
-                    if offset + limit <= Self.heapRows && kept.count > 100_000 {
+                    // A heap near the top of a big result; else the whole result sorted and kept,
+                    // unless it is too big to sort in memory (then a heap as deep as the page).
+                    if (offset + limit <= Self.heapRows && kept.count > 100_000) || kept.count > runRows {
                         rows = Array(sorter.first(offset + limit, count: n, of: kept).dropFirst(offset))
                     } else {
                         let ordered = sorter.all(count: n, of: kept).map(Int.init)

@@ -253,6 +253,12 @@ func typed(_ rows: [JSONValue]) throws -> [Row] {
             }
             try file.materialize(schema, sort, name: "t1_o")
             #expect(ids(try file.page(schema, sort: sort, offset: 1234, limit: 40, orderTable: "t1_o")) == Array(expected[1234..<1274]))
+            // Sorted in runs merged from files (as a table past `RowSorter.runRows` is): the same order.
+            file.runRows = 700
+            try file.materialize(schema, sort, name: "t1_r")
+            #expect(ids(try file.page(schema, sort: sort, offset: 0, limit: 3000, orderTable: "t1_r")) == expected, "\(sort) in runs")
+            file.runRows = RowSorter.runRows
+            #expect(try FileManager.default.contentsOfDirectory(atPath: file.path).filter { $0.contains(".run") }.isEmpty)
         }
     }
 }
