@@ -114,18 +114,7 @@ final class RawChannel: @unchecked Sendable {
         let line = bytes + [UInt8(ascii: "\n")]
         let closed = condition.withLock { inputClosed }
         if closed { return false }
-        return line.withUnsafeBytes { buffer in
-            var done = 0
-            while done < buffer.count {
-                let n = write(input, buffer.baseAddress! + done, buffer.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                done += n
-            }
-            return true
-        }
+        return Descriptors.writeAll(input, line)
     }
 
     /// Writes a message through the codec.

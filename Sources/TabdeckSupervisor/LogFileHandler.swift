@@ -66,17 +66,7 @@ final class LogFile: @unchecked Sendable {
         record.append(UInt8(ascii: "\n"))
         lock.withLock {
             guard fd >= 0 else { return }
-            record.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        return
-                    }
-                    offset += written
-                }
-            }
+            Descriptors.writeAll(fd, record)
         }
     }
 

@@ -106,17 +106,6 @@ final class PipeWriter: @unchecked Sendable {
 
     /// Writes every byte; returns errno on failure.
     private func writeAll(_ bytes: [UInt8]) -> Int32? {
-        bytes.withUnsafeBytes { buffer -> Int32? in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return nil
-        }
+        bytes.withUnsafeBytes { Descriptors.write(fd, $0) }
     }
 }
