@@ -443,7 +443,23 @@ private final class Screen {
               let line = ps.split(separator: "\n").first(where: { $0.contains("--state-dir \(state)") && !$0.contains("tmux") }),
               let pid = line.split(separator: " ").first else { return "(not available)" }
         let out = (try? tool("/usr/bin/gdb", ["-p", String(pid), "-batch", "-ex", "thread apply all bt 15"]).out) ?? ""
-        return out.split(separator: "\n").filter { $0.hasPrefix("Thread") || $0.hasPrefix("#") }.prefix(150).joined(separator: "\n")
+        // Which terminal the process reads, against the pane's (a key that never reached the
+        // process shows here, not in its stacks).
+        let stdin = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/0")) ?? "?"
+        let panes = (try? tmux(["list-panes", "-a", "-F", "#{pane_pid} #{pane_tty} dead=#{pane_dead} input_off=#{pane_input_off}"])) ?? "?"
+        // Every process holding the pane's terminal open, and on which descriptors.
+        var holders: [String] = []
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int(entry) != nil {
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(entry)/fd")) ?? []
+            let held = fds.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(entry)/fd/\($0)")) == stdin }
+            if !held.isEmpty {
+                let comm = (try? String(contentsOfFile: "/proc/\(entry)/cmdline", encoding: .utf8))?.replacingOccurrences(of: "\0", with: " ") ?? "?"
+                holders.append("\(entry) fds \(held.sorted()) \(comm.prefix(100))")
+            }
+        }
+        return "pid \(pid) reads \(stdin); panes: \(panes.trimmingCharacters(in: .whitespacesAndNewlines)); held by:\n"
+            + holders.joined(separator: "\n") + "\n"
+            + out.split(separator: "\n").filter { $0.hasPrefix("Thread") || $0.hasPrefix("#") }.prefix(150).joined(separator: "\n")
     }
 
     /// The exit status tabdeck ended with (once it has).
