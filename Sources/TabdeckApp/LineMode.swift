@@ -16,8 +16,11 @@ public enum LineMode {
             blocked.shutdown()
             exit(blocked.failures > 0 ? 1 : 0)
         }
+        // A signal queued between commands (after one command's events were taken) ends the
+        // session before the next read, as one that comes during the read does.
+        let settle = { runtime.takeQueuedEvents(interruptQuits: !prompt); return !runtime.quitRequested }
         while !runtime.quitRequested, !runtime.outputGone,
-              let line = signals.whileReading(ignoresInterrupt: prompt, quit: quit, nextLine) {
+              let line = signals.whileReading(ignoresInterrupt: prompt, quit: quit, settle: settle, nextLine) {
             runtime.run(line)
         }
         runtime.shutdown()

@@ -168,12 +168,8 @@ public final class Runtime {
         persistFailure = nil
         currentLine = line
         // Events that came in since the last command (badges, exits of background plugins)
-        // first, so that a command that needs no plugin (`tabs`) does not show stale state;
-        // only those queued now: a plugin that keeps writing must not hold the command back.
-        for _ in 0..<queue.count {
-            guard let event = queue.take(until: clock.now()) else { break }
-            handle(event)
-        }
+        // first, so that a command that needs no plugin (`tabs`) does not show stale state.
+        takeQueuedEvents(interruptQuits: false)
         // And a request deadline that passed meanwhile: the core gives requests up only when
         // woken (a background plugin hanging on `initialize` fails even while no command waits).
         // Restarts stay for the next command that uses the tab, as before.
@@ -248,14 +244,25 @@ public final class Runtime {
         }
     }
 
+    /// Handles the events queued now (only those: a plugin that keeps writing must not hold the
+    /// caller back). `interruptQuits`: a SIGINT among them quits too (between commands, where
+    /// there is no command for it to stop).
+    public func takeQueuedEvents(interruptQuits: Bool) {
+        for _ in 0..<queue.count {
+            guard let event = queue.take(until: clock.now()) else { break }
+            handle(event, interruptQuits: interruptQuits)
+        }
+    }
+
     /// Line mode handles only core events (no terminal input arrives there) and signals: SIGINT
-    /// stops the running command; SIGTERM and SIGHUP stop it and quit.
-    func handle(_ event: HostEvent) {
+    /// stops the running command (and quits when `interruptQuits`); SIGTERM and SIGHUP stop it
+    /// and quit.
+    func handle(_ event: HostEvent, interruptQuits: Bool = false) {
         switch event {
         case .core(let e): dispatch(e)
         case .signal(let number):
             dispatch(.cancel)
-            if number != SIGINT { quitRequested = true }
+            if number != SIGINT || interruptQuits { quitRequested = true }
         default: break
         }
     }

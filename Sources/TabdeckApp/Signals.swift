@@ -12,7 +12,7 @@ import Glibc
 /// main thread runs the event loop, the signal is put on the ``EventQueue`` as
 /// ``HostEvent/signal(_:)`` and the loop acts on it. While the main thread is blocked reading a
 /// line (a pipe, or the readline prompt), nothing is pending and every change is already
-/// committed, so the quit given to ``whileReading(ignoresInterrupt:quit:_:)`` runs on the
+/// committed, so the quit given to ``whileReading(ignoresInterrupt:quit:settle:_:)`` runs on the
 /// watcher's thread and ends the process. At the readline prompt Ctrl-C stays readline's: its
 /// handler replaces this one while it reads.
 final class SignalWatch: @unchecked Sendable {
@@ -87,10 +87,19 @@ final class SignalWatch: @unchecked Sendable {
     /// Runs `read` (a blocking read of one line); a signal meanwhile runs `quit` on the watcher's
     /// thread, which must end the process. `ignoresInterrupt`: SIGINT is left to the reader
     /// (readline empties the line).
-    func whileReading<T>(ignoresInterrupt: Bool = false, quit: @escaping @Sendable (Int32) -> Void, _ read: () -> T) -> T {
-        lock.withLock { reading = (quit, ignoresInterrupt) }
+    ///
+    /// `settle` runs first, once this watch counts as reading: it handles what is queued (a
+    /// signal that came after the last command's events were taken, but before this call, is
+    /// there and nowhere else) and says whether to read at all; false gives nil without reading.
+    func whileReading<T>(ignoresInterrupt: Bool = false, quit: @escaping @Sendable (Int32) -> Void,
+                         settle: () -> Bool = { true }, _ read: () -> T?) -> T? {
+        // Under the lock: a signal from now on runs `quit`, one before it is in the queue.
+        let go = lock.withLock { () -> Bool in
+            reading = (quit, ignoresInterrupt)
+            return settle()
+        }
         defer { lock.withLock { reading = nil } }
-        return read()
+        return go ? read() : nil
     }
 }
 
