@@ -47,7 +47,7 @@ let package = Package(
             "TabdeckSpool", "TabdeckTime", .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "tabdeck", dependencies: [
-            "TabdeckApp",
+            "TabdeckApp", "TabdeckSupervisor",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "TabdeckPluginKit", dependencies: ["TabdeckProtocol"]),

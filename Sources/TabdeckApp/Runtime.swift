@@ -52,7 +52,7 @@ public final class Runtime {
     var persistFailure: String?
     /// Line mode's progress on stderr, when stderr is a terminal and results are text.
     lazy var progressLine: ProgressLine? = output == .text && isatty(STDERR_FILENO) == 1
-        ? ProgressLine { StandardStreams.write(STDERR_FILENO, $0) } : nil
+        ? ProgressLine { Descriptors.writeAll(STDERR_FILENO, $0) } : nil
     /// Commands that failed so far.
     public private(set) var failures = 0
     public private(set) var quitRequested = false
@@ -60,19 +60,19 @@ public final class Runtime {
     public private(set) var outputGone = false
     /// Where results go (stdout by default; ``outputGone`` once a write fails); replaced in tests.
     lazy var write: (String) -> Void = { [unowned self] text in
-        if !outputGone && !StandardStreams.write(STDOUT_FILENO, text + "\n") { outputGone = true }
+        if !outputGone && !Descriptors.writeAll(STDOUT_FILENO, text + "\n") { outputGone = true }
     }
-    var writeError: (String) -> Void = { StandardStreams.write(STDERR_FILENO, $0 + "\n") }
+    var writeError: (String) -> Void = { Descriptors.writeAll(STDERR_FILENO, $0 + "\n") }
     /// Where a tab's notice goes the moment it happens (a restart): stderr in line mode; the full
     /// screen drops it, since the tab's status line shows the notice.
-    var writeNotice: (String) -> Void = { StandardStreams.write(STDERR_FILENO, $0 + "\n") }
+    var writeNotice: (String) -> Void = { Descriptors.writeAll(STDERR_FILENO, $0 + "\n") }
     /// The keys in force: the standard key map with config.json's `"keys"` applied.
     public let keyMap: KeyMap
     /// Writes an OSC 52 sequence to the terminal; false when there is none (line mode's stdout
     /// is not a terminal). The full screen writes it with its frames.
     var clipboard: ([UInt8]) -> Bool = { bytes in
         guard isatty(STDOUT_FILENO) == 1 else { return false }
-        return StandardStreams.write(STDOUT_FILENO, bytes)
+        return Descriptors.writeAll(STDOUT_FILENO, bytes)
     }
     /// The last `copy` reached no terminal: its result says so.
     var clipboardMissed = false

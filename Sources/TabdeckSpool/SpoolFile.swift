@@ -23,8 +23,8 @@ public final class SpoolFile: @unchecked Sendable {
     /// Rows a materialized order sorts in memory at once (``RowSorter/runRows``; tests make it small).
     var runRows = RowSorter.runRows
     /// A filtered page within this many rows of the top of a big result comes from a heap
-    /// instead of a full sort of the rows that pass (so does any page of a result of more than
-    /// ``runRows`` rows).
+    /// instead of a full sort of the rows that pass (a result of more than ``runRows`` rows is
+    /// not kept sorted: each of its pages sorts again).
     static let heapRows = 1000
 
     /// Creates (or empties) the folder at `path`, creating its parent.
@@ -125,7 +125,8 @@ public final class SpoolFile: @unchecked Sendable {
                 } else {
                     let sorter = RowSorter(base: records, offsets: offsets, columns: columns)
                     // A heap near the top of a big result; else the whole result sorted and kept,
-                    // unless it is too big to sort in memory (then a heap as deep as the page).
+                    // unless it is too big to keep (then sorted again for each page, in memory:
+                    // a heap as deep as the page, or every passing row's keys past a quarter).
                     if (offset + limit <= Self.heapRows && kept.count > 100_000) || kept.count > runRows {
                         rows = Array(sorter.first(offset + limit, count: n, of: kept).dropFirst(offset))
                     } else {

@@ -28,6 +28,14 @@ public enum Descriptors {
     public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { write(fd, $0) == nil }
     }
+
+    /// Writes all of `text`'s UTF-8 to `fd`; false when it could not all be written. Line mode's
+    /// stdout and stderr go through here, not `FileHandle.write`, which traps on EPIPE
+    /// (`tabdeck --line ... | head -1`).
+    @discardableResult
+    public static func writeAll(_ fd: Int32, _ text: String) -> Bool {
+        writeAll(fd, Array(text.utf8))
+    }
 }
 
 private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TabdeckApp
+import TabdeckSupervisor
 
 /// `tabdeck cache …`: the plugins' caches in the state folder (`<state>/cache`).
 struct CacheTools: ParsableCommand {
@@ -27,7 +28,7 @@ struct ClearCache: ParsableCommand {
         guard fm.fileExists(atPath: folder) else { print("tabdeck: no cache in \(state)"); return }
         let bytes = Self.size(of: folder)
         do { try fm.removeItem(atPath: folder) } catch {
-            StandardStreams.write(STDERR_FILENO, "tabdeck: cannot delete \(folder): \(error.localizedDescription)\n")
+            Descriptors.writeAll(STDERR_FILENO, "tabdeck: cannot delete \(folder): \(error.localizedDescription)\n")
             throw ExitCode(1)
         }
         print("tabdeck: deleted \(folder) (\(bytes / 1024) KiB)")

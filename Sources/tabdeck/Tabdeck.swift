@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TabdeckApp
+import TabdeckSupervisor
 import TabdeckConformance
 import TabdeckProtocol
 import TabdeckTerminal
@@ -88,7 +89,7 @@ struct RunWorkspace: ParsableCommand {
             runtime = try Runtime(configPath: configPath, stateDirectory: state, output: OutputFormat(rawValue: output)!,
                                   tracer: tracer, mode: mode)
         } catch {
-            StandardStreams.write(STDERR_FILENO, "tabdeck: \(error)\n")
+            Descriptors.writeAll(STDERR_FILENO, "tabdeck: \(error)\n")
             throw ExitCode(2)
         }
         let status: Int32
@@ -174,7 +175,7 @@ struct CheckPlugin: ParsableCommand {
                 emit(Report.lines(for: result, nameWidth: 28).joined(separator: "\n"))
             }
         } catch {
-            StandardStreams.write(STDERR_FILENO, "tabdeck: \(error)\n")
+            Descriptors.writeAll(STDERR_FILENO, "tabdeck: \(error)\n")
             throw ExitCode(2)
         }
         if json {
@@ -195,5 +196,5 @@ struct CheckPlugin: ParsableCommand {
 /// (`| head`) is not an error worth a crash: SIGPIPE is ignored, so the write fails quietly.
 /// The edge guard of docs/ARCHITECTURE.md ("Plugin text is sanitized"): every line is cleaned.
 private func emit(_ line: String) {
-    StandardStreams.write(STDOUT_FILENO, Sanitizer.cleanLines(line) + "\n")
+    Descriptors.writeAll(STDOUT_FILENO, Sanitizer.cleanLines(line) + "\n")
 }
