@@ -118,8 +118,8 @@ public struct ActionResult: Hashable, Sendable {
 extension RowsRequest {
     /// The result for this request: its generation and offset with `rows` and `total`, and,
     /// when their counts or footers changed (under this request's filter, say), the sections.
-    public func result(_ rows: [Row], total: Int?, sections: [SectionSpec]? = nil) -> RowsResult {
-        RowsResult(generation: generation, offset: offset, rows: rows, total: total, sections: sections)
+    public func result(_ rows: [Row], total: Int?, sections: [SectionSpec]? = nil, totalIsEstimate: Bool = false) -> RowsResult {
+        RowsResult(generation: generation, offset: offset, rows: rows, total: total, sections: sections, totalIsEstimate: totalIsEstimate)
     }
 }
 

@@ -17,6 +17,26 @@ public enum ColumnType: Hashable, Sendable {
     }
 }
 
+/// Where a column's nulls go when the plugin sorts by it (PROTOCOL.md 10.2, `nulls`).
+public enum NullOrder: String, Hashable, Sendable {
+    /// Null is below every value: first ascending, last descending (the default; SQLite's order).
+    case smallest
+    /// Null is above every value: last ascending, first descending (PostgreSQL's order, the one
+    /// its B-tree indexes serve in both directions).
+    case largest
+}
+
+/// The order a plugin's source sorts a column in (PROTOCOL.md 10.2, `order`).
+public enum ColumnOrder: String, Hashable, Sendable {
+    /// The protocol's order for the column's type (11.3, *Sort order*): text by UTF-8 bytes.
+    case `protocol`
+    /// Text compared with letter case folded (SQLite's `NOCASE`, ASCII at least).
+    case casefold
+    /// The source's own order, which the protocol cannot spell out (a collation, a network
+    /// address, an interval, a range, an array): only the plugin can sort by it.
+    case source
+}
+
 /// How wide a column wants to be.
 public enum ColumnWidth: Hashable, Sendable {
     /// Exactly this many cells.
@@ -42,6 +62,13 @@ public struct ColumnSpec: Hashable, Sendable {
     /// is not shown as `1370.3` and the points line up; nil shows each number in its shortest
     /// form. Ignored for other types.
     public var decimals: Int?
+    /// Where nulls sort when the plugin sorts by this column.
+    public var nulls: NullOrder
+    /// The order the plugin's source sorts this column in.
+    public var order: ColumnOrder
+    /// The name of the source's collation for a text column (`en_US.utf8`, `NOCASE`), shown to
+    /// people beside the sort; nil when the column has none or the plugin does not say.
+    public var collation: String?
 
     /// The largest `decimals` a plugin may ask for.
     public static let maxDecimals = 15
@@ -60,7 +87,8 @@ public struct ColumnSpec: Hashable, Sendable {
     }
 
     public init(id: String, title: String? = nil, type: ColumnType = .text, width: ColumnWidth? = nil,
-                alignment: ColumnAlignment? = nil, sortable: Bool = true, decimals: Int? = nil) {
+                alignment: ColumnAlignment? = nil, sortable: Bool = true, decimals: Int? = nil,
+                nulls: NullOrder = .smallest, order: ColumnOrder = .protocol, collation: String? = nil) {
         self.id = id
         self.title = title ?? id
         self.type = type
@@ -68,6 +96,9 @@ public struct ColumnSpec: Hashable, Sendable {
         self.alignment = alignment ?? ([.integer, .decimal].contains(type) ? .right : .left)
         self.sortable = sortable
         self.decimals = type == .decimal ? decimals : nil
+        self.nulls = nulls
+        self.order = order
+        self.collation = collation
     }
 
     /// Reads the wire form.
@@ -106,8 +137,23 @@ public struct ColumnSpec: Hashable, Sendable {
         if let decimals, !(0...Self.maxDecimals).contains(decimals) {
             throw JSONFieldError(path: r.pathOf("decimals"), reason: "expected 0 to \(Self.maxDecimals) digits, got \(decimals)")
         }
+        var nulls = NullOrder.smallest
+        if let n = try r.optionalString("nulls") {
+            guard let parsed = NullOrder(rawValue: n) else {
+                throw JSONFieldError(path: r.pathOf("nulls"), reason: "expected \"smallest\" or \"largest\", got \"\(n)\"")
+            }
+            nulls = parsed
+        }
+        var order = ColumnOrder.protocol
+        if let o = try r.optionalString("order") {
+            guard let parsed = ColumnOrder(rawValue: o) else {
+                throw JSONFieldError(path: r.pathOf("order"), reason: "expected \"protocol\", \"casefold\" or \"source\", got \"\(o)\"")
+            }
+            order = parsed
+        }
         self.init(id: id, title: try r.optionalString("title"), type: type, width: width,
-                  alignment: alignment, sortable: try r.bool("sortable", default: true), decimals: decimals)
+                  alignment: alignment, sortable: try r.bool("sortable", default: true), decimals: decimals,
+                  nulls: nulls, order: order, collation: try r.optionalString("collation"))
     }
 
     /// The wire form.
@@ -127,6 +173,9 @@ public struct ColumnSpec: Hashable, Sendable {
         o["align"] = .string(alignment.rawValue)
         o["sortable"] = .bool(sortable)
         if let decimals { o["decimals"] = .int(Int64(decimals)) }
+        if nulls != .smallest { o["nulls"] = .string(nulls.rawValue) }
+        if order != .protocol { o["order"] = .string(order.rawValue) }
+        if let collation { o["collation"] = .string(collation) }
         return .object(o)
     }
 }

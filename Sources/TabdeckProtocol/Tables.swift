@@ -34,6 +34,16 @@ public struct SectionSpec: Hashable, Sendable {
     }
 }
 
+/// Whether a table's row ids name the same row across sorts, filters and pages (PROTOCOL.md
+/// 10.1, `rowIds`).
+public enum RowIDStability: String, Hashable, Sendable {
+    /// The protocol's rule (10.5): an id always names the same row.
+    case stable
+    /// Ids that may name another row after a sort, a filter or a change of the data (positions
+    /// in a view without a key): the host offers no selection, actions or `copy selection`.
+    case unstable
+}
+
 /// A table as described by `open` and `children`.
 public struct TableDescription: Hashable, Sendable {
     /// The plugin's handle for this table.
@@ -46,11 +56,17 @@ public struct TableDescription: Hashable, Sendable {
     public var actions: [ActionSpec]
     /// Whether the user may move this table's rows up and down (`move`; needs the `move` capability).
     public var movable: Bool
+    /// True when `total` is an estimate (a planner's guess), shown as `≈` until an exact one comes.
+    public var totalIsEstimate: Bool
+    /// Whether the row ids are stable.
+    public var rowIDs: RowIDStability
 
     public init(table: String, title: String? = nil, columns: [ColumnSpec], total: Int?,
-                sections: [SectionSpec] = [], actions: [ActionSpec] = [], movable: Bool = false) {
+                sections: [SectionSpec] = [], actions: [ActionSpec] = [], movable: Bool = false,
+                totalIsEstimate: Bool = false, rowIDs: RowIDStability = .stable) {
         self.table = table; self.title = title; self.columns = columns; self.total = total
         self.sections = sections; self.actions = actions; self.movable = movable
+        self.totalIsEstimate = totalIsEstimate; self.rowIDs = rowIDs
     }
 
     public init(_ value: JSONValue, path: String = "result") throws(JSONFieldError) {
@@ -76,9 +92,17 @@ public struct TableDescription: Hashable, Sendable {
             }
             actions.append(action)
         }
+        var rowIDs = RowIDStability.stable
+        if let raw = try r.optionalString("rowIds") {
+            guard let parsed = RowIDStability(rawValue: raw) else {
+                throw JSONFieldError(path: r.pathOf("rowIds"), reason: "expected \"stable\" or \"unstable\", got \"\(raw)\"")
+            }
+            rowIDs = parsed
+        }
         self.init(table: try r.string("table"), title: try r.optionalString("title"), columns: columns,
                   total: try r.optionalInt("total"), sections: sections, actions: actions,
-                  movable: try r.bool("movable", default: false))
+                  movable: try r.bool("movable", default: false),
+                  totalIsEstimate: try r.bool("totalIsEstimate", default: false), rowIDs: rowIDs)
     }
 
     public var json: JSONValue {
@@ -89,6 +113,8 @@ public struct TableDescription: Hashable, Sendable {
         if !sections.isEmpty { o["sections"] = .array(sections.map(\.json)) }
         if !actions.isEmpty { o["actions"] = .array(actions.map(\.json)) }
         if movable { o["movable"] = .bool(true) }
+        if totalIsEstimate { o["totalIsEstimate"] = .bool(true) }
+        if rowIDs != .stable { o["rowIds"] = .string(rowIDs.rawValue) }
         return .object(o)
     }
 }
@@ -168,10 +194,13 @@ public struct RowsResult: Hashable, Sendable {
     /// The table's sections for this generation (counts and footers after a filter), when the
     /// plugin sends them; nil: unchanged.
     public var sections: [SectionSpec]?
+    /// True when `total` is an estimate (shown as `≈` until an exact one comes).
+    public var totalIsEstimate: Bool
 
-    public init(generation: Int, offset: Int, rows: [Row], total: Int?, totalSent: Bool = true, sections: [SectionSpec]? = nil) {
+    public init(generation: Int, offset: Int, rows: [Row], total: Int?, totalSent: Bool = true, sections: [SectionSpec]? = nil,
+                totalIsEstimate: Bool = false) {
         self.generation = generation; self.offset = offset; self.rows = rows; self.total = total; self.totalSent = totalSent
-        self.sections = sections
+        self.sections = sections; self.totalIsEstimate = totalIsEstimate
     }
 
     public init(_ value: JSONValue, path: String = "result") throws(JSONFieldError) {
@@ -179,7 +208,9 @@ public struct RowsResult: Hashable, Sendable {
             // Decoded straight to rows by `MessageCodec.decode`; the other members are read as usual.
             let r = try JSONReader(.object(payload.othersObject), path: path)
             self.init(generation: try r.optionalInt("generation") ?? 0, offset: try r.optionalInt("offset") ?? 0,
-                      rows: payload.rows, total: try r.optionalInt("total"), totalSent: r.value("total") != nil)
+                      rows: payload.rows, total: try r.optionalInt("total"), totalSent: r.value("total") != nil,
+                      sections: try SectionSpec.optionalList(r, "sections"),
+                      totalIsEstimate: try r.bool("totalIsEstimate", default: false))
             return
         }
         let r = try JSONReader(value, path: path)
@@ -199,13 +230,15 @@ public struct RowsResult: Hashable, Sendable {
         }
         self.init(generation: try r.optionalInt("generation") ?? 0, offset: try r.optionalInt("offset") ?? 0, rows: rows,
                   total: try r.optionalInt("total"), totalSent: r.value("total") != nil,
-                  sections: try SectionSpec.optionalList(r, "sections"))
+                  sections: try SectionSpec.optionalList(r, "sections"),
+                  totalIsEstimate: try r.bool("totalIsEstimate", default: false))
     }
 
     public var json: JSONValue {
         var o: JSONObject = ["generation": .int(Int64(generation)), "offset": .int(Int64(offset)), "rows": .array(rows.map(\.json))]
         if totalSent { o["total"] = total.map { .int(Int64($0)) } ?? .null }
         if let sections { o["sections"] = .array(sections.map(\.json)) }
+        if totalIsEstimate { o["totalIsEstimate"] = .bool(true) }
         return .object(o)
     }
 }
