@@ -13,56 +13,82 @@ import TabdeckProtocol
     var columns: [PGColumn] { [id, name, price, tags] }
     var identity: [PGOrderTerm] { [PGOrderTerm(expression: "\"id\"", castFormat: "$n::integer", descending: false, notNull: true)] }
 
-    @Test func typesAndSortExpressionsFollowTheProtocolOrder() {
+    @Test func columnsSortByTheServersOwnOperatorsNeverACast() {
         #expect(id.type == .integer && price.type == .decimal && name.type == .text && tags.type == .text)
-        #expect(id.sortExpression == "\"id\"")
-        #expect(name.sortExpression == "\"name\" COLLATE \"C\"")  // text by bytes
-        #expect(tags.sortExpression == "(\"tags\"::text) COLLATE \"C\"")
+        #expect(id.sortExpression == "\"id\"" && name.sortExpression == "\"name\"" && tags.sortExpression == "\"tags\"")
         #expect(price.parameter(3) == "$3::numeric(10,2)")
-        #expect(name.parameter(2) == "$2::text COLLATE \"C\"")
+        #expect(name.parameter(2) == "$2::text")
+        // Every column's nulls are the largest value, as the server sorts them.
+        #expect(columns.allSatisfy { $0.spec.nulls == .largest })
+        // Text in byte order is the protocol's; a locale collation, jsonb, inet are the source's own.
+        #expect(name.spec.order == .protocol && tags.spec.order == .source)
+        #expect(PGColumn(name: "n", sqlType: "text", notNull: false, collation: "en_US.utf8").spec.order == .source)
+        #expect(PGColumn(name: "a", sqlType: "inet", notNull: false).spec.order == .source)
+        #expect(PGColumn(name: "s", sqlType: "status", notNull: false, enumLabels: ["pending", "paid", "cancelled"]).type
+                == .enumeration(["pending", "paid", "cancelled"]))
+        #expect(PGColumn(name: "t", sqlType: "timestamp with time zone", notNull: false).type == .date)
+        #expect(!PGColumn(name: "j", sqlType: "json", notNull: false).sortable)
+        #expect(!PGColumn(name: "p", sqlType: "point", notNull: false, typeName: "point", category: "G").spec.sortable)
     }
 
-    @Test func orderByPutsNullsFirstAscendingAndLastDescendingThenTheKey() throws {
+    @Test func orderByIsTheColumnThenTheKeyInTheLastKeysDirection() throws {
         let asc = try PGSQL.orderTerms([SortKey("name", .ascending)], columns: columns, identity: identity)
-        #expect(asc.map(\.sql) == ["\"name\" COLLATE \"C\" ASC NULLS FIRST", "\"id\" ASC"])
+        #expect(asc.map(\.sql) == ["\"name\" ASC", "\"id\" ASC"])
         let desc = try PGSQL.orderTerms([SortKey("name", .descending)], columns: columns, identity: identity)
-        #expect(desc.map(\.sql) == ["\"name\" COLLATE \"C\" DESC NULLS LAST", "\"id\" DESC"])
+        #expect(desc.map(\.sql) == ["\"name\" DESC", "\"id\" DESC"])
         let byID = try PGSQL.orderTerms([SortKey("id", .descending)], columns: columns, identity: identity)
         #expect(byID.map(\.sql) == ["\"id\" DESC"])  // the key is not repeated
         #expect(throws: RPCError.self) { try PGSQL.orderTerms([SortKey("nope", .ascending)], columns: columns, identity: identity) }
+        let json = PGColumn(name: "j", sqlType: "json", notNull: false)
+        #expect(throws: RPCError.self) { try PGSQL.orderTerms([SortKey("j", .ascending)], columns: [json], identity: identity) }
     }
 
-    @Test func keysetOfNotNullKeysIsARowComparison() throws {
+    @Test func keysetOfNotNullKeysIsOneRowComparison() throws {
         let terms = try PGSQL.orderTerms([SortKey("price", .ascending)], columns: columns, identity: identity)
         let a = PGSQL.after(terms, ["9.50", "7"], first: 2)
-        #expect(a.sql == "(\"price\", \"id\") > ($2::numeric(10,2), $3::integer)")
+        #expect(a.branches == ["(\"price\", \"id\") > ($2::numeric(10,2), $3::integer)"])
         #expect(a.binds == ["9.50", "7"])
     }
 
-    @Test func keysetOfANullableKeySpellsOutTheNullOrder() throws {
+    @Test func keysetOfANullableKeyAddsTheNullsWhereTheServerPutsThem() throws {
         let asc = try PGSQL.orderTerms([SortKey("name", .ascending)], columns: columns, identity: identity)
-        let n = "\"name\" COLLATE \"C\""
-        // After a NULL name ascending: the other NULL names with a greater id, then every name.
+        let n = "\"name\""
+        // After "bob" ascending: greater names (a row comparison with the id), then the NULLs (last).
+        let fromBob = PGSQL.after(asc, ["bob", "4"])
+        #expect(fromBob.branches == ["(\(n), \"id\") > ($1::text, $2::integer)", "\(n) IS NULL"])
+        #expect(fromBob.binds == ["bob", "4"])
+        // After a NULL name ascending: only the NULL names with a greater id.
         let fromNull = PGSQL.after(asc, [nil, "4"])
-        #expect(fromNull.sql == "((\(n) IS NOT NULL) OR (\(n) IS NULL AND \"id\" > $1::integer))")
-        #expect(fromNull.binds == ["4"])
+        #expect(fromNull.branches == ["\(n) IS NULL AND \"id\" > $1::integer"])
         let desc = try PGSQL.orderTerms([SortKey("name", .descending)], columns: columns, identity: identity)
-        // After "bob" descending: smaller names and the NULLs (last), then "bob" with smaller ids.
-        let fromBob = PGSQL.after(desc, ["bob", "4"])
-        #expect(fromBob.sql == "(((\(n) < $1::text COLLATE \"C\" OR \(n) IS NULL)) OR (\(n) = $2::text COLLATE \"C\" AND \"id\" < $3::integer))")
-        #expect(fromBob.binds == ["bob", "bob", "4"])
-        // After a NULL descending: only NULLs with a smaller id.
-        #expect(PGSQL.after(desc, [nil, "4"]).sql == "((\(n) IS NULL AND \"id\" < $1::integer))")
+        // Descending the NULLs come first: after "bob" only smaller names and "bob" with smaller ids.
+        #expect(PGSQL.after(desc, ["bob", "4"]).branches == ["(\(n), \"id\") < ($1::text, $2::integer)"])
+        // After a NULL descending: every name, and the NULLs with a smaller id.
+        #expect(PGSQL.after(desc, [nil, "4"]).branches == ["\(n) IS NOT NULL", "\(n) IS NULL AND \"id\" < $1::integer"])
     }
 
-    @Test func keysetAfterANullDescendingKeyBehindAnotherKeyNumbersOnlyTheParametersItBinds() throws {
-        // [price asc, name desc, id desc] from (9.50, NULL, 4): a NULL name descending has no
-        // "after" of its own; the parameters of that dropped alternative must not be numbered.
+    @Test func keysetOfMixedDirectionsSpellsOutEachKey() throws {
+        // [price asc, name desc, id desc] from (9.50, NULL, 4): a NULL name descending is
+        // followed by every name, then the NULLs with a smaller id.
         let terms = try PGSQL.orderTerms([SortKey("price", .ascending), SortKey("name", .descending)], columns: columns, identity: identity)
         let a = PGSQL.after(terms, ["9.50", nil, "4"])
-        let n = "\"name\" COLLATE \"C\""
-        #expect(a.sql == "((\"price\" > $1::numeric(10,2)) OR (\"price\" = $2::numeric(10,2) AND \(n) IS NULL AND \"id\" < $3::integer))")
-        #expect(a.binds == ["9.50", "9.50", "4"])
+        #expect(a.branches == ["\"price\" > $1::numeric(10,2)", "\"price\" = $2::numeric(10,2) AND \"name\" IS NOT NULL",
+                               "\"price\" = $3::numeric(10,2) AND \"name\" IS NULL AND \"id\" < $4::integer"])
+        #expect(a.binds == ["9.50", "9.50", "9.50", "4"])
+        // From (9.50, "bob", 4): the trailing name and id share a direction: one row comparison.
+        let b = PGSQL.after(terms, ["9.50", "bob", "4"])
+        #expect(b.branches == ["\"price\" > $1::numeric(10,2)", "\"price\" = $2::numeric(10,2) AND (\"name\", \"id\") < ($3::text, $4::integer)"])
+    }
+
+    @Test func aPageOfSeveralBranchesIsAUnionOfIndexServedQueriesPutInOrderAgain() {
+        let terms = [PGOrderTerm(name), PGOrderTerm(expression: "\"id\"", castFormat: "$n::integer", descending: false, notNull: true)]
+        let one = PGSQL.page(select: ["x"], source: "t", conditions: [], branches: ["a > 1"], terms: terms, limit: 100)
+        #expect(one == "SELECT x AS o0 FROM t WHERE (a > 1) ORDER BY \"name\" ASC, \"id\" ASC LIMIT 100")
+        let two = PGSQL.page(select: ["x"], source: "t", conditions: ["f"], branches: ["a", "b"], terms: terms, limit: 10, offset: 5)
+        #expect(two == "SELECT o0 FROM ((SELECT \"name\" AS s0, \"id\" AS s1, x AS o0 FROM t WHERE (f) AND (a) ORDER BY \"name\" ASC, \"id\" ASC LIMIT 15)"
+                + " UNION ALL (SELECT \"name\" AS s0, \"id\" AS s1, x AS o0 FROM t WHERE (f) AND (b) ORDER BY \"name\" ASC, \"id\" ASC LIMIT 15))"
+                + " u ORDER BY s0 ASC, s1 ASC LIMIT 10 OFFSET 5")
+        #expect(PGSQL.page(select: ["x"], source: "t", conditions: [], branches: [], terms: terms, limit: 1) == "SELECT x AS o0 FROM t WHERE FALSE")
     }
 
     @Test func filterMatchesEveryCellsTextLiterally() {
@@ -71,14 +97,25 @@ import TabdeckProtocol
         #expect(PGSQL.quote("my \"t\"") == "\"my \"\"t\"\"\"")
     }
 
-    @Test func cellsAndRowIDs() {
-        #expect(PGTable.cell(.integer, "42") == .int(42))
-        #expect(PGTable.cell(.decimal, "2.5") == .double(2.5))
-        #expect(PGTable.cell(.decimal, "NaN") == .string("NaN"))
-        #expect(PGTable.cell(.bool, "true") == .bool(true))
-        #expect(PGTable.cell(.text, nil) == .null)
+    @Test func cellsKeepExactDecimalsAndRowIDs() {
+        #expect(id.cell("42") == .int(42))
+        #expect(price.cell("1234444433332222.44434322") == .string("1234444433332222.44434322"))
+        #expect(price.cell("3.00") == .string("3.00"))
+        #expect(price.cell("NaN") == .string("NaN"))
+        let float = PGColumn(name: "f", sqlType: "double precision", notNull: false)
+        #expect(float.cell("2.5") == .double(2.5))
+        #expect(float.cell("-Infinity") == .string("-Infinity"))
+        #expect(PGColumn(name: "b", sqlType: "boolean", notNull: false).cell("true") == .bool(true))
+        #expect(name.cell(nil) == .null)
         #expect(PGTable.rowID(["7"]) == "7")
-        #expect(PGTable.rowID(["a", "1"]) == "[\"a\",\"1\"]")
+        #expect(PGTable.rowID(["16390", "(0,1)"]) == "[\"16390\",\"(0,1)\"]")
+        #expect(PGColumn(name: "a", sqlType: "inet", notNull: false).valueExpression == "CASE WHEN \"a\" IS NULL THEN NULL ELSE format('%s', \"a\") END")
+    }
+
+    @Test func aPartitionedTableIsIdentifiedByPartitionAndPlace() {
+        #expect(PGIdentity.place(partitioned: true).terms.map(\.expression) == ["tableoid", "ctid"])
+        #expect(PGIdentity.place(partitioned: false).terms.map(\.expression) == ["ctid"])
+        #expect(PGIdentity.none.terms.isEmpty)
     }
 }
 

@@ -74,6 +74,22 @@ func schemaDatabase() throws -> TempDatabase {
         #expect(page.rows[2].cells == [3, "Kid", 9, 1.0, nil, nil, "2024-05-01T09:30:00Z", true, "k", nil])
     }
 
+    @Test func columnsDeclareTheOrderTheirCollationSortsIn() throws {
+        let db = try TempDatabase { db in
+            try db.execute(sql: """
+                CREATE TABLE tags (id INTEGER PRIMARY KEY, plain TEXT, folded TEXT COLLATE NOCASE, trimmed TEXT COLLATE RTRIM,
+                                   n INTEGER COLLATE NOCASE);
+                """)
+        }
+        let file = try DatabaseFile(path: db.path)
+        defer { file.close() }
+        let specs = try file.table(named: "tags").columnSpecs
+        #expect(specs.map(\.order) == [.protocol, .protocol, .casefold, .source, .protocol])
+        #expect(specs[2].collation == "NOCASE" && specs[3].collation == "RTRIM" && specs[1].collation == nil)
+        // SQLite's nulls are its smallest value: the protocol's default, not declared.
+        #expect(specs.allSatisfy { $0.nulls == .smallest })
+    }
+
     @Test func oddNamesAreQuoted() throws {
         let db = try schemaDatabase()
         let file = try DatabaseFile(path: db.path)

@@ -37,6 +37,17 @@ public final class PGConnection: @unchecked Sendable {
     static let keepIdle = 4
     static let connectTimeout = TimeAmount.seconds(5)
     private let logger = Logger(label: "tabdeck-postgres") { _ in SwiftLogNoOpLogHandler() }
+    /// Seconds between two heartbeats of a running query.
+    static let heartbeatInterval = 2.0
+    private var heartbeatListener: (@Sendable (Int) -> Void)?
+
+    /// Who hears that a query still runs (the source sends it on as `progress`).
+    public var heartbeat: (@Sendable (Int) -> Void)? {
+        get { heartbeatSink() }
+        set { lock.lock(); heartbeatListener = newValue; lock.unlock() }
+    }
+
+    private func heartbeatSink() -> (@Sendable (Int) -> Void)? { lock.lock(); defer { lock.unlock() }; return heartbeatListener }
 
     /// Connects lazily: the first query opens a connection. The password is handed to the
     /// driver only; it is never logged or shown.
@@ -60,7 +71,11 @@ public final class PGConnection: @unchecked Sendable {
     /// connection, which is then reused). `retry`: a query that failed because the connection
     /// it took from the idle list was dead (the server restarted meanwhile) runs once more on
     /// a new connection; false for statements that change data.
-    public func query(_ sql: String, _ binds: [String?] = [], cancel: CancellationFlag? = nil, retry: Bool = true) throws -> [[String?]] {
+    /// `heartbeat`: while the query runs, ``heartbeat`` hears every ``heartbeatInterval`` how
+    /// long it has run, so that the host, which stops a plugin silent for 10 s, hears that it
+    /// works (PROTOCOL.md section 5); false for work that reports its own progress.
+    public func query(_ sql: String, _ binds: [String?] = [], cancel: CancellationFlag? = nil, retry: Bool = true,
+                      heartbeat: Bool = true) throws -> [[String?]] {
         var bindings = PostgresBindings(capacity: binds.count)
         for b in binds {
             if let b { bindings.append(b) } else { bindings.appendNull() }
@@ -71,7 +86,7 @@ public final class PGConnection: @unchecked Sendable {
             attempt += 1
             let (connection, reused) = try take()
             do {
-                return try run(query, on: connection, cancel: cancel)
+                return try run(query, on: connection, cancel: cancel, heartbeat: heartbeat)
             } catch let error as ConnectionLost where reused && retry && attempt == 1 {
                 _ = error  // a dead idle connection: once more on a fresh one
             } catch let error as ConnectionLost {
@@ -83,7 +98,8 @@ public final class PGConnection: @unchecked Sendable {
     /// A failure that closed the connection (the server went away); `message` is for the user.
     private struct ConnectionLost: Error { var message: String }
 
-    private func run(_ query: PostgresQuery, on connection: PostgresConnection, cancel: CancellationFlag?) throws -> [[String?]] {
+    private func run(_ query: PostgresQuery, on connection: PostgresConnection, cancel: CancellationFlag?,
+                     heartbeat: Bool) throws -> [[String?]] {
         let box = ResultBox()
         let done = DispatchSemaphore(value: 0)
         lock.lock(); running.insert(connection.id); lock.unlock()
@@ -95,7 +111,14 @@ public final class PGConnection: @unchecked Sendable {
             release(connection, broken: broken)
             done.signal()
         }
+        let started = DispatchTime.now()
+        var beats = 0
         while done.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            if heartbeat, seconds >= Self.heartbeatInterval * Double(beats + 1), let beat = heartbeatSink() {
+                beats += 1
+                beat(Int(seconds))
+            }
             // Answer the cancel at once, and ask the server to stop the query; its answer
             // (an error, or rows that came first) is dropped.
             if cancel?.isCancelled == true {

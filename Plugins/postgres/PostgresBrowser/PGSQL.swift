@@ -1,53 +1,9 @@
 import TabdeckPluginKit
 import TabdeckProtocol
 
-/// A column of a browsed PostgreSQL table or view, as read from the catalog.
-public struct PGColumn: Hashable, Sendable {
-    public var name: String
-    /// `format_type` of the column (`integer`, `character varying(20)`, `timestamp with time zone`).
-    public var sqlType: String
-    public var notNull: Bool
-
-    public init(name: String, sqlType: String, notNull: Bool) {
-        self.name = name; self.sqlType = sqlType; self.notNull = notNull
-    }
-
-    /// The protocol type: numbers, booleans and dates keep theirs; everything else is text.
-    public var type: ColumnType {
-        switch sqlType {
-        case "smallint", "integer", "bigint": .integer
-        case "real", "double precision": .decimal
-        case _ where sqlType.hasPrefix("numeric"): .decimal
-        case "boolean": .bool
-        case "date": .date
-        default: .text
-        }
-    }
-
-    /// The expression the column is sorted and compared by, following the protocol's sort
-    /// order (PROTOCOL.md 11.3): numbers, booleans and dates natively; text by bytes (`COLLATE
-    /// "C"`); every other type by its text, also by bytes.
-    public var sortExpression: String {
-        let q = PGSQL.quote(name)
-        switch type {
-        case .integer, .decimal, .bool, .date: return q
-        default:
-            let textual = ["text", "name"].contains(sqlType) || sqlType.hasPrefix("character")
-            return textual ? "\(q) COLLATE \"C\"" : "(\(q)::text) COLLATE \"C\""
-        }
-    }
-
-    /// A bind parameter `$n` typed as ``sortExpression`` (values travel as text).
-    public func parameter(_ n: Int) -> String {
-        switch type {
-        case .integer, .decimal, .bool, .date: "$\(n)::\(sqlType)"
-        default: "$\(n)::text COLLATE \"C\""
-        }
-    }
-}
-
 /// One key of an ORDER BY: its expression, the bind cast of its values, its direction and
-/// whether it can be NULL.
+/// whether it can be NULL. Nulls sort as PostgreSQL sorts them by default, as the largest
+/// value (last ascending, first descending), so that one btree index serves both directions.
 public struct PGOrderTerm: Hashable, Sendable {
     public var expression: String
     /// `$n` as this key's type, for `n`.
@@ -59,14 +15,28 @@ public struct PGOrderTerm: Hashable, Sendable {
         self.expression = expression; self.castFormat = castFormat; self.descending = descending; self.notNull = notNull
     }
 
+    /// The term of a column, ascending.
+    init(_ column: PGColumn) {
+        self.init(expression: column.sortExpression, castFormat: "$n::\(column.sqlType)", descending: false, notNull: column.notNull)
+    }
+
     func parameter(_ n: Int) -> String { castFormat.replacingOccurrences(of: "$n", with: "$\(n)") }
 
-    /// `expr ASC NULLS FIRST` / `expr DESC NULLS LAST`: the protocol's null order (nulls before
-    /// every value ascending, after descending). A NOT NULL key says neither, so that a plain
-    /// btree index serves it.
-    public var sql: String {
-        expression + (descending ? " DESC" : " ASC") + (notNull ? "" : (descending ? " NULLS LAST" : " NULLS FIRST"))
-    }
+    /// `expr ASC` / `expr DESC`: no NULLS clause, the server's own null order.
+    public var sql: String { expression + (descending ? " DESC" : " ASC") }
+
+    /// The same key in the other direction (nulls move with it: the exact reverse).
+    var reversed: PGOrderTerm { var t = self; t.descending.toggle(); return t }
+}
+
+/// The condition "after a row" of a keyset read, as branches whose union it is: each branch
+/// is a plain range or equality an index can seek (a row comparison, `IS NULL`), so a page
+/// is a few index scans of at most a page each instead of one scan from the table's start.
+public struct PGKeyset: Hashable, Sendable {
+    /// Disjoint conditions; a row is after the anchor when it meets one of them. Empty: no row is.
+    public var branches: [String]
+    /// The parameters the branches use, numbered from the `first` they were made with.
+    public var binds: [String?]
 }
 
 /// SQL text for browsing: quoting, ORDER BY, keyset conditions and the filter. Pure: the tests
@@ -92,7 +62,8 @@ public enum PGSQL {
     }
 
     /// The ORDER BY terms for `sort` (column ids = column names) then the tie-breaker `identity`
-    /// (primary-key columns or `ctid`) in the direction of the last key.
+    /// (a unique key, or `ctid`) in the direction of the last key, so that a descending order is
+    /// the exact reverse of the ascending one.
     public static func orderTerms(_ sort: [SortKey], columns: [PGColumn], identity: [PGOrderTerm]) throws -> [PGOrderTerm] {
         var terms: [PGOrderTerm] = []
         var used = Set<String>()
@@ -100,9 +71,11 @@ public enum PGSQL {
             guard let c = columns.first(where: { $0.name == key.column }) else {
                 throw RPCError.badParams("params.sort[\(i)].column: unknown column \"\(key.column)\"", path: "params.sort[\(i)].column")
             }
+            guard c.sortable else { throw RPCError.unsupported("params.sort[\(i)].column: \(c.name) (\(c.sqlType)) cannot be sorted") }
             guard used.insert(c.name).inserted else { continue }
-            terms.append(PGOrderTerm(expression: c.sortExpression, castFormat: c.parameter(0).replacingOccurrences(of: "$0", with: "$n"),
-                                     descending: key.direction == .descending, notNull: c.notNull))
+            var term = PGOrderTerm(c)
+            term.descending = key.direction == .descending
+            terms.append(term)
         }
         let descending = terms.last?.descending ?? false
         for var t in identity where !terms.contains(where: { $0.expression == t.expression }) {
@@ -112,55 +85,80 @@ public enum PGSQL {
         return terms
     }
 
-    /// The condition "after the row whose key values are `key`" in the order of `terms`, with
-    /// its parameters numbered from `first`. Values are text (nil = NULL).
+    /// The rows after the row whose key values are `key` in the order of `terms`, with the
+    /// parameters numbered from `first`. Values are text (nil = NULL).
     ///
-    /// Same direction, no NULL possible: a row comparison `(k1, k2) > ($1, $2)` that a btree
-    /// index seeks. Otherwise spelled out key by key with the protocol's null order:
-    /// `k1 > $1 OR (k1 = $2 AND k2 > $3)`, `IS NULL` for a NULL anchor value.
-    public static func after(_ terms: [PGOrderTerm], _ key: [String?], first: Int = 1) -> (sql: String, binds: [String?]) {
+    /// Spelled out key by key (`k1 > $1`, then `k1 = $2 AND k2 > $3`, ...) with the nulls where
+    /// the server puts them (after the values ascending, before them descending); the trailing
+    /// keys that share a direction and have values in the anchor are one row comparison
+    /// `(k1, k2) > ($1, $2)`, the range a btree index on them seeks.
+    public static func after(_ terms: [PGOrderTerm], _ key: [String?], first: Int = 1) -> PGKeyset {
         precondition(terms.count == key.count && !terms.isEmpty)
         var n = first
-        func next() -> Int { defer { n += 1 }; return n }
-        let descending = terms[0].descending
-        if terms.allSatisfy({ $0.descending == descending && $0.notNull }) && key.allSatisfy({ $0 != nil }) {
-            let op = descending ? "<" : ">"
-            if terms.count == 1 { return ("\(terms[0].expression) \(op) \(terms[0].parameter(next()))", key) }
-            let lhs = terms.map(\.expression).joined(separator: ", ")
-            let rhs = terms.map { $0.parameter(next()) }.joined(separator: ", ")
-            return ("(\(lhs)) \(op) (\(rhs))", key)
-        }
-        var alternatives: [String] = []
         var binds: [String?] = []
-        for i in terms.indices {
-            // Nothing comes after NULL descending: no alternative (and no parameter numbered for it).
-            if terms[i].descending && key[i] == nil { continue }
-            var parts: [String] = []
-            var partBinds: [String?] = []
-            for j in 0..<i {
-                if let v = key[j] { parts.append("\(terms[j].expression) = \(terms[j].parameter(next()))"); partBinds.append(v) }
-                else { parts.append("\(terms[j].expression) IS NULL") }
-            }
-            let t = terms[i]
-            switch (t.descending, key[i]) {
-            case (false, nil): parts.append("\(t.expression) IS NOT NULL")
-            case (false, let v?): parts.append("\(t.expression) > \(t.parameter(next()))"); partBinds.append(v)
-            case (true, nil): continue  // nothing comes after NULL descending
-            case (true, let v?):
-                let p = t.parameter(next())
-                parts.append(t.notNull ? "\(t.expression) < \(p)" : "(\(t.expression) < \(p) OR \(t.expression) IS NULL)")
-                partBinds.append(v)
-            }
-            alternatives.append("(" + parts.joined(separator: " AND ") + ")")
-            binds += partBinds
+        func bind(_ t: PGOrderTerm, _ v: String) -> String { binds.append(v); defer { n += 1 }; return t.parameter(n) }
+        func prefix(_ i: Int) -> [String] {
+            (0..<i).map { j in key[j].map { "\(terms[j].expression) = \(bind(terms[j], $0))" } ?? "\(terms[j].expression) IS NULL" }
         }
-        if alternatives.isEmpty { return ("FALSE", []) }
-        return ("(" + alternatives.joined(separator: " OR ") + ")", binds)
+        func branch(_ parts: [String]) -> String { parts.count == 1 ? parts[0] : parts.joined(separator: " AND ") }
+        // The merged suffix: the last keys in the last key's direction, none NULL in the anchor.
+        var suffix = terms.count
+        while suffix > 0, terms[suffix - 1].descending == terms[terms.count - 1].descending, key[suffix - 1] != nil { suffix -= 1 }
+        var branches: [String] = []
+        for i in terms.indices {
+            let t = terms[i]
+            let nullsAfter = !t.descending  // the largest value: after the others ascending
+            if let v = key[i] {
+                if i < suffix {
+                    branches.append(branch(prefix(i) + ["\(t.expression) \(t.descending ? "<" : ">") \(bind(t, v))"]))
+                } else if i == suffix {
+                    let equal = prefix(i)
+                    let op = t.descending ? "<" : ">"
+                    let rest = terms[i...]
+                    let comparison = rest.count == 1
+                        ? "\(t.expression) \(op) \(bind(t, v))"
+                        : "(\(rest.map(\.expression).joined(separator: ", "))) \(op) (\(zip(rest, key[i...]).map { bind($0, $1!) }.joined(separator: ", ")))"
+                    branches.append(branch(equal + [comparison]))
+                }
+                if nullsAfter && !t.notNull { branches.append(branch(prefix(i) + ["\(t.expression) IS NULL"])) }
+            } else if !nullsAfter {
+                // After a NULL descending: every value (nulls came first).
+                branches.append(branch(prefix(i) + ["\(t.expression) IS NOT NULL"]))
+            }
+        }
+        return PGKeyset(branches: branches, binds: binds)
+    }
+
+    /// A page query: `select` (output expressions, aliased `o0`, `o1`, ... so that an output
+    /// named as a column never shadows that column in ORDER BY) of the rows of `source` meeting `conditions`
+    /// and one of the keyset's `branches` (all rows when nil), in the order of `terms`, `limit`
+    /// rows after skipping `offset`. Several branches become one index-served query each,
+    /// united and put in order again (at most `offset + limit` rows each).
+    public static func page(select: [String], source: String, conditions: [String], branches: [String]?, terms: [PGOrderTerm],
+                            limit: Int, offset: Int = 0) -> String {
+        let orderBy = terms.isEmpty ? "" : " ORDER BY " + terms.map(\.sql).joined(separator: ", ")
+        let tail = " LIMIT \(limit)" + (offset > 0 ? " OFFSET \(offset)" : "")
+        func whereClause(_ c: [String]) -> String { c.isEmpty ? "" : " WHERE " + c.map { "(\($0))" }.joined(separator: " AND ") }
+        let aliased = select.enumerated().map { "\($1) AS o\($0)" }.joined(separator: ", ")
+        guard let branches else { return "SELECT \(aliased) FROM \(source)" + whereClause(conditions) + orderBy + tail }
+        if branches.isEmpty { return "SELECT \(aliased) FROM \(source) WHERE FALSE" }
+        if branches.count == 1 {
+            return "SELECT \(aliased) FROM \(source)" + whereClause(conditions + branches) + orderBy + tail
+        }
+        // Each branch keeps its sort values (s0, s1, ...) for the outer ORDER BY.
+        let sorts = terms.enumerated().map { "\($1.expression) AS s\($0)" }
+        let outputs = select.indices.map { "o\($0)" }
+        let inner = branches.map { b in
+            "(SELECT \(sorts.joined(separator: ", ")), \(aliased) FROM \(source)"
+                + whereClause(conditions + [b]) + orderBy + " LIMIT \(limit + offset))"
+        }
+        let outerOrder = terms.enumerated().map { "s\($0)" + ($1.descending ? " DESC" : " ASC") }.joined(separator: ", ")
+        return "SELECT \(outputs.joined(separator: ", ")) FROM (\(inner.joined(separator: " UNION ALL "))) u ORDER BY \(outerOrder)" + tail
     }
 
     /// `(c1::text ILIKE $n OR c2::text ILIKE $n …)`: some cell's text contains `filter`,
     /// ignoring case (PROTOCOL.md 11.3, What a filter matches). One parameter, `$n`.
     public static func filter(columns: [PGColumn], parameter n: Int) -> String {
-        "(" + columns.map { "\(quote($0.name))::text ILIKE $\(n)" }.joined(separator: " OR ") + ")"
+        "(" + columns.map { "\($0.valueExpression) ILIKE $\(n)" }.joined(separator: " OR ") + ")"
     }
 }

@@ -4,83 +4,52 @@ import TabdeckProtocol
 
 /// A table or view opened for browsing: every page sorted, filtered and limited by the server.
 ///
-/// The order is made total with the primary key (or `ctid` for a table without one) after the
-/// user's keys. Pages are read by keyset: from the key of the row before the page, remembered
-/// from the page before (``PGAnchors``). A jump reads only the keys of the rows it skips, from
-/// the nearest remembered key. Views have neither key nor ctid: they page by OFFSET.
+/// The order is the server's own (``PGColumn``), made total with the relation's identity
+/// (``PGIdentity``) after the user's keys. Pages are read by keyset: from the key of the row
+/// before the page, remembered from the page before (``PGAnchors``), as a few index-served
+/// branches (``PGSQL/after(_:_:first:)``). A jump reads only the keys of the rows it skips,
+/// from the nearest remembered key. A relation without identity (a view without a declared key)
+/// pages by OFFSET, its ids positions, declared unstable.
 public final class PGTable: @unchecked Sendable {
     public let schema: String
     public let name: String
     public let columns: [PGColumn]
-    /// The primary-key columns (empty without one).
-    public let primaryKey: [PGColumn]
-    /// True for a view (no ctid: OFFSET paging, no delete).
+    /// Columns left out because the role may not read them.
+    public let hidden: [String]
+    public let identity: PGIdentity
+    /// True for a view or a foreign table.
     public let isView: Bool
-    /// The planner's row estimate (`reltuples`), nil when never analyzed.
+    /// The planner's row estimate (`reltuples`, summed over partitions), nil when never analyzed.
     public let estimate: Int?
     let connection: PGConnection
     let anchors = PGAnchors()
+    /// One page query at a time per table: read-ahead waits for the page on screen instead of
+    /// running beside it (a deep page of an unindexed order is a full scan).
+    private let pageGate = DispatchSemaphore(value: 1)
 
-    init(connection: PGConnection, schema: String, name: String, columns: [PGColumn], primaryKey: [PGColumn],
-         isView: Bool, estimate: Int?) {
-        self.connection = connection; self.schema = schema; self.name = name; self.columns = columns
-        self.primaryKey = primaryKey; self.isView = isView; self.estimate = estimate
+    init(connection: PGConnection, schema: String, name: String, read: PGRelation.Read) {
+        self.connection = connection; self.schema = schema; self.name = name; self.columns = read.columns
+        self.hidden = read.hidden; self.identity = read.identity; self.isView = read.isView; self.estimate = read.estimate
     }
 
-    /// Reads the columns, primary key, kind and estimate of `schema.name`.
-    static func open(_ connection: PGConnection, schema: String, name: String) throws -> PGTable {
-        let rel = try connection.query("""
-            SELECT c.oid::text, c.relkind::text, c.reltuples::bigint::text FROM pg_class c
-            JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2
-            """, [schema, name])
-        guard let r = rel.first, let oid = r[0] else {
-            throw RPCError.badParams("params.args.table: no table or view \"\(schema).\(name)\"", path: "params.args.table")
-        }
-        let cols = try connection.query("""
-            SELECT attname::text, format_type(atttypid, atttypmod), attnotnull::text FROM pg_attribute
-            WHERE attrelid = $1::oid AND attnum > 0 AND NOT attisdropped ORDER BY attnum
-            """, [oid])
-        let columns = cols.map { PGColumn(name: $0[0] ?? "", sqlType: $0[1] ?? "text", notNull: $0[2] == "true") }
-        let pk = try connection.query("""
-            SELECT a.attname::text FROM pg_index i JOIN LATERAL unnest(i.indkey) WITH ORDINALITY k(attnum, ord) ON true
-            JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-            WHERE i.indrelid = $1::oid AND i.indisprimary ORDER BY k.ord
-            """, [oid])
-        let keyNames = pk.compactMap { $0[0] }
-        let kind = r[1] ?? "r"
-        let estimate = (r[2].flatMap { Int($0) }).flatMap { $0 >= 0 ? $0 : nil }
-        return PGTable(connection: connection, schema: schema, name: name, columns: columns,
-                       primaryKey: keyNames.compactMap { n in columns.first { $0.name == n } },
-                       isView: kind == "v" || kind == "f", estimate: estimate)
+    /// Reads the columns, identity, kind and estimate of `schema.name`.
+    static func open(_ connection: PGConnection, schema: String, name: String, declaredKey: [String]? = nil) throws -> PGTable {
+        PGTable(connection: connection, schema: schema, name: name,
+                read: try PGRelation.read(connection, schema: schema, name: name, declaredKey: declaredKey))
     }
 
     var source: String { PGSQL.qualified(schema, name) }
 
-    /// The tie-breaker: the primary key, else `ctid`; none for a view.
-    var identity: [PGOrderTerm] {
-        if isView { return [] }
-        if primaryKey.isEmpty { return [PGOrderTerm(expression: "ctid", castFormat: "$n::tid", descending: false, notNull: true)] }
-        return primaryKey.map { PGOrderTerm(expression: $0.sortExpression, castFormat: $0.parameter(0).replacingOccurrences(of: "$0", with: "$n"),
-                                            descending: false, notNull: true) }
-    }
-
     /// The protocol columns (ids are the column names).
-    public var columnSpecs: [ColumnSpec] {
-        columns.map { c in
-            let width: ColumnWidth? = switch c.type {
-            case .integer, .decimal: .flexible(min: 4, ideal: 12, max: 24)
-            case .bool: .fixed(5)
-            case .date: .flexible(min: 10, ideal: 10, max: 12)
-            default: nil
-            }
-            return ColumnSpec(id: c.name, title: c.name, type: c.type, width: width)
-        }
-    }
+    public var columnSpecs: [ColumnSpec] { columns.map(\.spec) }
 
-    /// The delete action, for tables with a primary key.
+    /// Whether row ids name the same row under every sort.
+    public var rowIDs: RowIDStability { identity == .none ? .unstable : .stable }
+
+    /// The delete action, for relations with a primary key or unique index.
     public var actions: [ActionSpec] {
         var list: [ActionSpec] = []
-        if !primaryKey.isEmpty && !isView {
+        if case .key(_, let source) = identity, source != .declared, !isView {
             list.append(ActionSpec(id: "delete", title: "Delete rows", multiple: true, destructive: true))
         }
         list.append(ActionSpec(id: "stop-count", title: "Stop counting rows", multiple: true))
@@ -95,26 +64,28 @@ public final class PGTable: @unchecked Sendable {
     /// backward from the end).
     public func page(offset: Int, limit: Int, sort: [SortKey], filter: String?, exactTotal: Int? = nil,
                      cancel: CancellationFlag?) throws -> [Row] {
-        let terms = try PGSQL.orderTerms(sort, columns: columns, identity: identity)
+        let terms = try PGSQL.orderTerms(sort, columns: columns, identity: identity.terms)
+        while pageGate.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+            if cancel?.isCancelled == true { throw CancellationError() }
+        }
+        defer { pageGate.signal() }
         var conditions: [String] = []
         var binds: [String?] = []
         if let filter {
             conditions.append(PGSQL.filter(columns: columns, parameter: 1))
             binds.append(PGSQL.containsPattern(filter))
         }
-        let orderBy = terms.isEmpty ? "" : " ORDER BY " + terms.map(\.sql).joined(separator: ", ")
-        // Aliased: ORDER BY "name" would otherwise sort by an output column of that name (its text).
-        let cells = columns.enumerated().map { "\(PGSQL.quote($1.name))::text AS c\($0)" }
-        let keyList = terms.enumerated().map { "(\($1.expression))::text AS k\($0)" }
-        if isView {
-            let all = columns.map { c in PGOrderTerm(expression: c.sortExpression, castFormat: "", descending: false, notNull: c.notNull) }
-            let viewOrder = " ORDER BY " + (terms + all).map(\.sql).joined(separator: ", ")
-            let sql = "SELECT \(cells.joined(separator: ", ")) FROM \(source)" + whereClause(conditions) + viewOrder
-                + " LIMIT \(limit) OFFSET \(offset)"
+        let cells = columns.map(\.valueExpression)
+        if identity == .none {
+            // Positions: made as steady as can be by every sortable column after the user's keys.
+            let all = columns.filter(\.sortable).map(PGOrderTerm.init).filter { t in !terms.contains { $0.expression == t.expression } }
+            let sql = PGSQL.page(select: cells, source: source, conditions: conditions, branches: nil, terms: terms + all,
+                                 limit: limit, offset: offset)
             return try connection.query(sql, binds, cancel: cancel).enumerated().map { i, r in
-                Row(id: "#\(offset + i)", cells: zip(columns, r).map { Self.cell($0.type, $1) })
+                Row(id: "#\(offset + i)", cells: zip(columns, r).map { $0.cell($1) })
             }
         }
+        let keyList = terms.map { "(\($0.expression))::text" }
         let order = PGAnchors.Order(sort: sort, filter: filter)
         var from = anchors.nearest(order, atOrBefore: offset)
         let gap = offset - (from?.position ?? 0)
@@ -127,16 +98,18 @@ public final class PGTable: @unchecked Sendable {
         }
         if gap > 0 {
             // Skip to the row before the page reading keys only (an index-only scan where one fits).
-            var c = conditions, b = binds
-            if let key = from?.key { let a = PGSQL.after(terms, key, first: b.count + 1); c.append(a.sql); b += a.binds }
-            let sql = "SELECT \(keyList.joined(separator: ", ")) FROM \(source)" + whereClause(c) + orderBy
-                + " LIMIT 1 OFFSET \(gap - 1)"
+            var b = binds
+            var branches: [String]?
+            if let key = from?.key { let a = PGSQL.after(terms, key, first: b.count + 1); branches = a.branches; b += a.binds }
+            let sql = PGSQL.page(select: keyList, source: source, conditions: conditions, branches: branches, terms: terms,
+                                 limit: 1, offset: gap - 1)
             guard let key = try connection.query(sql, b, cancel: cancel).first else { return [] }
             anchors.remember(order, position: offset, key: key)
             from = (offset, key)
         }
-        if let key = from?.key { let a = PGSQL.after(terms, key, first: binds.count + 1); conditions.append(a.sql); binds += a.binds }
-        let sql = "SELECT \((keyList + cells).joined(separator: ", ")) FROM \(source)" + whereClause(conditions) + orderBy + " LIMIT \(limit)"
+        var branches: [String]?
+        if let key = from?.key { let a = PGSQL.after(terms, key, first: binds.count + 1); branches = a.branches; binds += a.binds }
+        let sql = PGSQL.page(select: keyList + cells, source: source, conditions: conditions, branches: branches, terms: terms, limit: limit)
         let fetched = try connection.query(sql, binds, cancel: cancel)
         return rows(fetched, order: order, offset: offset, keyCount: terms.count)
     }
@@ -161,23 +134,24 @@ public final class PGTable: @unchecked Sendable {
     private func backwardPage(_ order: PGAnchors.Order, terms: [PGOrderTerm], conditions: [String], binds: [String?],
                               offset: Int, count: Int, start: (stop: Int, key: [String?]?, gap: Int),
                               cancel: CancellationFlag?) throws -> [Row] {
-        let reversed = terms.map { t in var r = t; r.descending.toggle(); return r }
-        let orderBy = " ORDER BY " + reversed.map(\.sql).joined(separator: ", ")
-        let cells = columns.enumerated().map { "\(PGSQL.quote($1.name))::text AS c\($0)" }
-        let keyList = terms.enumerated().map { "(\($1.expression))::text AS k\($0)" }
+        let reversed = terms.map(\.reversed)
+        let cells = columns.map(\.valueExpression)
+        let keyList = terms.map { "(\($0.expression))::text" }
         var key = start.key
         if start.gap > 0 {
-            var c = conditions, b = binds
-            if let key { let a = PGSQL.after(reversed, key, first: b.count + 1); c.append(a.sql); b += a.binds }
-            let sql = "SELECT \(keyList.joined(separator: ", ")) FROM \(source)" + whereClause(c) + orderBy
-                + " LIMIT 1 OFFSET \(start.gap - 1)"
+            var b = binds
+            var branches: [String]?
+            if let key { let a = PGSQL.after(reversed, key, first: b.count + 1); branches = a.branches; b += a.binds }
+            let sql = PGSQL.page(select: keyList, source: source, conditions: conditions, branches: branches, terms: reversed,
+                                 limit: 1, offset: start.gap - 1)
             guard let found = try connection.query(sql, b, cancel: cancel).first else { return [] }
             anchors.remember(order, position: start.stop + 1, key: found)
             key = found
         }
-        var c = conditions, b = binds
-        if let key { let a = PGSQL.after(reversed, key, first: b.count + 1); c.append(a.sql); b += a.binds }
-        let sql = "SELECT \((keyList + cells).joined(separator: ", ")) FROM \(source)" + whereClause(c) + orderBy + " LIMIT \(count)"
+        var b = binds
+        var branches: [String]?
+        if let key { let a = PGSQL.after(reversed, key, first: b.count + 1); branches = a.branches; b += a.binds }
+        let sql = PGSQL.page(select: keyList + cells, source: source, conditions: conditions, branches: branches, terms: reversed, limit: count)
         let fetched = try connection.query(sql, b, cancel: cancel)
         // Fewer rows than asked: the table shrank since it was counted; the page is what is there.
         let first = offset + count - fetched.count
@@ -189,15 +163,11 @@ public final class PGTable: @unchecked Sendable {
     private func rows(_ fetched: [[String?]], order: PGAnchors.Order, offset: Int, keyCount: Int) -> [Row] {
         if let first = fetched.first { anchors.remember(order, position: offset + 1, key: Array(first.prefix(keyCount))) }
         if let last = fetched.last { anchors.remember(order, position: offset + fetched.count, key: Array(last.prefix(keyCount))) }
-        let idCount = identity.count
+        let idCount = identity.terms.count
         return fetched.map { r in
             let key = Array(r.prefix(keyCount).suffix(idCount))
-            return Row(id: Self.rowID(key), cells: zip(columns, r.dropFirst(keyCount)).map { Self.cell($0.type, $1) })
+            return Row(id: Self.rowID(key), cells: zip(columns, r.dropFirst(keyCount)).map { $0.cell($1) })
         }
-    }
-
-    private func whereClause(_ conditions: [String]) -> String {
-        conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
     }
 
     /// A row id from the identity values: the value itself for one column, else a JSON array.
@@ -207,25 +177,12 @@ public final class PGTable: @unchecked Sendable {
     }
 
     /// The identity values of a row id (``rowID(_:)`` reversed).
-    func keyValues(_ id: String) throws -> [String?] {
-        if primaryKey.count == 1 { return [id] }
-        guard case .array(let items)? = try? JSONParser.parse(id), items.count == primaryKey.count else {
+    func keyValues(_ id: String, count: Int) throws -> [String?] {
+        if count == 1 { return [id] }
+        guard case .array(let items)? = try? JSONParser.parse(id), items.count == count else {
             throw RPCError.badParams("params.rows: \"\(id)\" is not a row id of \(name)", path: "params.rows")
         }
         return items.map { if case .string(let s) = $0 { s } else { nil } }
-    }
-
-    /// A cell from the server's text of a value.
-    static func cell(_ type: ColumnType, _ text: String?) -> JSONValue {
-        guard let text else { return .null }
-        switch type {
-        case .integer: return Int64(text).map(JSONValue.int) ?? .string(text)
-        case .decimal:
-            if let d = Double(text), d.isFinite { return .double(d) }
-            return .string(text)
-        case .bool: return .bool(text == "true")
-        default: return .string(text)
-        }
     }
 
     // MARK: Count and delete
@@ -235,18 +192,19 @@ public final class PGTable: @unchecked Sendable {
         var sql = "SELECT count(*)::text FROM \(source)"
         var binds: [String?] = []
         if let filter { sql += " WHERE " + PGSQL.filter(columns: columns, parameter: 1); binds.append(PGSQL.containsPattern(filter)) }
-        return Int(try connection.query(sql, binds, cancel: cancel).first?[0] ?? "0") ?? 0
+        return Int(try connection.query(sql, binds, cancel: cancel, heartbeat: false).first?[0] ?? "0") ?? 0
     }
 
-    /// Deletes the rows with these ids (primary-key values) in one transaction-free statement each.
+    /// Deletes the rows with these ids (key values) in one transaction-free statement each.
     func delete(ids: [String]) throws -> Int {
-        guard !primaryKey.isEmpty else { throw RPCError.unsupported("\(name) has no primary key: its rows cannot be deleted") }
+        let key = identity.keyColumns
+        guard !key.isEmpty, !actions.filter({ $0.id == "delete" }).isEmpty else {
+            throw RPCError.unsupported("\(name) has no primary key or unique index: its rows cannot be deleted")
+        }
         var deleted = 0
         for id in ids {
-            let values = try keyValues(id)
-            let condition = primaryKey.enumerated().map { i, c in
-                "\(PGSQL.quote(c.name)) = $\(i + 1)::\(c.sqlType)"
-            }.joined(separator: " AND ")
+            let values = try keyValues(id, count: key.count)
+            let condition = key.enumerated().map { i, c in "\(PGSQL.quote(c.name)) = $\(i + 1)::\(c.sqlType)" }.joined(separator: " AND ")
             let r = try connection.query("WITH d AS (DELETE FROM \(source) WHERE \(condition) RETURNING 1) SELECT count(*)::text FROM d", values, retry: false)
             deleted += Int(r.first?[0] ?? "0") ?? 0
         }

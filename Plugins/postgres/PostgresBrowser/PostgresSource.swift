@@ -5,7 +5,9 @@ import TabdeckProtocol
 /// The data source of `tabdeck-postgres`.
 ///
 /// Open args: `{"url": "postgresql://USER@HOST:PORT/DB"}`, optionally `"table": "SCHEMA.NAME"`
-/// to open that table directly. The password comes from `PGPASSWORD` or `.pgpass`, never from
+/// to open that table directly, `"key": ["COL", ...]` the columns that identify a row of that
+/// table when it has no primary key or unique index (a view), and `"keys": {"SCHEMA.NAME":
+/// ["COL", ...]}` the same for the tables opened from the catalog. The password comes from `PGPASSWORD` or `.pgpass`, never from
 /// the args. Without `table` the root is the catalog (``PGCatalog``); a catalog row's children
 /// are its rows (``PGTable``), as `"t1"`, `"t2"`, ….
 ///
@@ -29,6 +31,8 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
     private var lastFilter: [String: String] = [:]
     private var nextHandle = 1
     private var notifier: Notifier?
+    /// Declared keys by `schema.name`, from the args.
+    private var declaredKeys: [String: [String]] = [:]
     let environment: [String: String]
 
     struct CountKey: Hashable { var handle: String; var filter: String? }
@@ -47,17 +51,24 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
                                      path: "params.args.password")
         }
         let only = try r.optionalString("table")
+        var keys: [String: [String]] = [:]
+        if let k = try r.optionalObject("keys") {
+            for name in k.object.keys { keys[name] = try k.optionalStrings(name) ?? [] }
+        }
+        let key = try r.optionalStrings("key")
         let connection = PGConnection(target: target, password: target.password(environment: environment))
+        connection.heartbeat = { [weak self] seconds in
+            self?.currentNotifier()?.progress(done: Double(seconds), total: nil, message: "waiting for PostgreSQL (\(seconds) s; Esc cancels)")
+        }
         try connection.probe()
-        lock.lock(); self.connection = connection; tables = [:]; lock.unlock()
+        lock.lock(); self.connection = connection; tables = [:]; declaredKeys = keys; lock.unlock()
         if let only {
             let parts = only.split(separator: ".", maxSplits: 1).map(String.init)
             let (schema, name) = parts.count == 2 ? (parts[0], parts[1]) : ("public", only)
-            let table = try PGTable.open(connection, schema: schema, name: name)
+            let table = try PGTable.open(connection, schema: schema, name: name, declaredKey: key ?? keys["\(schema).\(name)"])
             install("root", table)
-            PluginLog.info("opened \(target.display) \(schema).\(name): \(table.columns.count) columns")
-            return TableDescription(table: "root", title: "\(target.database) › \(only)", columns: table.columnSpecs,
-                                    total: total(of: table, handle: "root", filter: nil), actions: table.actions)
+            PluginLog.info("opened \(target.display) \(schema).\(name): \(table.columns.count) columns, rows identified by \(Self.describe(table.identity))")
+            return describe(table, handle: "root", title: "\(target.database) › \(only)")
         }
         let entries = try PGCatalog.read(connection)
         lock.lock(); catalog = entries; lock.unlock()
@@ -67,6 +78,26 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
     }
 
     private func install(_ handle: String, _ table: PGTable) { lock.lock(); tables[handle] = table; lock.unlock() }
+
+    /// The description of an opened table; says which columns were left out for want of a grant.
+    private func describe(_ table: PGTable, handle: String, title: String) -> TableDescription {
+        if !table.hidden.isEmpty {
+            let list = table.hidden.joined(separator: ", ")
+            PluginLog.info("\(table.name): columns left out, no SELECT privilege: \(list)")
+            currentNotifier()?.status("\(table.name): \(table.hidden.count) column\(table.hidden.count == 1 ? "" : "s") left out (no SELECT privilege): \(list)")
+        }
+        let total = total(of: table, handle: handle, filter: nil)
+        return TableDescription(table: handle, title: title, columns: table.columnSpecs, total: total.count, actions: table.actions,
+                                totalIsEstimate: total.estimated, rowIDs: table.rowIDs)
+    }
+
+    static func describe(_ identity: PGIdentity) -> String {
+        switch identity {
+        case .key(let columns, let source): "\(source.rawValue) (\(columns.map(\.name).joined(separator: ", ")))"
+        case .place(let partitioned): partitioned ? "(tableoid, ctid)" : "ctid"
+        case .none: "position (no key: ids unstable)"
+        }
+    }
 
     // MARK: rows
 
@@ -80,7 +111,8 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         if let table {
             let rows = try table.page(offset: request.offset, limit: request.limit, sort: request.sort, filter: filter,
                                       exactTotal: exact, cancel: cancel)
-            return request.result(rows, total: total(of: table, handle: request.table, filter: filter))
+            let total = total(of: table, handle: request.table, filter: filter)
+            return request.result(rows, total: total.count, totalIsEstimate: total.estimated)
         }
         guard request.table == "root", hasConnection else { throw RPCError.unknown(table: request.table) }
         let page = try PGCatalog.page(entries, offset: request.offset, limit: request.limit, sort: request.sort, filter: filter)
@@ -89,16 +121,17 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
 
     /// The exact count if known, else (without a filter) the estimate; starts the exact count
     /// in the background when it is not known yet.
-    private func total(of table: PGTable, handle: String, filter: String?) -> Int? {
+    private func total(of table: PGTable, handle: String, filter: String?) -> (count: Int?, estimated: Bool) {
         let key = CountKey(handle: handle, filter: filter)
         lock.lock()
-        if let n = counts[key] { lock.unlock(); return n }
+        if let n = counts[key] { lock.unlock(); return (n, false) }
         let start = counting[key] == nil && !stopped.contains(key)
         let flag = CancellationFlag()
         if start { counting[key] = flag }
         lock.unlock()
         if start { startCount(table, key, flag) }
-        return filter == nil ? table.estimate : nil
+        let estimate = filter == nil ? table.estimate : nil
+        return (estimate, estimate != nil)
     }
 
     private func startCount(_ table: PGTable, _ key: CountKey, _ flag: CancellationFlag) {
@@ -141,19 +174,19 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         lock.lock()
         let entry = handle == "root" ? catalog.first { $0.id == row } : nil
         let connection = self.connection
+        let declared = entry.flatMap { declaredKeys[$0.id] }
         lock.unlock()
         guard let entry, let connection else {
             throw handle == "root" ? RPCError.badParams("params.row: unknown table \"\(row)\"", path: "params.row")
                 : RPCError.unsupported("the rows of a table have no children")
         }
-        let table = try PGTable.open(connection, schema: entry.schema, name: entry.name)
+        let table = try PGTable.open(connection, schema: entry.schema, name: entry.name, declaredKey: declared)
         lock.lock()
         let child = "t\(nextHandle)"
         nextHandle += 1
         tables[child] = table
         lock.unlock()
-        return TableDescription(table: child, title: entry.id, columns: table.columnSpecs,
-                                total: total(of: table, handle: child, filter: nil), actions: table.actions)
+        return describe(table, handle: child, title: entry.id)
     }
 
     public func action(table handle: String, action: String, rows: [String]) throws -> ActionResult {

@@ -90,7 +90,8 @@ public final class BrowsedTable: @unchecked Sendable {
             case .date: .flexible(min: 10, ideal: 20, max: 30)
             default: nil
             }
-            return ColumnSpec(id: id, title: c.name, type: c.type, width: width, alignment: c.type == .bool ? .center : nil)
+            return ColumnSpec(id: id, title: c.name, type: c.type, width: width, alignment: c.type == .bool ? .center : nil,
+                              order: c.order, collation: c.order == .protocol ? nil : c.collation)
         }
     }
 

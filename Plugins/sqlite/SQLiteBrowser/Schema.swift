@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import TabdeckProtocol
 
 /// What a catalog entry is.
@@ -24,10 +25,26 @@ public struct ColumnInfo: Hashable, Sendable {
     public var notNull: Bool
     /// 1-based position in the primary key, 0 when not part of it.
     public var primaryKeyIndex: Int
+    /// The column's collating sequence (`BINARY`, `NOCASE`, `RTRIM`, or an application's), nil
+    /// when SQLite does not say (a view's column).
+    public var collation: String?
 
-    public init(name: String, declaredType: String, type: ColumnType, notNull: Bool, primaryKeyIndex: Int) {
+    public init(name: String, declaredType: String, type: ColumnType, notNull: Bool, primaryKeyIndex: Int, collation: String? = nil) {
         self.name = name; self.declaredType = declaredType; self.type = type
-        self.notNull = notNull; self.primaryKeyIndex = primaryKeyIndex
+        self.notNull = notNull; self.primaryKeyIndex = primaryKeyIndex; self.collation = collation
+    }
+
+    /// The order SQLite sorts the column in (`ORDER BY` uses its collation), in the protocol's
+    /// terms: byte order for `BINARY` (and for numbers, whatever their collation), case folded
+    /// for `NOCASE` (ASCII), the source's own otherwise. Nulls are SQLite's smallest value, the
+    /// protocol's default.
+    public var order: ColumnOrder {
+        guard let collation, type == .text || type == .date else { return .protocol }
+        switch collation.uppercased() {
+        case "BINARY": return .protocol
+        case "NOCASE": return .casefold
+        default: return .source
+        }
     }
 
     /// Searched by the substring filter: text and date columns.
@@ -107,6 +124,16 @@ enum SchemaReader {
 
     static func isInternal(_ name: String) -> Bool { name.lowercased().hasPrefix("sqlite_") }
 
+    /// A table column's declared collating sequence (`sqlite3_table_column_metadata`).
+    static func collation(_ db: Database, _ table: String, _ column: String) -> String? {
+        var type: UnsafePointer<CChar>?, sequence: UnsafePointer<CChar>?
+        var notNull: Int32 = 0, primaryKey: Int32 = 0, autoIncrement: Int32 = 0
+        let rc = sqlite3_table_column_metadata(db.sqliteConnection, "main", table, column, &type, &sequence, &notNull, &primaryKey,
+                                               &autoIncrement)
+        guard rc == SQLITE_OK, let sequence else { return nil }
+        return String(cString: sequence)
+    }
+
     /// The columns with their declared types (hidden columns of virtual tables left out).
     static func declaredColumns(_ db: Database, _ table: String, kind: ObjectKind) throws -> [ColumnInfo] {
         try Row.fetchAll(db, sql: #"SELECT name, type, "notnull", pk, hidden FROM pragma_table_xinfo(?)"#, arguments: [table])
@@ -115,8 +142,10 @@ enum SchemaReader {
                 if hidden == 1 { return nil }
                 let declared: String = row["type"] ?? ""
                 let pk: Int = row["pk"] ?? 0
-                return ColumnInfo(name: row["name"] ?? "", declaredType: declared, type: declaredType(declared) ?? .text,
-                                  notNull: (row["notnull"] ?? false) || (kind == .withoutRowid && pk > 0), primaryKeyIndex: pk)
+                let name: String = row["name"] ?? ""
+                return ColumnInfo(name: name, declaredType: declared, type: declaredType(declared) ?? .text,
+                                  notNull: (row["notnull"] ?? false) || (kind == .withoutRowid && pk > 0), primaryKeyIndex: pk,
+                                  collation: kind == .view ? nil : collation(db, table, name))
             }
     }
 
