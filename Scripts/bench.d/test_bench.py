@@ -168,6 +168,32 @@ class PostgresSummaryTests(unittest.TestCase):
             self.assertFalse(next(ok for label, ok in v.items() if label.startswith("same rows")))
 
 
+class PgSchemaSummaryTests(unittest.TestCase):
+    """The pg-schema section's verdicts (issue 23 point 2: each figure ≤ 2× psql's), no server needed."""
+
+    @staticmethod
+    def result(ours_ms=(3.0, 900.0, 2.0), export=(1.5, 1.0, 500_001, 500_001), ids=("1", "2")):
+        keys = ("first", "jump", "next")
+        tabdeck = {**{f"{k}_ms": v for k, v in zip(keys, ours_ms)}, **{f"{k}_ids": list(ids) for k in keys}}
+        psql = {**{f"{k}_ms": v for k, v in zip(keys, (2.0, 800.0, 1.5))}, **{f"{k}_ids": ["1", "2"] for k in keys}}
+        return {"rows": 3_000_000, "tabdeck": [tabdeck], "psql": [psql], "export": [export]}
+
+    def verdicts(self, res):
+        import pg_schema_bench
+        return [passed for _, _, _, _, passed in pg_schema_bench.summary(res)]
+
+    def test_within_twice_psql_passes(self):
+        self.assertEqual(self.verdicts(self.result()), [True] * 5)
+
+    def test_slower_than_twice_psql_misses(self):
+        v = self.verdicts(self.result(ours_ms=(5.0, 1700.0, 4.0), export=(2.5, 1.0, 10, 10)))
+        self.assertEqual(v[:4], [False, False, False, False])
+
+    def test_other_rows_or_a_short_export_fail_same_rows(self):
+        self.assertFalse(self.verdicts(self.result(ids=("1", "3")))[-1])
+        self.assertFalse(self.verdicts(self.result(export=(1.0, 1.0, 400_000, 500_001)))[-1])
+
+
 class BenchScriptTests(unittest.TestCase):
     def test_help_names_every_option(self):
         out = subprocess.run([sys.executable, BENCH, "--help"], capture_output=True, text=True, check=True).stdout

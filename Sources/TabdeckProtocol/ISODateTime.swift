@@ -1,6 +1,6 @@
 /// An ISO 8601 date or timestamp as the protocol carries them in `date` cells (PROTOCOL 10.3):
 /// `YYYY-MM-DD`, or `YYYY-MM-DDTHH:MM[:SS[.fff]]` with an optional zone (`Z` or `±HH[[:]MM]`;
-/// none = UTC). Parsed leniently (a space for the `T`, no seconds, no zone) for sorting, with
+/// none = UTC). Parsed leniently (no seconds, no zone) for sorting, with
 /// flags that tell whether the text is in the strict form the protocol asks plugins to send.
 /// The one parser of the host: the spool's date sort keys and the conformance checker's date
 /// checks both use it.
@@ -9,7 +9,7 @@ public struct ISODateTime: Hashable, Sendable {
     public var millis: Int64
     /// `YYYY-MM-DD` alone (midnight UTC).
     public var dateOnly: Bool
-    /// A timestamp separated by `T` (not a space), with seconds and a zone.
+    /// A timestamp separated by `T` or a space, with seconds and a zone.
     public var isFullTimestamp: Bool
 
     /// A date, or a timestamp with `T`, seconds and a zone: what plugins should send.
@@ -34,7 +34,9 @@ public struct ISODateTime: Hashable, Sendable {
         var ms = daysFromCivil(year: year, month: month, day: day) * 86_400_000
         var i = 10
         if i == b.count { return ISODateTime(millis: ms, dateOnly: true, isFullTimestamp: false) }
-        let separatorIsT = b[i] == 0x54
+        // `T`, or a space as PostgreSQL writes timestamps (RFC 3339 allows it); a lowercase `t`
+        // is read but not strict.
+        let separatorIsStrict = b[i] == 0x54 || b[i] == 0x20
         guard b[i] == 0x54 || b[i] == 0x20 || b[i] == 0x74, i + 6 <= b.count, b[i + 3] == 0x3A,
               let hour = digits(b, i + 1, 2), let minute = digits(b, i + 4, 2), hour <= 24, minute <= 59 else { return nil }
         ms += Int64(hour * 3_600_000 + minute * 60_000)
@@ -54,7 +56,7 @@ public struct ISODateTime: Hashable, Sendable {
                 ms += Int64(fraction)
             }
         }
-        let full = separatorIsT && hasSeconds
+        let full = separatorIsStrict && hasSeconds
         if i == b.count { return ISODateTime(millis: ms, dateOnly: false, isFullTimestamp: false) }
         if b[i] == 0x5A || b[i] == 0x7A {
             return i + 1 == b.count ? ISODateTime(millis: ms, dateOnly: false, isFullTimestamp: full) : nil

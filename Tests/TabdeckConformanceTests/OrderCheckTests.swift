@@ -144,7 +144,9 @@ import TabdeckProtocol
         #expect(!(ISODateTime("01/05/2024")?.isStrict == true))
         #expect(!(ISODateTime("2024-13-01")?.isStrict == true))
         // Lenient forms parse (for sorting) but are not what plugins should send.
-        #expect(ISODateTime("2024-05-01 09:30:00Z")?.isStrict == false)
+        #expect(ISODateTime("2024-05-01 09:30:00Z")?.isStrict == true, "a space for the T, as PostgreSQL writes it")
+        #expect(ISODateTime("2025-10-26 02:30:00.123456+02")?.isStrict == true, "a zone in hours only")
+        #expect(ISODateTime("2025-10-26 02:30:00+02")?.millis == ISODateTime("2025-10-26T00:30:00Z")?.millis)
         #expect(ISODateTime("2024-05-01T09:30Z")?.isStrict == false)
         #expect(ISODateTime("2024-02-30") == nil)
         #expect(ISODateTime("1970-01-02")?.millis == 86_400_000)
