@@ -28,6 +28,8 @@ SELECT g,
   jsonb_build_object('n', g, 'even', g % 2 = 0),
   CASE WHEN g % 97 = 0 THEN E'tab\there, newline\nthere, emoji 🙂 ' || g ELSE 'note ' || g END
 FROM generate_series(1, :rows) g;
+-- One 5 MB note: more than the protocol's 4 MiB line on its own.
+UPDATE store.orders SET note = repeat('five megabytes 🙂 ', 262144) WHERE id = 42;
 CREATE INDEX orders_created ON store.orders (created, id);
 CREATE INDEX orders_status ON store.orders (status, id);
 

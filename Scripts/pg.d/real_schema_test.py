@@ -149,7 +149,12 @@ try:
           types["status"]["type"] == "enum" and types["status"]["values"] == ["pending", "paid", "shipped", "cancelled"])
     check("the planner's estimate is marked as an estimate", d.get("totalIsEstimate") is True and d.get("total") == ROWS,
           f"total {d.get('total')}, totalIsEstimate {d.get('totalIsEstimate')}")
-    amounts = {r["id"]: r["cells"][2] for r in p.page(0, [], limit=100)["rows"]}
+    first = p.page(0, [], limit=100)["rows"]
+    amounts = {r["id"]: r["cells"][2] for r in first}
+    notes = {r["id"]: r["cells"][6] for r in first}
+    check("a page holding a 5 MB value comes whole, the value cut with its size",
+          len(first) == 100 and len(notes["42"].encode()) <= 65536 and notes["42"].endswith(" bytes)"),
+          f"{len(first)} rows, note of 42: {len(notes.get('42', '').encode())} bytes")
     check("amounts keep their scale (959.50)", amounts.get("11") == "959.50", repr(amounts.get("11")))
     for sort in ([{"column": "status", "direction": "asc"}], [{"column": "status", "direction": "desc"}],
                  [{"column": "amount", "direction": "asc"}], [{"column": "amount", "direction": "desc"}],
@@ -160,6 +165,10 @@ try:
         first = next((i for i, (a, b) in enumerate(zip(ids, ref)) if a != b), None)
         check(f"every row sorted by {', '.join(k['column'] + ' ' + k['direction'] for k in sort)} in psql's order "
               f"({len(ref):,} rows, nulls and ties included)", ids == ref, f"{len(ids)} rows, first difference at {first}")
+    exact = p.wait_total()
+    counted = [n["params"] for n in p.notes if n.get("method") == "invalidate" and "total" in n.get("params", {})]
+    check("the exact count arrives as an invalidate that changes no rows (\"rows\": []: the host keeps its pages)",
+          exact == ROWS and counted and counted[-1].get("rows") == [], f"{counted[-1:]}")
     sort = [{"column": "created", "direction": "asc"}]
     for offset in [ROWS - 100, ROWS // 2, ROWS // 2 - 100]:
         ids = [r["id"] for r in p.page(offset, sort, limit=100)["rows"]]

@@ -112,6 +112,15 @@ import TabdeckProtocol
         #expect(PGColumn(name: "a", sqlType: "inet", notNull: false).valueExpression == "CASE WHEN \"a\" IS NULL THEN NULL ELSE format('%s', \"a\") END")
     }
 
+    @Test func aHugeCellIsCutAtACharacterBoundaryWithItsSize() {
+        let note = PGColumn(name: "note", sqlType: "text", notNull: false)
+        let huge = String(repeating: "é", count: 2_621_440)  // 5 MiB
+        guard case .string(let cut) = note.cell(huge) else { Issue.record("not a string"); return }
+        #expect(cut.utf8.count <= PGColumn.maxCellBytes)
+        #expect(cut.hasSuffix("é… (5,242,880 bytes)"))
+        #expect(note.cell("short") == .string("short"))
+    }
+
     @Test func aPartitionedTableIsIdentifiedByPartitionAndPlace() {
         #expect(PGIdentity.place(partitioned: true).terms.map(\.expression) == ["tableoid", "ctid"])
         #expect(PGIdentity.place(partitioned: false).terms.map(\.expression) == ["ctid"])

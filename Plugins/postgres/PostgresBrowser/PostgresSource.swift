@@ -159,8 +159,9 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
             if let failure, !flag.isCancelled { PluginLog.info("counting rows of \(table.name) failed: \(failure)") }
             let message = flag.isCancelled ? "counting stopped" : failure.map { "counting rows of \(table.name) failed: \($0)" } ?? "counted"
             notifier?.progress(done: 1, total: 1, message: message)
-            // A filtered count goes with the next page (an invalidate's total is the unfiltered table's).
-            if let n, !flag.isCancelled, current, key.filter == nil { notifier?.invalidate(table: key.handle, total: n) }
+            // Only the count changed (`"rows": []`, PROTOCOL 12.2): the host keeps its pages. A filtered
+            // count goes with the next page (an invalidate's total is the unfiltered table's).
+            if let n, !flag.isCancelled, current, key.filter == nil { notifier?.invalidate(table: key.handle, rows: [], total: n) }
         }
         thread.name = "postgres-count"
         thread.start()
