@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .target(name: "TabdeckProtocol"),
@@ -59,7 +60,7 @@ let package = Package(
         .executableTarget(name: "tabdeck-sqlite", dependencies: ["SQLiteBrowser", "TabdeckPluginKit"], path: "Plugins/sqlite/Main"),
         .target(name: "PostgresBrowser", dependencies: [
             "TabdeckPluginKit", .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
         ], path: "Plugins/postgres/PostgresBrowser"),
         .executableTarget(name: "tabdeck-postgres", dependencies: ["PostgresBrowser", "TabdeckPluginKit"], path: "Plugins/postgres/Main"),
         .executableTarget(name: "tabdeck-kit-example", dependencies: ["TabdeckPluginKit", "TabdeckProtocol"], path: "Plugins/kit-example"),

@@ -11,8 +11,12 @@ if arguments.count == 2 && arguments[1] == "--version" {
 if arguments.count > 1 {
     FileHandle.standardError.write(Data("""
         usage: tabdeck-postgres          speak the Tabdeck plugin protocol on stdin/stdout
-                                         (open args: {"url": "postgresql://USER@HOST:PORT/DB", "table": "optional SCHEMA.NAME"};
-                                          the password from PGPASSWORD or ~/.pgpass)
+                                         (open args: {"url": "postgresql://USER@HOST:PORT/DB[?sslmode=MODE&...]",
+                                          "table": "optional SCHEMA.NAME", "sslmode", "sslrootcert", "sslcert", "sslkey":
+                                          optional, libpq's TLS settings, the args over the URL over PGSSLMODE,
+                                          PGSSLROOTCERT, PGSSLCERT, PGSSLKEY; sslmode disable, allow, prefer (default),
+                                          require, verify-ca or verify-full; the password from PGPASSWORD or ~/.pgpass;
+                                          application_name from PGAPPNAME, else tabdeck-postgres)
                tabdeck-postgres --version
 
         """.utf8))

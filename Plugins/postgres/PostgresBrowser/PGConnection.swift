@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import NIOSSL
 import PostgresNIO
 import TabdeckPluginKit
 import TabdeckProtocol
@@ -19,6 +20,8 @@ import TabdeckProtocol
 public final class PGConnection: @unchecked Sendable {
     public let target: PGTarget
     private let password: String?
+    private let tls: PGTLSClient
+    private let applicationName: String
     private let lock = NSLock()
     private var idle: [PostgresConnection] = []
     /// The server process of each connection (`pg_backend_pid()`), by connection id: a
@@ -49,11 +52,16 @@ public final class PGConnection: @unchecked Sendable {
 
     private func heartbeatSink() -> (@Sendable (Int) -> Void)? { lock.lock(); defer { lock.unlock() }; return heartbeatListener }
 
-    /// Connects lazily: the first query opens a connection. The password is handed to the
-    /// driver only; it is never logged or shown.
-    public init(target: PGTarget, password: String?) {
+    /// Connects lazily: the first query opens a connection, with `tls` (its files are read
+    /// here: an unreadable one fails naming it) and `applicationName` (the server's
+    /// `application_name`, seen in `pg_stat_activity`). The password is handed to the driver
+    /// only; it is never logged or shown.
+    public init(target: PGTarget, password: String?, tls: PGTLS,
+                applicationName: String = "tabdeck-postgres") throws {
         self.target = target
         self.password = password
+        self.tls = try PGTLSClient(tls)
+        self.applicationName = applicationName
     }
 
     deinit {
@@ -182,37 +190,57 @@ public final class PGConnection: @unchecked Sendable {
         connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
-    /// A new connection, within ``connectTimeout``; fails with the server and the reason
+    /// A new connection, within ``connectTimeout`` (each attempt; `allow` and `prefer` may make
+    /// two, see ``PGTLSClient``); fails with the server and the reason
     /// (`cannot connect to ann@127.0.0.1:5432/shop: connection refused (is the server running?)`,
+    /// `… TLS: the server's certificate is not trusted by /ca.pem (sslmode=verify-ca)`,
     /// `connection to … lost, reconnecting failed: …` once connected before) or the server's own
-    /// message (a wrong password).
+    /// message (a wrong password, a pg_hba.conf that refuses plaintext).
     private func connect() throws -> PostgresConnection {
+        var mode = tls.first
+        var earlier: String?  // why the first attempt failed, when a second is made
+        while true {
+            do {
+                return try connect(mode)
+            } catch {
+                if earlier == nil, let next = tls.retry(after: error) {
+                    earlier = reason(error)
+                    PluginLog.info("connecting to \(target.display) (\(tls.settings.display)) failed: \(earlier!); "
+                        + (next.isAllowed ? "trying TLS" : "trying without TLS"))
+                    mode = next
+                    continue
+                }
+                let first = earlier.map { "; the first attempt, \(mode.isAllowed ? "without TLS" : "with TLS"), failed: \($0)" } ?? ""
+                if let e = error as? PSQLError, e.serverInfo?[.message] != nil {
+                    throw RPCError(code: RPCError.internalError, message: describe(error) + first)
+                }
+                lock.lock(); let lost = connectedOnce; lock.unlock()
+                let what = lost ? "connection to \(target.display) lost, reconnecting failed" : "cannot connect to \(target.display)"
+                throw RPCError(code: RPCError.internalError, message: "\(what): \(reason(error))\(first)")
+            }
+        }
+    }
+
+    /// One attempt to connect with `mode`.
+    private func connect(_ mode: PostgresConnection.Configuration.TLS) throws -> PostgresConnection {
         var config = PostgresConnection.Configuration(host: target.host, port: target.port, username: target.user,
-                                                      password: password, database: target.database, tls: .disable)
+                                                      password: password, database: target.database, tls: mode)
         config.options.connectTimeout = Self.connectTimeout
+        config.options.additionalStartupParameters = [("application_name", applicationName)]
         lock.lock(); let id = nextID; nextID += 1; lock.unlock()
         let future = PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: config,
                                                 id: id, logger: logger)
-        do {
-            let connection = try future.wait()
-            lock.lock(); connectedOnce = true; lock.unlock()
-            // Its server process, for cancelling (a failure only means no server-side cancel).
-            let rows = try? Self.fetchNow("SELECT pg_backend_pid()::text", on: connection, logger: logger)
-            if let cell = rows?.first?.first, let text = cell, let pid = Int32(text) {
-                lock.lock(); backends[id] = pid; lock.unlock()
-            }
-            // A query whose plugin is gone (exited, killed) stops within a second instead of
-            // running on to its end (PostgreSQL 14 and later; older servers refuse the setting).
-            _ = try? Self.fetchNow("SET client_connection_check_interval = 1000", on: connection, logger: logger)
-            return connection
-        } catch {
-            if let e = error as? PSQLError, e.serverInfo?[.message] != nil {
-                throw RPCError(code: RPCError.internalError, message: describe(error))
-            }
-            lock.lock(); let lost = connectedOnce; lock.unlock()
-            let what = lost ? "connection to \(target.display) lost, reconnecting failed" : "cannot connect to \(target.display)"
-            throw RPCError(code: RPCError.internalError, message: "\(what): \(reason(error))")
+        let connection = try future.wait()
+        lock.lock(); connectedOnce = true; lock.unlock()
+        // Its server process, for cancelling (a failure only means no server-side cancel).
+        let rows = try? Self.fetchNow("SELECT pg_backend_pid()::text", on: connection, logger: logger)
+        if let cell = rows?.first?.first, let text = cell, let pid = Int32(text) {
+            lock.lock(); backends[id] = pid; lock.unlock()
         }
+        // A query whose plugin is gone (exited, killed) stops within a second instead of
+        // running on to its end (PostgreSQL 14 and later; older servers refuse the setting).
+        _ = try? Self.fetchNow("SET client_connection_check_interval = 1000", on: connection, logger: logger)
+        return connection
     }
 
     /// Runs `query` on `connection` in a task; `finished` gets every row as text cells, or
@@ -261,9 +289,11 @@ public final class PGConnection: @unchecked Sendable {
         }
     }
 
-    /// What went wrong on the wire, short and without the password: the server's message, or
-    /// the system's (`connection refused`, `timed out after 5 s`).
+    /// What went wrong on the wire, short and without the password: the server's message, why
+    /// TLS failed (``PGTLSClient/reason(_:host:)``), or the system's (`connection refused`,
+    /// `timed out after 5 s`).
     func reason(_ error: any Error) -> String {
+        if let tlsReason = tls.reason(error, host: target.host) { return tlsReason }
         if let e = error as? PSQLError {
             if let message = e.serverInfo?[.message] { return "PostgreSQL: \(message)" }
             if let u = e.underlying { return reason(u) }
@@ -273,6 +303,7 @@ public final class PGConnection: @unchecked Sendable {
             default: return "\(e.code)"
             }
         }
+        if let e = error as? NIOSSLError, case .uncleanShutdown = e { return "the server closed the connection" }
         if let e = error as? IOError {
             if e.errnoCode == ECONNREFUSED { return "connection refused (is the server running?)" }
             if e.errnoCode == ECONNRESET { return "connection reset by the server" }

@@ -6,10 +6,14 @@ import TabdeckProtocol
 ///
 /// Open args: `{"url": "postgresql://USER@HOST:PORT/DB"}`, optionally `"table": "SCHEMA.NAME"`
 /// to open that table directly, `"key": ["COL", ...]` the columns that identify a row of that
-/// table when it has no primary key or unique index (a view), and `"keys": {"SCHEMA.NAME":
-/// ["COL", ...]}` the same for the tables opened from the catalog. The password comes from `PGPASSWORD` or `.pgpass`, never from
-/// the args. Without `table` the root is the catalog (``PGCatalog``); a catalog row's children
-/// are its rows (``PGTable``), as `"t1"`, `"t2"`, ….
+/// table when it has no primary key or unique index (a view), `"keys": {"SCHEMA.NAME": ["COL",
+/// ...]}` the same for the tables opened from the catalog, and the TLS settings `"sslmode"`,
+/// `"sslrootcert"`, `"sslcert"`, `"sslkey"` (libpq's, also accepted in the URL's query and from
+/// `PGSSLMODE` …; the args win over the URL, the URL over the environment: ``PGTLS``). The
+/// password comes from `PGPASSWORD` or `.pgpass`, never from the args. `PGAPPNAME` names the
+/// connections on the server (`application_name`, default `tabdeck-postgres`). Without `table`
+/// the root is the catalog (``PGCatalog``); a catalog row's children are its rows
+/// (``PGTable``), as `"t1"`, `"t2"`, ….
 ///
 /// A table's total is the planner's estimate first; the exact `count(*)` then runs in the
 /// background (progress every second, the `stop-count` action cancels it, on the server too,
@@ -45,7 +49,8 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
 
     public func open(args: JSONValue) throws -> TableDescription {
         let r = try JSONReader(args, path: "params.args")
-        let target = try PGTarget(url: try r.string("url"))
+        let url = try r.string("url")
+        let target = try PGTarget(url: url)
         if r.value("password") != nil {
             throw RPCError.badParams("params.args.password: a password does not belong in the config; use PGPASSWORD or ~/.pgpass",
                                      path: "params.args.password")
@@ -56,7 +61,12 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
             for name in k.object.keys { keys[name] = try k.optionalStrings(name) ?? [] }
         }
         let key = try r.optionalStrings("key")
-        let connection = PGConnection(target: target, password: target.password(environment: environment))
+        var tlsArgs: [String: String] = [:]
+        for key in PGTLS.keys { tlsArgs[key] = try r.optionalString(key) }
+        let tls = try PGTLS.resolve(args: tlsArgs, url: try PGTarget.parameters(url: url), environment: environment,
+                                    fileExists: { FileManager.default.fileExists(atPath: $0) })
+        let connection = try PGConnection(target: target, password: target.password(environment: environment), tls: tls,
+                                          applicationName: environment["PGAPPNAME"] ?? "tabdeck-postgres")
         connection.heartbeat = { [weak self] seconds in
             self?.currentNotifier()?.progress(done: Double(seconds), total: nil, message: "waiting for PostgreSQL (\(seconds) s; Esc cancels)")
         }
