@@ -257,7 +257,7 @@ extension Workspace {
         let fresh = makeTable(tab: tab, key: t.key, description: description, label: t.label, view: t.view)
         t.description = fresh.description
         t.view = fresh.view
-        t.total = fresh.total
+        t.setTotal(fresh.total, estimate: fresh.totalIsEstimate)
         t.generation += 1
         t.cache.removeAll()
         t.endWanted = nil

@@ -382,9 +382,12 @@ extension Workspace {
                 guard result.generation == generation else { tabs[tab]!.stack[i] = t; return }
                 let visible = Set(t.cache.page(of: t.view.scrollOffset)...t.cache.page(of: t.view.scrollOffset + viewportRows))
                 t.cache.store(page: page, rows: result.rows, keep: visible)
-                if result.totalSent, let total = result.total { t.total = total }
+                if result.totalSent, let total = result.total { t.takeTotal(total, estimate: result.totalIsEstimate) }
                 if let sections = result.sections { t.updateSections(sections) }
-                if result.rows.count < t.cache.pageSize && (t.total == nil || !result.totalSent) {
+                // A short page ends the table when the count is unknown, or only estimated (an
+                // empty page past an estimate says nothing of where the rows end).
+                if result.rows.count < t.cache.pageSize
+                    && (t.total == nil || !result.totalSent || (t.totalIsEstimate && !result.rows.isEmpty)) {
                     t.total = page * t.cache.pageSize + result.rows.count
                 }
                 t.rowsFailure = nil
