@@ -121,6 +121,8 @@ extension Workspace {
         // A stored filter holds only while the plugin can filter; the table's count is then
         // the filtered one, which the first page brings (the description counts every row).
         if view.filter != nil && tabs[tab]?.capabilities?.filter != true { view.filter = nil }
+        // Ids that may name other rows now: a stored selection would pick the wrong ones.
+        if description.rowIDs == .unstable { view.selection = [] }
         var table = TableState(key: key, description: description, view: view, label: label,
                                cache: PageCache(pageSize: settings.pageSize, capacity: settings.cachePages))
         if view.filter != nil { table.total = nil }
@@ -189,7 +191,7 @@ extension Workspace {
     func forgetProcessState(_ state: inout TabState) {
         for i in state.stack.indices {
             let t = state.stack[i]
-            if state.stack[i].cursorRowID == nil { state.stack[i].cursorRowID = t.cache.row(at: t.view.cursor)?.id }
+            if state.stack[i].cursorRowID == nil && !t.hasUnstableRowIDs { state.stack[i].cursorRowID = t.cache.row(at: t.view.cursor)?.id }
             state.stack[i].locateWanted = state.stack[i].cursorRowID != nil  // asked once the stack is open again
             state.stack[i].cache.inflight = [:]
             state.stack[i].rowsFailure = nil

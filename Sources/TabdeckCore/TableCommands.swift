@@ -121,15 +121,18 @@ extension Workspace {
             return .done(CommandOutput(text: "found \"\(Sanitizer.clean(text))\" at \(position.text)\(note)",
                                        json: ["found": .int(Int64(row + 1)), "wrapped": .bool(wrapped), "position": position.json]))
         case .select(let ids):
+            try t.requireStableRowIDs()
             t.view.selection.formUnion(ids)
             return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))
         case .unselect(let ids):
+            try t.requireStableRowIDs()
             t.view.selection.subtract(ids)
             return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))
         case .selectNone:
             t.view.selection = []
             return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))
         case .selectAll:
+            try t.requireStableRowIDs()
             // Constant time and size on any table: no rows are read (see RowSelection).
             t.view.selection = .allExcept([])
             return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))
@@ -138,6 +141,7 @@ extension Workspace {
         case .export:
             return try runScan(&a, &effects)
         case .copy(let what, let column, let format):
+            if what == .selection { try t.requireStableRowIDs() }
             return try runCopy(what, column: column, format: format ?? .tsv, &a, &effects)
         case .open(let rowWord):
             if rowWord == nil && !t.cursorPath.isEmpty { throw CommandError("child rows expand in place: press o") }
