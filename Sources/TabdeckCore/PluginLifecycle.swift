@@ -140,8 +140,10 @@ extension Workspace {
     /// views for the next process to replay, and decide when it restarts (backoff) or whether
     /// it stays down (crash budget spent).
     mutating func pluginGone(_ tab: String, how: String, _ effects: inout [Effect]) {
+        let running = pending.running(tab: tab)
+        if !tabs[tab]!.stopping && !quitting { for r in running { noteLostRequest(tab, r.purpose) } }
         var state = tabs[tab]!
-        let failed = Set(pending.running(tab: tab).map(\.id))
+        let failed = Set(running.map(\.id))
         pending.removeAll(tab: tab)
         state.navigating = false
         state.terminating = false
@@ -274,11 +276,13 @@ extension Workspace {
         t.navigating = false
         t.error = nil
         if let reason = t.restartReason, !t.crashes.isEmpty {
-            t.notice = "plugin restarted (\(t.crashes.count) of \(settings.crashBudget)): \(reason)"
+            let lost = t.lostViewRequest ? t.table.flatMap { lostViewNotice($0, reason: reason) } : nil
+            t.notice = "plugin restarted (\(t.crashes.count) of \(settings.crashBudget))" + (lost.map { "; " + $0 } ?? ": \(reason)")
         } else {
             t.notice = "plugin restarted"
         }
         t.restartReason = nil
+        t.lostViewRequest = false
         tabs[tab] = t
         effects.append(.log(tab: tab, "tabdeck: \(t.notice!); \(t.stack.count) level(s) opened again"))
         effects.append(.notice(tab: tab, t.notice!))

@@ -31,6 +31,7 @@ extension Workspace {
             }
             tabs[tab]!.exitReason = reason
             tabs[tab]!.terminating = true
+            noteLostRequest(tab, request.purpose)
             effects.append(.killPlugin(tab: tab))
         }
     }

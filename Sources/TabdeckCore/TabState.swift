@@ -170,6 +170,9 @@ public struct TabState: Hashable, Sendable {
     public var notice: String?
     /// Why the plugin last went away, for the notice once the restart has replayed the session.
     var restartReason: String?
+    /// A page of the sorted or filtered view shown was lost with the plugin (LostView.swift):
+    /// the restart's notice names the sort and filter.
+    var lostViewRequest = false
     /// `open` failed: the next attempt waits for the backoff.
     public var openFailure: RequestFailure?
     /// The user cancelled the tab's loading (Esc): no `open` or `rows` is sent for it until a
