@@ -46,6 +46,7 @@ extension Workspace {
             throw CommandError(known.isEmpty ? "\(t.label) has no actions" : "no action \"\(word)\" (actions: \(known.joined(separator: ", ")))",
                                suggestion: CommandParser.suggest(word, among: known))
         }
+        if action.rows != .none { try t.requireStableRowIDs() }
         // (A reply while the selection is being read is the scan's, handled by runScan.)
         if let reply = a.reply, a.scan?.finished != false {
             switch reply {

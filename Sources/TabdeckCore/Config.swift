@@ -26,13 +26,20 @@ public struct TabConfig: Hashable, Sendable {
     /// Run the plugin on another host over ssh (`"remote"`); nil: on this machine. A remote
     /// `command` is taken as written: it names a program on that host.
     public var remote: RemoteConfig?
+    /// The most seconds one request to the plugin may run, progress or not (`"requestLimit"`):
+    /// then it fails and is cancelled (PROTOCOL.md 5).
+    public var requestLimit: Double
+
+    /// The default ``requestLimit``: 30 minutes.
+    public static let defaultRequestLimit = 1800.0
 
     public init(id: String, title: String, glyph: String? = nil, section: String? = nil, command: [String],
                 args: JSONValue = [:], customizable: Bool = true, background: Bool = false,
-                env: [String: String] = [:], trace: Bool = false, remote: RemoteConfig? = nil) {
+                env: [String: String] = [:], trace: Bool = false, remote: RemoteConfig? = nil,
+                requestLimit: Double = TabConfig.defaultRequestLimit) {
         self.id = id; self.title = title; self.glyph = glyph; self.section = section; self.command = command
         self.args = args; self.customizable = customizable; self.background = background; self.env = env; self.trace = trace
-        self.remote = remote
+        self.remote = remote; self.requestLimit = requestLimit
     }
 }
 
@@ -92,7 +99,7 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
 extension WorkspaceConfig {
     static let rootKeys: Set<String> = ["sections", "tabs", "mouse", "$schema", "comment", "keys", "ssh"]
     static let sectionKeys: Set<String> = ["id", "title"]
-    static let tabKeys: Set<String> = ["id", "title", "glyph", "section", "command", "args", "customizable", "background", "env", "trace", "remote"]
+    static let tabKeys: Set<String> = ["id", "title", "glyph", "section", "command", "args", "customizable", "background", "env", "trace", "remote", "requestLimit"]
     static let remoteKeys: Set<String> = ["host", "directory"]
 
     /// Parses config.json. `file` names it in errors; `directory` is where relative paths resolve.
@@ -161,7 +168,7 @@ extension WorkspaceConfig {
                 id: id, title: try t.optionalString("title") ?? id, glyph: try t.optionalString("glyph"), section: section,
                 command: command, args: args, customizable: try t.bool("customizable", default: true),
                 background: try t.bool("background", default: false), env: env, trace: try t.bool("trace", default: false),
-                remote: remote))
+                remote: remote, requestLimit: try requestLimit(t)))
         }
         var ssh = ["ssh"]
         if r.value("ssh") != nil {
@@ -196,6 +203,16 @@ extension WorkspaceConfig {
             throw JSONFieldError(path: t.pathOf("remote"),
                                  reason: "expected an ssh destination (\"user@host\") or an object {\"host\": ..., \"directory\": ...}, got \(value.typeDescription)")
         }
+    }
+
+    /// `"requestLimit"`: seconds, at least 1 (a request's hard maximum), at most a year.
+    private static func requestLimit(_ t: JSONReader) throws -> Double {
+        guard let seconds = try t.optionalDouble("requestLimit") else { return TabConfig.defaultRequestLimit }
+        guard seconds >= 1, seconds <= 31_536_000 else {
+            throw JSONFieldError(path: t.pathOf("requestLimit"),
+                                 reason: "expected seconds from 1 to 31536000 (a request's hard maximum; default 1800), got \(seconds)")
+        }
+        return seconds
     }
 
     /// An ssh destination: not empty, not an option (a leading `-`), no spaces or controls.

@@ -9,12 +9,16 @@ import TabdeckProtocol
 /// request asks where the first of those rows now is, and the cursor goes there keeping its
 /// line on screen. Without `locate` (or until it answers) the cursor keeps its offset, and the
 /// page that holds that offset is searched for the ids when it arrives; if the table got
-/// shorter than the offset, the cursor goes to the last row.
+/// shorter than the offset, the cursor goes to the last row. A table with unstable row ids
+/// (UnstableRowIDs.swift) is never anchored: its cursor keeps its offset.
 extension Workspace {
     /// Remembers the cursor's row and its neighbours before `t`'s rows are dropped
     /// (`droppedRows`: only these ids are dropped; nil: every row). Keeps an earlier anchor
     /// when the cursor's row is not loaded (a second sort before the first one's rows came).
     func anchorCursor(_ t: inout TableState, droppedRows: Set<String>?) {
+        // Unstable ids name positions, not rows: the cursor keeps its offset (as without `locate`
+        // and without finding its row), and no `locate` asks for an id that means another row now.
+        if t.hasUnstableRowIDs { return }
         if let row = t.cache.row(at: t.view.cursor) {
             if let dropped = droppedRows {
                 let start = t.cache.page(of: t.view.cursor) * t.cache.pageSize

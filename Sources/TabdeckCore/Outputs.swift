@@ -28,10 +28,10 @@ extension Workspace {
     /// `filter: "ada" (1,204 rows)`, or `no filter (1,000,000 rows)`; a `note` follows on
     /// its own line (and as `"note"` in JSON).
     func filterOutput(_ t: TableState, note: String? = nil) -> CommandOutput {
-        let rows = t.total.map { formatCount($0) + ($0 == 1 ? " row" : " rows") } ?? "? rows"
+        let rows = t.totalText + (t.total == 1 ? " row" : " rows")
         let text = t.view.filter.map { "filter: \"\(Sanitizer.clean($0))\" (\(rows))" } ?? "no filter (\(rows))"
-        var json: JSONObject = ["filter": t.view.filter.map { .string($0) } ?? .null,
-                                "total": t.total.map { .int(Int64($0)) } ?? .null]
+        var json: JSONObject = ["filter": t.view.filter.map { .string($0) } ?? .null, "total": t.totalJSON]
+        t.markEstimate(&json)
         if let note { json["note"] = .string(note) }
         return CommandOutput(text: note.map { text + "\n" + $0 } ?? text, json: .object(json))
     }
@@ -40,10 +40,10 @@ extension Workspace {
         let t = tabs[tab]!.table!
         // Prefetch the new view so a following `show` is quick; not waited for.
         _ = fetch(tab, t.view.scrollOffset..<(t.view.scrollOffset + viewportRows), &effects)
-        let total = t.total.map { formatCount($0) } ?? "?"
-        return CommandOutput(text: "row \(formatCount(t.view.cursor + 1)) of \(total)",
-                             json: ["row": .int(Int64(t.view.cursor + 1)), "offset": .int(Int64(t.view.scrollOffset)),
-                                    "total": t.total.map { .int(Int64($0)) } ?? .null])
+        var json: JSONObject = ["row": .int(Int64(t.view.cursor + 1)), "offset": .int(Int64(t.view.scrollOffset)),
+                                "total": t.totalJSON]
+        t.markEstimate(&json)
+        return CommandOutput(text: "row \(formatCount(t.view.cursor + 1)) of \(t.totalText)", json: .object(json))
     }
 
     /// `3 selected[: 1 3 12]`, or for an "all" selection `all 1,000 selected` /

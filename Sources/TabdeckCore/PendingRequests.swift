@@ -5,7 +5,8 @@ import TabdeckProtocol
 ///
 /// It says what each reply is for, and decides on the core's clock when a request is given
 /// up: a request that reports nothing times out (`requestTimeout`, `handshakeTimeout` for
-/// `initialize`); progress gives every running request of the tab its full timeout again; a
+/// `initialize`); progress gives every running request of the tab its full timeout again, but
+/// never past its tab's `requestLimit` from when it was sent, where it is cancelled; a
 /// cancelled request that is neither answered nor dropped within `cancelGrace` gets its
 /// plugin stopped. Request ids are unique across tabs (one counter).
 struct PendingRequests: Sendable {
@@ -20,8 +21,9 @@ struct PendingRequests: Sendable {
     }
 
     /// Records a request sent to `tab`'s plugin.
-    mutating func insert(_ id: RequestID, tab: String, method: String, purpose: RequestPurpose, timeout: Double, now: Double) {
-        _ = ledgers[tab, default: RequestLedger()].insert(id, method: method, purpose: purpose, timeout: timeout, now: now)
+    mutating func insert(_ id: RequestID, tab: String, method: String, purpose: RequestPurpose, timeout: Double,
+                         limit: Double?, now: Double) {
+        _ = ledgers[tab, default: RequestLedger()].insert(id, method: method, purpose: purpose, timeout: timeout, limit: limit, now: now)
     }
 
     /// The core stopped waiting for `id` and sent `$/cancel`: it has `grace` seconds to be
@@ -59,6 +61,16 @@ struct PendingRequests: Sendable {
     /// The requests the core still waits for from `tab`, in the order they were sent.
     func running(tab: String) -> [(id: RequestID, purpose: RequestPurpose)] {
         ledgers[tab]?.running ?? []
+    }
+
+    /// Cancels the running requests whose hard maximum passed (they get `grace` to end) and
+    /// returns them, by tab, in the order they were sent.
+    mutating func overLimit(now: Double, grace: Double) -> [(tab: String, RequestLedger<RequestPurpose>.Expired)] {
+        var over: [(tab: String, RequestLedger<RequestPurpose>.Expired)] = []
+        for tab in ledgers.keys.sorted() {
+            for request in ledgers[tab]!.overLimit(now: now, grace: grace) { over.append((tab, request)) }
+        }
+        return over
     }
 
     /// Removes and returns the requests whose deadline passed, by tab, in the order they were sent.

@@ -121,6 +121,8 @@ extension Workspace {
         // A stored filter holds only while the plugin can filter; the table's count is then
         // the filtered one, which the first page brings (the description counts every row).
         if view.filter != nil && tabs[tab]?.capabilities?.filter != true { view.filter = nil }
+        // Ids that may name other rows now: a stored selection would pick the wrong ones.
+        if description.rowIDs == .unstable { view.selection = [] }
         var table = TableState(key: key, description: description, view: view, label: label,
                                cache: PageCache(pageSize: settings.pageSize, capacity: settings.cachePages))
         if view.filter != nil { table.total = nil }
@@ -138,8 +140,10 @@ extension Workspace {
     /// views for the next process to replay, and decide when it restarts (backoff) or whether
     /// it stays down (crash budget spent).
     mutating func pluginGone(_ tab: String, how: String, _ effects: inout [Effect]) {
+        let running = pending.running(tab: tab)
+        if !tabs[tab]!.stopping && !quitting { for r in running { noteLostRequest(tab, r.purpose) } }
         var state = tabs[tab]!
-        let failed = Set(pending.running(tab: tab).map(\.id))
+        let failed = Set(running.map(\.id))
         pending.removeAll(tab: tab)
         state.navigating = false
         state.terminating = false
@@ -189,7 +193,7 @@ extension Workspace {
     func forgetProcessState(_ state: inout TabState) {
         for i in state.stack.indices {
             let t = state.stack[i]
-            if state.stack[i].cursorRowID == nil { state.stack[i].cursorRowID = t.cache.row(at: t.view.cursor)?.id }
+            if state.stack[i].cursorRowID == nil && !t.hasUnstableRowIDs { state.stack[i].cursorRowID = t.cache.row(at: t.view.cursor)?.id }
             state.stack[i].locateWanted = state.stack[i].cursorRowID != nil  // asked once the stack is open again
             state.stack[i].cache.inflight = [:]
             state.stack[i].rowsFailure = nil
@@ -257,7 +261,7 @@ extension Workspace {
         let fresh = makeTable(tab: tab, key: t.key, description: description, label: t.label, view: t.view)
         t.description = fresh.description
         t.view = fresh.view
-        t.total = fresh.total
+        t.setTotal(fresh.total, estimate: fresh.totalIsEstimate)
         t.generation += 1
         t.cache.removeAll()
         t.endWanted = nil
@@ -272,11 +276,13 @@ extension Workspace {
         t.navigating = false
         t.error = nil
         if let reason = t.restartReason, !t.crashes.isEmpty {
-            t.notice = "plugin restarted (\(t.crashes.count) of \(settings.crashBudget)): \(reason)"
+            let lost = t.lostViewRequest ? t.table.flatMap { lostViewNotice($0, reason: reason) } : nil
+            t.notice = "plugin restarted (\(t.crashes.count) of \(settings.crashBudget))" + (lost.map { "; " + $0 } ?? ": \(reason)")
         } else {
             t.notice = "plugin restarted"
         }
         t.restartReason = nil
+        t.lostViewRequest = false
         tabs[tab] = t
         effects.append(.log(tab: tab, "tabdeck: \(t.notice!); \(t.stack.count) level(s) opened again"))
         effects.append(.notice(tab: tab, t.notice!))

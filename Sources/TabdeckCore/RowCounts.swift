@@ -33,3 +33,20 @@ extension TableDescription {
         return self
     }
 }
+
+extension TableState {
+    /// The row count as people read it: `3,000,000`, an estimate as `≈ 3,000,000`, `?` while
+    /// unknown. Every place that shows the count (status line, `show`, `goto`, `filter`) uses it.
+    public var totalText: String {
+        guard let total else { return "?" }
+        return (totalIsEstimate ? "≈ " : "") + formatCount(total)
+    }
+
+    /// The count in a command's JSON (`"total"`): null while unknown.
+    var totalJSON: JSONValue { total.map { .int(Int64($0)) } ?? .null }
+
+    /// Adds `"totalIsEstimate": true` to a command's JSON when the count is an estimate.
+    func markEstimate(_ o: inout JSONObject) {
+        if totalIsEstimate { o["totalIsEstimate"] = .bool(true) }
+    }
+}

@@ -32,7 +32,26 @@ public struct TableState: Hashable, Sendable {
     public var view: TableViewState
     /// Bumped whenever the sort (or filter) changes; pages of older generations are dropped.
     public var generation: Int = 1
-    public var total: Int?
+    /// The row count as now known; nil: unknown. Setting it makes it exact (an estimate comes
+    /// with ``setTotal(_:estimate:)``), so an exact count always replaces an estimate.
+    public var total: Int? { didSet { totalIsEstimate = false } }
+    /// `total` is the plugin's estimate (PROTOCOL.md 10.1, `totalIsEstimate`), shown as
+    /// `≈ 3,000,000` (``totalText``) until an exact count replaces it.
+    public private(set) var totalIsEstimate = false
+
+    /// Sets the row count as a plugin sent it: exact, or its estimate (`estimate`).
+    mutating func setTotal(_ count: Int?, estimate: Bool) {
+        total = count
+        totalIsEstimate = estimate && count != nil
+    }
+
+    /// Takes the count a `rows` result brought, unless it is an estimate and the count known
+    /// is exact (a short page or an `invalidate` said where the rows end): an estimate never
+    /// replaces an exact count.
+    mutating func takeTotal(_ count: Int, estimate: Bool) {
+        if estimate && total != nil && !totalIsEstimate { return }
+        setTotal(count, estimate: estimate)
+    }
     /// Set by `G` while the row count is unknown: the cursor's row at that moment. When the
     /// count arrives and the cursor has not moved since, the view goes to the last row.
     public var endWanted: Int?
@@ -67,7 +86,9 @@ public struct TableState: Hashable, Sendable {
     var unfilteredSections: [SectionSpec]
 
     public init(key: String, description: TableDescription, view: TableViewState, label: String, cache: PageCache) {
-        self.key = key; self.description = description; self.view = view; self.total = description.total
+        self.key = key; self.description = description; self.view = view
+        self.total = description.total
+        self.totalIsEstimate = description.totalIsEstimate && description.total != nil
         self.label = label; self.cache = cache
         self.unfilteredSections = description.sections
     }
@@ -149,6 +170,9 @@ public struct TabState: Hashable, Sendable {
     public var notice: String?
     /// Why the plugin last went away, for the notice once the restart has replayed the session.
     var restartReason: String?
+    /// A page of the sorted or filtered view shown was lost with the plugin (LostView.swift):
+    /// the restart's notice names the sort and filter.
+    var lostViewRequest = false
     /// `open` failed: the next attempt waits for the backoff.
     public var openFailure: RequestFailure?
     /// The user cancelled the tab's loading (Esc): no `open` or `rows` is sent for it until a

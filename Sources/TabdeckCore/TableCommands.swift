@@ -121,15 +121,18 @@ extension Workspace {
             return .done(CommandOutput(text: "found \"\(Sanitizer.clean(text))\" at \(position.text)\(note)",
                                        json: ["found": .int(Int64(row + 1)), "wrapped": .bool(wrapped), "position": position.json]))
         case .select(let ids):
+            try t.requireStableRowIDs()
             t.view.selection.formUnion(ids)
             return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))
         case .unselect(let ids):
+            try t.requireStableRowIDs()
             t.view.selection.subtract(ids)
             return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))
         case .selectNone:
             t.view.selection = []
             return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))
         case .selectAll:
+            try t.requireStableRowIDs()
             // Constant time and size on any table: no rows are read (see RowSelection).
             t.view.selection = .allExcept([])
             return .done(saveTable(t, tab, &effects, selectionOutput(t, brief: true)))
@@ -138,6 +141,7 @@ extension Workspace {
         case .export:
             return try runScan(&a, &effects)
         case .copy(let what, let column, let format):
+            if what == .selection { try t.requireStableRowIDs() }
             return try runCopy(what, column: column, format: format ?? .tsv, &a, &effects)
         case .open(let rowWord):
             if rowWord == nil && !t.cursorPath.isEmpty { throw CommandError("child rows expand in place: press o") }
@@ -382,9 +386,12 @@ extension Workspace {
                 guard result.generation == generation else { tabs[tab]!.stack[i] = t; return }
                 let visible = Set(t.cache.page(of: t.view.scrollOffset)...t.cache.page(of: t.view.scrollOffset + viewportRows))
                 t.cache.store(page: page, rows: result.rows, keep: visible)
-                if result.totalSent, let total = result.total { t.total = total }
+                if result.totalSent, let total = result.total { t.takeTotal(total, estimate: result.totalIsEstimate) }
                 if let sections = result.sections { t.updateSections(sections) }
-                if result.rows.count < t.cache.pageSize && (t.total == nil || !result.totalSent) {
+                // A short page ends the table when the count is unknown, or only estimated (an
+                // empty page past an estimate says nothing of where the rows end).
+                if result.rows.count < t.cache.pageSize
+                    && (t.total == nil || !result.totalSent || (t.totalIsEstimate && !result.rows.isEmpty)) {
                     t.total = page * t.cache.pageSize + result.rows.count
                 }
                 t.rowsFailure = nil

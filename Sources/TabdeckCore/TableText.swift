@@ -85,16 +85,15 @@ enum TableText {
         for (r, row) in rows.enumerated() {
             lines.append(line(texts[r], mark: t.view.selection.contains(row.id) ? "*" : " "))
         }
-        let total = t.total.map { formatCount($0) } ?? "?"
-        let shown = rows.isEmpty ? "no rows" : "rows \(formatCount(start + 1))–\(formatCount(start + rows.count)) of \(total)"
+        let shown = rows.isEmpty ? "no rows" : "rows \(formatCount(start + 1))–\(formatCount(start + rows.count)) of \(t.totalText)"
         var footer = [shown]
         if let filter = t.view.filter { footer.append("filter \"\(Sanitizer.clean(filter))\"") }
         if !t.view.sort.isEmpty { footer.append("sorted by \(SortOrder.describe(t.view.sort))") }
         let selected = t.view.selection.summary(total: t.total)
         if !selected.isEmpty { footer.append(selected) }
         lines.append(footer.joined(separator: " · "))
-        let json: JSONValue = [
-            "table": .string(t.label), "offset": .int(Int64(start)), "total": t.total.map { .int(Int64($0)) } ?? .null,
+        var json: JSONObject = [
+            "table": .string(t.label), "offset": .int(Int64(start)), "total": t.totalJSON,
             "columns": .array(columns.map { .string($0.id) }),
             "sort": .array(t.view.sort.map(\.json)),
             "rows": .array(rows.map { row in
@@ -103,7 +102,8 @@ enum TableText {
                 return ["id": .string(row.id), "cells": .object(cells), "selected": .bool(t.view.selection.contains(row.id))]
             }),
         ]
-        return CommandOutput(text: lines.joined(separator: "\n"), json: json)
+        t.markEstimate(&json)
+        return CommandOutput(text: lines.joined(separator: "\n"), json: .object(json))
     }
 
     /// ` ↑`/` ↓` after a sorted column's title, with the key's position when several keys sort.

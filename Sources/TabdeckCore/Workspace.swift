@@ -204,7 +204,8 @@ public struct Workspace: Sendable {
     mutating func request(_ tab: String, _ method: String, _ params: JSONValue, _ purpose: RequestPurpose, _ effects: inout [Effect]) -> RequestID {
         let id = RequestID.int(nextRequestID)
         nextRequestID += 1
-        pending.insert(id, tab: tab, method: method, purpose: purpose, timeout: settings.timeout(forMethod: method), now: now)
+        pending.insert(id, tab: tab, method: method, purpose: purpose, timeout: settings.timeout(forMethod: method),
+                       limit: config.tab(tab)?.requestLimit, now: now)
         effects.append(.send(tab: tab, .request(id: id, method: method, params: params)))
         return id
     }

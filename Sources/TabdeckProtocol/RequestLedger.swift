@@ -6,8 +6,9 @@
 /// Pure bookkeeping on seconds of a monotonic clock: callers pass `now`.
 ///
 /// - A request times out at `sent + timeout`. A `progress` notification (or a `rows/chunk`)
-///   moves the deadline of every request still running to `now + timeout`: work that keeps
-///   reporting progress is never cut off by a fixed limit.
+///   moves the deadline of every request still running to `now + timeout`, but never past
+///   `sent + limit` when the request has a hard maximum (`limit`): there the caller cancels it
+///   (``overLimit(now:grace:)``) instead of letting it time out.
 /// - A cancelled request (`$/cancel` sent) stops running: its deadline becomes
 ///   `cancelled + grace`, which progress does not move. It is settled when the plugin answers
 ///   it, or answers a request sent after the cancel (the protocol lets a plugin drop a
@@ -26,6 +27,9 @@ public struct RequestLedger<Purpose: Sendable>: Sendable {
         public var timeout: Double
         /// When it is given up, on the caller's clock.
         public var deadline: Double
+        /// Its hard maximum, in seconds from when it was sent, and when that passes; nil: none.
+        public var limit: Double?
+        public var limitDeadline: Double?
         /// Set once the request was cancelled.
         public var cancel: Cancel?
 
@@ -47,6 +51,9 @@ public struct RequestLedger<Purpose: Sendable>: Sendable {
         case timedOut(seconds: Double)
         /// Cancelled `seconds` ago (the cancel grace) and neither answered nor dropped.
         case cancelIgnored(seconds: Double)
+        /// Still running `seconds` after it was sent, its hard maximum (progress kept it alive):
+        /// cancelled by ``overLimit(now:grace:)``, and still in the ledger for its grace.
+        case limitReached(seconds: Double)
     }
 
     /// A request that left the ledger without an answer.
@@ -74,9 +81,13 @@ public struct RequestLedger<Purpose: Sendable>: Sendable {
     }
 
     /// Starts the timer of a request; false if `id` is already in the ledger.
-    public mutating func insert(_ id: RequestID, method: String, purpose: Purpose, timeout: Double, now: Double) -> Bool {
+    /// `limit`: the request's hard maximum (progress never extends it past `now + limit`).
+    public mutating func insert(_ id: RequestID, method: String, purpose: Purpose, timeout: Double, limit: Double? = nil,
+                                now: Double) -> Bool {
         guard entries[id] == nil else { return false }
-        entries[id] = Entry(method: method, purpose: purpose, sequence: nextSequence, timeout: timeout, deadline: now + timeout)
+        let limitDeadline = limit.map { now + $0 }
+        entries[id] = Entry(method: method, purpose: purpose, sequence: nextSequence, timeout: timeout,
+                            deadline: min(now + timeout, limitDeadline ?? .infinity), limit: limit, limitDeadline: limitDeadline)
         nextSequence += 1
         return true
     }
@@ -113,11 +124,24 @@ public struct RequestLedger<Purpose: Sendable>: Sendable {
         entries.removeValue(forKey: id)
     }
 
-    /// The plugin showed progress: every running request gets its full timeout again;
-    /// cancelled ones keep their cancel deadline.
+    /// The plugin showed progress: every running request gets its full timeout again, up to
+    /// its hard maximum; cancelled ones keep their cancel deadline.
     public mutating func progress(now: Double) {
         for (id, entry) in entries where entry.cancel == nil {
-            entries[id]!.deadline = now + entry.timeout
+            entries[id]!.deadline = min(now + entry.timeout, entry.limitDeadline ?? .infinity)
+        }
+    }
+
+    /// Cancels the running requests whose hard maximum has passed (each then has `grace`
+    /// seconds to be answered or dropped, as after ``cancel(_:grace:now:)``) and returns them,
+    /// in the order they were sent, with the expiry ``Expiry/limitReached(seconds:)``. Call it
+    /// before ``expire(now:)``, so that a request at its maximum is cancelled, not timed out.
+    public mutating func overLimit(now: Double, grace: Double) -> [Expired] {
+        let over = entries.filter { $0.value.cancel == nil && ($0.value.limitDeadline.map { $0 <= now } ?? false) }
+            .sorted { $0.value.sequence < $1.value.sequence }
+        return over.map { id, entry in
+            cancel(id, grace: grace, now: now)
+            return Expired(id: id, method: entry.method, purpose: entry.purpose, expiry: .limitReached(seconds: entry.limit!))
         }
     }
 

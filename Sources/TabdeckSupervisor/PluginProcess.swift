@@ -183,6 +183,8 @@ final class PluginProcess: @unchecked Sendable {
             case .cancelIgnored(let seconds):
                 emit(.cancelIgnored(tab: spec.tab, id: request.id, method: request.method, after: seconds))
                 ignoredCancel = true
+            case .limitReached:
+                break  // never: the supervisor's requests have no hard maximum (the core's do)
             }
         }
         emitLock.unlock()

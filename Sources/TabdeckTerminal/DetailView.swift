@@ -22,7 +22,7 @@ enum DetailView {
 
     static func draw(_ t: TableState, scroll: Int, into buf: inout ScreenBuffer, _ rect: Rect) {
         guard !rect.isEmpty else { return }
-        let title = "row \(formatCount(t.view.cursor + 1)) of \(t.total.map(formatCount) ?? "?")" + TableView.childPosition(t)
+        let title = "row \(formatCount(t.view.cursor + 1)) of \(t.totalText)" + TableView.childPosition(t)
         buf.set(x: rect.x + 1, y: rect.y, title, style: Palette.label, maxWidth: rect.width - 1)
         let fields = lines(t)
         guard !fields.isEmpty else {

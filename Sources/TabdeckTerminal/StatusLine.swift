@@ -39,13 +39,13 @@ enum StatusLine {
     static func position(_ t: TableState) -> String {
         if t.total == 0 { return "no rows" }
         let row = "row \(formatCount(t.view.cursor + 1)) of "
-        guard let total = t.total else { return row + (t.endWanted != nil ? "? (to the end once counted)" : "?") }
-        return row + formatCount(total)
+        guard t.total != nil else { return row + (t.endWanted != nil ? "? (to the end once counted)" : "?") }
+        return row + t.totalText
     }
 
     /// `finding "ada"… 12,000 of 1,000,000 rows (Esc stops)`.
     static func finding(_ f: FindState, _ t: TableState?, ascii: Bool = false) -> String {
-        let of = t?.total.map { " of " + formatCount($0) } ?? ""
+        let of = t.flatMap { $0.total != nil ? " of " + $0.totalText : nil } ?? ""
         return "finding \"\(Sanitizer.clean(f.text))\"\(ascii ? "..." : "…") \(formatCount(f.checked))\(of) rows (Esc stops)"
     }
 

@@ -23,6 +23,15 @@ import TabdeckProtocol
         #expect(c.tabs[0].env == ["K": "V"])
     }
 
+    @Test func requestLimitIsPerTabInSecondsWithHalfAnHourByDefault() throws {
+        let c = try parse(#"{"tabs":[{"id":"a","command":["p"],"requestLimit":90},{"id":"b","command":["p"]}]}"#)
+        #expect(c.tabs[0].requestLimit == 90)
+        #expect(c.tabs[1].requestLimit == 1800)
+        #expect(error(#"{"tabs":[{"id":"a","command":["p"]},{"id":"b","command":["p"],"requestLimit":0}]}"#)
+            == "/etc/w/config.json: tabs[1].requestLimit: expected seconds from 1 to 31536000 (a request's hard maximum; default 1800), got 0.0")
+        #expect(error(#"{"tabs":[{"id":"a","command":["p"],"requestLimit":"1h"}]}"#).hasPrefix("/etc/w/config.json: tabs[0].requestLimit: "))
+    }
+
     @Test func invalidJSONNamesLineAndColumn() {
         #expect(error("{\n  \"tabs\": [\n    {\"id\": \"a\",, }\n]}") == "/etc/w/config.json:3:16: invalid JSON: expected a string key, found ','")
     }

@@ -51,6 +51,11 @@ struct FakePlugin {
     /// `locate` requests are kept unanswered until ``Harness/releaseLocates(_:)``.
     var holdLocates = false
     var heldLocates: [(RequestID, JSONValue)] = []
+    /// When set, `open` and `rows` send this total marked as an estimate (`totalIsEstimate`),
+    /// as a SQL plugin with a planner's guess does.
+    var estimate: Int?
+    /// Whether the root table says `"rowIds": "unstable"` (a view paged by position).
+    var unstableIDs = false
 
     var sections: [SectionSpec] {
         guard sectioned else { return [] }
@@ -83,6 +88,7 @@ struct FakePlugin {
         }
         let rows = page.map { Row(id: String($0 + idOffset), cells: [.int(Int64($0)), .string(name($0))],
                                   section: sectioned ? ($0 < count / 2 ? "low" : "high") : nil, hasChildren: children) }
+        if let estimate { return RowsResult(generation: r.generation, offset: r.offset, rows: rows, total: estimate, totalIsEstimate: true).json }
         return RowsResult(generation: r.generation, offset: r.offset, rows: rows, total: totalUnknown ? nil : count).json
     }
 
@@ -108,8 +114,9 @@ struct FakePlugin {
             let name = method == Method.open ? "root" : "child"
             let d = TableDescription(table: handlesPerProcess ? "\(name)@\(processes)" : name,
                                      columns: [ColumnSpec(id: "id", type: .integer), ColumnSpec(id: "name")],
-                                     total: totalUnknown ? nil : count, sections: sections,
-                                     actions: [ActionSpec(id: "delete", confirm: true), ActionSpec(id: "touch")])
+                                     total: estimate ?? (totalUnknown ? nil : count), sections: sections,
+                                     actions: [ActionSpec(id: "delete", confirm: true), ActionSpec(id: "touch")],
+                                     totalIsEstimate: estimate != nil, rowIDs: unstableIDs ? .unstable : .stable)
             return .response(id: id, result: d.json)
         case Method.rows:
             if holdRows { held.append((id, params)); return nil }

@@ -26,6 +26,10 @@ struct FakeTable {
     var filter = false
     /// The sections sent with each `rows` result, for its filter (nil: none sent).
     var rowsSections: (@Sendable (String?) -> [SectionSpec]?)?
+    /// `open` and `rows` send `total` marked as an estimate (`totalIsEstimate`).
+    var totalIsEstimate = false
+    /// The table's ids are positions (`"rowIds": "unstable"`).
+    var rowIDs = RowIDStability.stable
 
     /// People: name, age, status, city; `count` rows.
     static func people(count: Int = 1_000_000, nameWidth: ColumnWidth? = .flexible(min: 8, ideal: 12, max: 20)) -> FakeTable {
@@ -142,7 +146,8 @@ struct Scene {
                                    children: table.children, actions: !table.actions.isEmpty, move: table.movable)).json
         case Method.open:
             return TableDescription(table: "root", columns: table.columns, total: table.totalUnknown ? nil : table.total,
-                                    sections: table.sections, actions: table.actions, movable: table.movable).json
+                                    sections: table.sections, actions: table.actions, movable: table.movable,
+                                    totalIsEstimate: table.totalIsEstimate, rowIDs: table.rowIDs).json
         case Method.action, Method.move:
             edits.append(params)
             return edit(tab, method, params)
@@ -168,7 +173,7 @@ struct Scene {
             let end = min(table.total, r.offset + r.limit)
             let rows = r.offset < end ? (r.offset..<end).map(table.row) : []
             return RowsResult(generation: r.generation, offset: r.offset, rows: rows, total: table.totalUnknown ? nil : table.total,
-                              sections: table.rowsSections?(r.filter)).json
+                              sections: table.rowsSections?(r.filter), totalIsEstimate: table.totalIsEstimate).json
         default:
             return nil
         }

@@ -15,7 +15,13 @@ extension ScreenModel {
             ui.message = .init("\(t.label) has no actions", isError: true)
             return []
         }
-        let menu = ActionMenu(actions: t.description.actions, cursor: 0, target: .of(t), hotkeys: ui.keyMap.usableHotkeys(t.description.actions))
+        // Rows without stable ids: only the actions on no rows (an insert) are offered.
+        let actions = t.description.actions.filter { !t.hasUnstableRowIDs || $0.rows == .none }
+        if actions.isEmpty, let why = t.unstableRowIDsMessage {
+            ui.message = .init(why, isError: true)
+            return []
+        }
+        let menu = ActionMenu(actions: actions, cursor: 0, target: .of(t), hotkeys: ui.keyMap.usableHotkeys(actions))
         ui.mode = .action(.menu(menu))
         return []
     }
@@ -25,6 +31,10 @@ extension ScreenModel {
         guard case .char(let c) = key, let t = ws.selectedTab.flatMap({ ws.tabs[$0]?.table }) else { return [] }
         let hotkeys = ui.keyMap.usableHotkeys(t.description.actions)
         guard let action = t.description.actions.first(where: { hotkeys[$0.id] == c }) else { return [] }
+        if action.rows != .none, let why = t.unstableRowIDsMessage {
+            ui.message = .init(why, isError: true)
+            return []
+        }
         ui.message = nil
         return choose(action, target: .of(t))
     }
