@@ -51,6 +51,8 @@ struct FakePlugin {
     /// `locate` requests are kept unanswered until ``Harness/releaseLocates(_:)``.
     var holdLocates = false
     var heldLocates: [(RequestID, JSONValue)] = []
+    /// How `open` and `children` describe the name column.
+    var nameColumn = ColumnSpec(id: "name")
 
     var sections: [SectionSpec] {
         guard sectioned else { return [] }
@@ -107,7 +109,7 @@ struct FakePlugin {
             }
             let name = method == Method.open ? "root" : "child"
             let d = TableDescription(table: handlesPerProcess ? "\(name)@\(processes)" : name,
-                                     columns: [ColumnSpec(id: "id", type: .integer), ColumnSpec(id: "name")],
+                                     columns: [ColumnSpec(id: "id", type: .integer), nameColumn],
                                      total: totalUnknown ? nil : count, sections: sections,
                                      actions: [ActionSpec(id: "delete", confirm: true), ActionSpec(id: "touch")])
             return .response(id: id, result: d.json)
