@@ -276,6 +276,8 @@ final class CheckContext {
     /// The sortable columns as sort keys resolved against the table.
     func sortColumn(_ key: SortKey) -> SortColumn? {
         guard let table, let index = table.columns.firstIndex(where: { $0.id == key.column }) else { return nil }
-        return SortColumn(id: key.column, index: index, type: table.columns[index].type, descending: key.direction == .descending)
+        let column = table.columns[index]
+        return SortColumn(id: key.column, index: index, type: column.type, descending: key.direction == .descending,
+                          nulls: column.nulls, order: column.order)
     }
 }

@@ -54,9 +54,16 @@ public struct SortColumn: Sendable, Equatable {
     public var index: Int
     public var type: ColumnType
     public var descending: Bool
+    /// Where the column says its nulls go. `largest` holds the plugin to it; `smallest` (also
+    /// when the column says nothing) accepts nulls last ascending too, with a warning.
+    public var nulls: NullOrder
+    /// The column's order: `casefold` checks its text with letter case folded, `source` checks
+    /// no order at all (only the plugin knows it).
+    public var order: ColumnOrder
 
-    public init(id: String, index: Int, type: ColumnType, descending: Bool) {
+    public init(id: String, index: Int, type: ColumnType, descending: Bool, nulls: NullOrder = .smallest, order: ColumnOrder = .protocol) {
         self.id = id; self.index = index; self.type = type; self.descending = descending
+        self.nulls = nulls; self.order = order
     }
 
     var label: String { "\(id) \(descending ? "desc" : "asc")" }
@@ -81,12 +88,15 @@ public enum OrderVerdict: Sendable, Equatable {
 }
 
 /// Checks that rows come in the order a sort list asks for, comparing cells by column type:
-/// integer and decimal numerically; text by Unicode scalars (or an accepted folding, with a
-/// warning); bool false before true; enum by the position of the value in `values`; date
-/// chronologically when both parse as ISO 8601 (otherwise as text; for dates written the same
-/// way this is ISO text order); null before every value ascending. A cell whose JSON type does
-/// not fit its column (reported by the cell checks) constrains nothing. Rows equal in every
-/// key may come in any order.
+/// integer and decimal numerically and exactly (JSON numbers and number texts alike,
+/// ``ExactNumber``); text by Unicode scalars (or an accepted folding, with a warning; in a
+/// `casefold` column with letter case folded, ASCII or full); bool false before true; enum by
+/// the position of the value in `values`; date chronologically when both parse as ISO 8601
+/// (otherwise as text; for dates written the same way this is ISO text order); null before
+/// every value ascending, or after every value in a column that says `nulls: largest`. A column
+/// in its source's own order (`order: source`), and a cell whose JSON type does not fit its
+/// column (reported by the cell checks), constrain nothing. Rows equal in every key may come
+/// in any order.
 public enum OrderCheck {
     /// Whether `rows` (at table positions `positions`, increasing) are in the order of `keys`.
     public static func verify(_ rows: [Row], positions: [Int]? = nil, keys: [SortColumn]) -> OrderVerdict {
@@ -124,7 +134,7 @@ public enum OrderCheck {
         for key in keys {
             let x = key.index < a.cells.count ? a.cells[key.index] : .null
             let y = key.index < b.cells.count ? b.cells[key.index] : .null
-            var c = compare(x, y, type: key.type, rule: rule)
+            var c = compare(x, y, key: key, rule: rule)
             if key.descending { c = c.reversed }
             switch c {
             case .less, .tiedLess, .unknown: return nil
@@ -139,8 +149,10 @@ public enum OrderCheck {
         func cell(_ r: Row) -> String {
             key.index < r.cells.count ? JSONWriter.string(r.cells[key.index]) : "null"
         }
-        let text = "rows \(positions.0) and \(positions.1) are out of order for \(key.label): "
+        var text = "rows \(positions.0) and \(positions.1) are out of order for \(key.label): "
             + "\(clip(cell(a))) (id \(a.id)) comes before \(clip(cell(b))) (id \(b.id))"
+        if key.nulls == .largest, cell(a) == "null" || cell(b) == "null" { text += " (the column says \"nulls\": \"largest\")" }
+        if key.order == .casefold { text += " (the column says \"order\": \"casefold\")" }
         return OrderViolation(first: positions.0, second: positions.1, description: text)
     }
 
@@ -165,6 +177,19 @@ public enum OrderCheck {
         }
     }
 
+    /// Two cells of the column of `key` (its direction aside) under `rule`: the column's own
+    /// `nulls` and `order` override the rule's.
+    static func compare(_ a: JSONValue, _ b: JSONValue, key: SortColumn, rule: OrderRule) -> Comparison {
+        if key.order == .source { return .unknown }
+        var rule = rule
+        if key.nulls == .largest { rule.nullsFirst = false }
+        if key.order == .casefold, key.type == .text {
+            guard case .string(let x) = a, case .string(let y) = b else { return compare(a, b, type: key.type, rule: rule) }
+            return compareCasefold(x, y, rule.text)
+        }
+        return compare(a, b, type: key.type, rule: rule)
+    }
+
     static func compare(_ a: JSONValue, _ b: JSONValue, type: ColumnType, rule: OrderRule) -> Comparison {
         switch (a, b) {
         case (.null, .null): return .equal
@@ -176,7 +201,8 @@ public enum OrderCheck {
         switch type {
         case .integer, .decimal:
             if case .int(let x) = a, case .int(let y) = b { return order(x, y) }
-            return order(a.doubleValue!, b.doubleValue!)
+            let c = ExactNumber.compare(ExactNumber(cell: a, type: type)!, ExactNumber(cell: b, type: type)!)
+            return c < 0 ? .less : (c > 0 ? .greater : .equal)
         case .bool:
             return order(a.boolValue! ? 1 : 0, b.boolValue! ? 1 : 0)
         case .enumeration(let values):
@@ -201,6 +227,18 @@ public enum OrderCheck {
         let folded = unicodeOrder(fold(x, order), fold(y, order))
         if folded != .equal { return folded }
         return exact == .less ? .tiedLess : .tiedGreater
+    }
+
+    /// A `casefold` column's texts: with ASCII letters folded (the protocol's floor, SQLite's
+    /// `NOCASE`), or failing that with full Unicode case folding (the protocol says "ASCII at
+    /// least"); texts equal when folded may come in either order. Under a rule that folds more
+    /// (accents), that rule's folding.
+    static func compareCasefold(_ x: String, _ y: String, _ order: TextOrder) -> Comparison {
+        if order == .caseAndAccentInsensitive { return compareText(x, y, order) }
+        let ascii = compareText(x, y, .asciiCaseInsensitive)
+        guard ascii == .greater else { return ascii }
+        let full = compareText(x, y, .caseInsensitive)
+        return full == .greater ? .greater : full
     }
 
     /// Unicode scalar order, which is UTF-8 byte order.

@@ -43,7 +43,14 @@ extension Workspace {
         case .sortBy(let word, let direction):
             let id = try resolveColumn(word, in: t)
             let spec = t.description.columns.first { $0.id == id }!
-            guard spec.sortable else { throw CommandError("column \(id) is not sortable") }
+            guard spec.sortable else {
+                // The spool marks a column in its source's own order not sortable for a plugin it sorts for.
+                if spec.order == .source {
+                    throw CommandError("column \(id) is not sortable: it is in its source's own order (\"order\": \"source\"), "
+                                       + "which only the plugin can sort by, and plugin \(tab) does not sort by it")
+                }
+                throw CommandError("column \(id) is not sortable")
+            }
             try requireSort(tab)
             setSort(&t, SortOrder.choose(id, direction: direction, in: t.view.sort), tab, &effects)
             let output = saveTable(t, tab, &effects, sortOutput(t))

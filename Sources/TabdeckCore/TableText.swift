@@ -15,13 +15,21 @@ public enum CellText {
     }
 
     /// The text of a cell of `column`: numbers of a decimal column with its `decimals` (if it
-    /// gives them) digits after the point, everything else as ``of(_:)``.
+    /// gives them) digits after the point, everything else as ``of(_:)``. A number sent as text
+    /// in an integer or decimal column (PROTOCOL.md 10.3, *Exact numbers*) is shown as sent, its
+    /// digits padded or rounded on the text itself with `decimals` (``ExactNumber``); so is a
+    /// JSON integer (exactly, past a double's 53 bits).
     public static func of(_ cell: JSONValue, in column: ColumnSpec) -> String {
-        guard let decimals = column.decimals else { return of(cell) }
         switch cell {
-        case .double(let d): return fixed(d, decimals)
-        case .int(let i): return fixed(Double(i), decimals)
-        default: return of(cell)
+        case .string(let s):
+            guard let number = ExactNumber(s, type: column.type) else { return of(cell) }
+            return column.decimals.map { number.rounded(toDecimals: $0) } ?? number.text
+        case .double(let d):
+            return column.decimals.map { fixed(d, $0) } ?? of(cell)
+        case .int(let i):
+            return column.decimals.map { ExactNumber(i).rounded(toDecimals: $0) } ?? of(cell)
+        default:
+            return of(cell)
         }
     }
 

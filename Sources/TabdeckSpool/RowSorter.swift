@@ -26,7 +26,7 @@ struct RowSorter {
         r.skipHeader()
         for position in slots.indices {
             let cell = r.cell()
-            for j in slots[position] { out[j] = SortCell.key(cell, columns[j].keying, base: base) }
+            for j in slots[position] { out[j] = SortCell.key(cell, columns[j].keying, nullsLargest: columns[j].nullsLargest, base: base) }
         }
     }
 

@@ -4,6 +4,9 @@ public enum SpoolError: Error, Hashable, Sendable, CustomStringConvertible {
     case file(path: String, message: String)
     /// A sort key names a column the table does not have.
     case unknownColumn(String, table: String)
+    /// A sort key names a column in its source's own order (`order: source`), which only the
+    /// plugin can sort by.
+    case sourceOrder(String, table: String)
     /// The plugin's rows could not be read (a bad `rows/chunk` or `rows` result).
     case badRows(tab: String, table: String, reason: String)
 
@@ -11,6 +14,8 @@ public enum SpoolError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .file(let path, let message): "spool \(path): \(message)"
         case .unknownColumn(let column, let table): "no column \"\(column)\" in spooled table \(table)"
+        case .sourceOrder(let column, let table):
+            "column \"\(column)\" of spooled table \(table) is in its source's own order (\"order\": \"source\"), which only the plugin can sort by"
         case .badRows(let tab, let table, let reason): "plugin \(tab), table \(table): bad rows: \(reason)"
         }
     }

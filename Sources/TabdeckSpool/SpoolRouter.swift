@@ -160,7 +160,9 @@ public final class SpoolRouter: @unchecked Sendable {
                 return handshake(result, id: id, route: route, tab: tab)
             case .response(let id, let result) where route.describing.removeValue(forKey: id) != nil:
                 describe(result, route: route)
-                return false
+                guard let offered = Self.withoutSourceSorts(result) else { return false }
+                deliver(tab, .response(id: id, result: offered))
+                return true
             case .failure(let id?, _) where route.describing.removeValue(forKey: id) != nil:
                 return false
             default:
@@ -236,6 +238,25 @@ public final class SpoolRouter: @unchecked Sendable {
         let schema = SpoolSchema(tableName: "t\(nextTableNumber)", columns: description.columns)
         nextTableNumber += 1
         route.tables[description.table] = SpooledTable(handle: description.table, schema: schema, announcedTotal: description.total)
+    }
+
+    /// A table description (an `open` or `children` result) with every column in its
+    /// source's own order (`order: source`) marked not sortable: the spool sorts for this
+    /// plugin and cannot sort by such a column, so the core does not offer it (PROTOCOL.md
+    /// 10.2). Nil when no column changes.
+    static func withoutSourceSorts(_ result: JSONValue) -> JSONValue? {
+        guard case .object(var o) = result, case .array(var columns)? = o["columns"] else { return nil }
+        var changed = false
+        for i in columns.indices {
+            guard case .object(var column) = columns[i], column["order"] == .string(ColumnOrder.source.rawValue),
+                  column["sortable"] != .bool(false) else { continue }
+            column["sortable"] = .bool(false)
+            columns[i] = .object(column)
+            changed = true
+        }
+        guard changed else { return nil }
+        o["columns"] = .array(columns)
+        return .object(o)
     }
 
     // MARK: Filling
@@ -458,7 +479,7 @@ public final class SpoolRouter: @unchecked Sendable {
             if state.fill == .complete { result["total"] = .int(Int64(state.arrived)) }
             deliver(tab, .response(id: id, result: .object(result)))
         } catch {
-            let code = if case .unknownColumn = error { RPCError.invalidParams } else { RPCError.internalError }
+            let code = switch error { case .unknownColumn, .sourceOrder: RPCError.invalidParams; default: RPCError.internalError }
             deliver(tab, .failure(id: id, error: RPCError(code: code, message: error.description)))
         }
     }
@@ -481,7 +502,7 @@ public final class SpoolRouter: @unchecked Sendable {
                                       "rows": .array(rows), "total": .int(Int64(total!))]
             deliver(tab, .response(id: id, result: .object(result)))
         } catch {
-            let code = if case .unknownColumn = error { RPCError.invalidParams } else { RPCError.internalError }
+            let code = switch error { case .unknownColumn, .sourceOrder: RPCError.invalidParams; default: RPCError.internalError }
             deliver(tab, .failure(id: id, error: RPCError(code: code, message: error.description)))
         }
     }

@@ -39,6 +39,8 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         .init(plugin: python, mutant: "unstable-ties", check: "sort: ties across pages", message: "must come in the same order on every request"),
         .init(plugin: python, mutant: "unstable-ties", check: "sort: size asc", message: "though its id is unique in the natural order: rows with equal sort keys changed places between pages", rows: 1500),
         .init(plugin: python, mutant: "desc-ignored", check: "sort: size desc", message: "out of order for size desc"),
+        .init(plugin: python, mutant: "nulls-largest-sorted-smallest", check: "sort: size asc",
+              message: "out of order for size asc: null (id r18) comes before 0 (id r0) (the column says \"nulls\": \"largest\")"),
         .init(plugin: python, mutant: "multisort-last-key-wins", check: "sort: ok asc, name desc", message: "are out of order for ok asc"),
         .init(plugin: python, mutant: "refusal-as-result", check: "sort: non-sortable columns",
               message: "note is declared not sortable, and a sort by it was answered with a result that is not a rows answer"),

@@ -88,7 +88,7 @@ import TabdeckProtocol
         #expect(Validate.rowsResult(good, request: request, table: table, capabilities: PluginCapabilities(), into: &f, warnings: &warnings) != nil)
         #expect(f.failures.isEmpty && warnings.isEmpty, "\(f.failures) \(warnings)")
 
-        let bad = try JSONParser.parse(#"{"generation":6,"offset":0,"rows":[{"id":"a","cells":[1]},{"id":"a","cells":["1","y"]},{"cells":[[1],2]}]}"#)
+        let bad = try JSONParser.parse(#"{"generation":6,"offset":0,"rows":[{"id":"a","cells":[1]},{"id":"a","cells":["one","y"]},{"cells":[[1],2]}]}"#)
         _ = Validate.rowsResult(bad, request: request, table: table, capabilities: PluginCapabilities(), into: &f, warnings: &warnings)
         let all = f.failures.joined(separator: "\n")
         #expect(all.contains("generation is 6, it must echo the request's 7"))

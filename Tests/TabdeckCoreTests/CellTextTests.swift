@@ -27,6 +27,40 @@ import TabdeckProtocol
         #expect(ColumnSpec(id: "n", type: .integer, decimals: 2).decimals == nil)
     }
 
+    /// Numbers sent as text (PROTOCOL.md 10.3, *Exact numbers*): shown as sent, `decimals`
+    /// applied to the digits themselves.
+    @Test func exactNumbersAreShownAsSentAndRoundedOnTheirDigits() {
+        let plain = ColumnSpec(id: "x", type: .decimal), big = ColumnSpec(id: "n", type: .integer)
+        #expect(CellText.of(.string("1234444433332222.44434322"), in: plain) == "1234444433332222.44434322")
+        #expect(CellText.of(.string("123456789012345678901234567890"), in: big) == "123456789012345678901234567890")
+        #expect(CellText.of(.string("3.00"), in: plain) == "3.00")
+        #expect(CellText.of(.string("-0"), in: plain) == "-0")
+        #expect(CellText.of(.string("NaN"), in: money) == "NaN" && CellText.of(.string("-Infinity"), in: money) == "-Infinity")
+        // `decimals` on the text, half away from zero, never through a double.
+        #expect(CellText.of(.string("2.675"), in: money) == "2.68")
+        #expect(CellText.of(.string("0.005"), in: money) == "0.01")
+        #expect(CellText.of(.string("-0.005"), in: money) == "-0.01")
+        #expect(CellText.of(.string("999.995"), in: money) == "1000.00")
+        #expect(CellText.of(.string("959.5"), in: money) == "959.50")
+        #expect(CellText.of(.string("1234444433332222.44434322"), in: money) == "1234444433332222.44")
+        #expect(CellText.of(.string("123456789012.12345678"), in: ColumnSpec(id: "x", type: .decimal, decimals: 6)) == "123456789012.123457")
+        // A JSON integer too, exactly past a double's 53 bits.
+        #expect(CellText.of(.int(9_007_199_254_740_993), in: money) == "9007199254740993.00")
+        // A text that is not a number is text.
+        #expect(CellText.of(.string("12 apples"), in: money) == "12 apples")
+        #expect(CellText.of(.string("1.5"), in: big) == "1.5")
+    }
+
+    /// Exports and `copy`: a number text is written as sent (CSV and JSON), TSV as shown.
+    @Test func exactNumbersAreExportedAsSent() {
+        let columns = [ColumnSpec(id: "amount", type: .decimal, decimals: 2), ColumnSpec(id: "n", type: .integer)]
+        let cells: [JSONValue] = [.string("3.00"), .string("123456789012345678901234567890")]
+        #expect(TableFormat.csvRecord(cells, columns: columns) == "3.00,123456789012345678901234567890")
+        #expect(TableFormat.csvRecord([.string("959.5"), .null], columns: columns) == "959.5,")
+        #expect(TableFormat.jsonObject(cells, columns: columns) == #"{"amount":"3.00","n":"123456789012345678901234567890"}"#)
+        #expect(TableFormat.tsvLine([.string("2.675"), .string("-0")], columns: columns) == "2.68\t-0")
+    }
+
     @Test func theHintIsReadWrittenAndChecked() throws {
         let spec = try ColumnSpec(reader: JSONReader(["id": "b", "type": "decimal", "decimals": 2], path: "columns[0]"))
         #expect(spec.decimals == 2)

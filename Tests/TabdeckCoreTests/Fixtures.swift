@@ -56,6 +56,8 @@ struct FakePlugin {
     var estimate: Int?
     /// Whether the root table says `"rowIds": "unstable"` (a view paged by position).
     var unstableIDs = false
+    /// How `open` and `children` describe the name column.
+    var nameColumn = ColumnSpec(id: "name")
 
     var sections: [SectionSpec] {
         guard sectioned else { return [] }
@@ -113,7 +115,7 @@ struct FakePlugin {
             }
             let name = method == Method.open ? "root" : "child"
             let d = TableDescription(table: handlesPerProcess ? "\(name)@\(processes)" : name,
-                                     columns: [ColumnSpec(id: "id", type: .integer), ColumnSpec(id: "name")],
+                                     columns: [ColumnSpec(id: "id", type: .integer), nameColumn],
                                      total: estimate ?? (totalUnknown ? nil : count), sections: sections,
                                      actions: [ActionSpec(id: "delete", confirm: true), ActionSpec(id: "touch")],
                                      totalIsEstimate: estimate != nil, rowIDs: unstableIDs ? .unstable : .stable)

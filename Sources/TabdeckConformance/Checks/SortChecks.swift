@@ -2,6 +2,7 @@ import TabdeckProtocol
 
 /// `sort: …`: every sortable column in both directions, multi-key sorts, and non-sortable
 /// columns refused. Only for plugins that declare `sort` (others receive `sort: []` only).
+/// A column in its source's own order (`order: source`) is checked for consistency only.
 enum SortChecks {
     static func run(_ ctx: CheckContext) {
         guard ctx.skipReason(.rows) == nil else {
@@ -15,6 +16,10 @@ enum SortChecks {
         }
         let sortable = table.columns.filter(\.sortable)
         for column in sortable {
+            if column.order == .source {
+                sourceOrdered(ctx, column)
+                continue
+            }
             for direction in [SortDirection.ascending, .descending] {
                 sorted(ctx, [SortKey(column.id, direction)])
             }
@@ -60,6 +65,46 @@ enum SortChecks {
                 summary += "; \(PagingChecks.rows(read.rows.count))" + (f.failures.isEmpty ? ", the same ids as unsorted" : "")
             } else {
                 summary += "; \(PagingChecks.rows(read.rows.count)) in \(read.requests) requests (sample pages)"
+            }
+            return summary
+        }
+    }
+
+    /// `sort: ip (the source's order)`: an order only the plugin knows (`order: source`,
+    /// PROTOCOL.md 10.2) is checked for consistency: the pages join up (as every read checks),
+    /// the same rows come at the same positions when asked again, the same rows as unsorted,
+    /// and (a warning: two different cells may tie in the source's order) descending gives the
+    /// cells of ascending reversed.
+    static func sourceOrdered(_ ctx: CheckContext, _ column: ColumnSpec) {
+        ctx.check("sort: \(column.id) (the source's order)", needs: .rows, retryOnChange: true) { (f) throws(CheckAbort) in
+            var scratch = Findings()
+            let natural = try ctx.naturalOrder(into: &scratch)
+            f.failures += scratch.failures.map { "in the natural order: " + $0 }
+            let up = try ctx.read(sort: [SortKey(column.id, .ascending)], into: &f)
+            let again = try ctx.read(sort: [SortKey(column.id, .ascending)], into: &f)
+            if let i = zip(up.ids, again.ids).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+                f.fail("sort by \(column.id) asc, asked twice: position \(up.positions[i]) held row \(up.ids[i]), then row \(again.ids[i]); "
+                       + "the same sort must give the same rows on every request, ties included (PROTOCOL.md 11.3)")
+            } else if up.ids.count != again.ids.count {
+                f.fail("sort by \(column.id) asc, asked twice: \(up.ids.count) rows, then \(again.ids.count)")
+            }
+            let down = try ctx.read(sort: [SortKey(column.id, .descending)], into: &f)
+            var summary = "not checked against an order (the column is in its source's own order)"
+            if up.complete && down.complete && natural.complete {
+                compareIDs(up, natural, into: &f)
+                compareIDs(down, natural, into: &f)
+                guard let index = ctx.table?.columns.firstIndex(of: column) else { return summary }
+                func cells(_ read: TableRead) -> [JSONValue] { read.rows.map { index < $0.cells.count ? $0.cells[index] : .null } }
+                let reversed = Array(cells(up).reversed()), downCells = cells(down)
+                if let i = zip(reversed, downCells).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+                    f.warn("sort by \(column.id) desc is not sort by \(column.id) asc reversed: position \(i) holds "
+                           + "\(OrderCheck.clip(JSONWriter.string(downCells[i]))) descending but \(OrderCheck.clip(JSONWriter.string(reversed[i]))) "
+                           + "in the ascending order reversed (desc reverses the whole order, nulls included; PROTOCOL.md 11.3)")
+                }
+                summary += "; \(PagingChecks.rows(up.rows.count)) the same each time" + (f.failures.isEmpty ? ", the same ids as unsorted" : "")
+                    + (f.warnings.isEmpty ? ", descending the reverse of ascending" : "")
+            } else {
+                summary += "; sample pages the same each time"
             }
             return summary
         }
