@@ -8,7 +8,8 @@ import TabdeckSpool
 /// Invariants, for every chunk the spool accepts:
 /// - the rows come back in arrival order exactly as sent (ids as text, one cell per column:
 ///   missing cells null, extra ones dropped);
-/// - a sorted order (each column, both directions) holds every row once, and its first rows
+/// - a sorted order (each column, both directions; nulls smallest or largest, text folded or
+///   not) holds every row once, and its first rows
 ///   (a bounded heap) are the first rows of the whole order (a full sort, materialized).
 enum SpoolTarget {
     static let target = FuzzTarget(
@@ -22,7 +23,13 @@ enum SpoolTarget {
     static func check(_ input: [UInt8]) -> FuzzViolation? {
         var reader = FuzzReader(input)
         let count = 1 + Int(reader.byte() % 4)
-        let columns = (0..<count).map { ColumnSpec(id: "c\($0)", type: types[Int(reader.byte()) % types.count]) }
+        // Each column's type, and from the same byte's high bits its declared null order and
+        // whether its text folds case (PROTOCOL 10.2).
+        let columns = (0..<count).map { i -> ColumnSpec in
+            let b = Int(reader.byte())
+            return ColumnSpec(id: "c\(i)", type: types[(b & 0x0F) % types.count], nulls: b & 0x10 != 0 ? .largest : .smallest,
+                              order: b & 0x20 != 0 ? .casefold : .protocol)
+        }
         let line = reader.rest
         guard case .notification(StreamMessages.chunkMethod, let params)? = try? MessageCodec.decode(line),
               let rows = try? StreamMessages.chunk(params).rows else { return nil }
