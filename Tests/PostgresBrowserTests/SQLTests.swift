@@ -28,7 +28,7 @@ import TabdeckProtocol
                 == .enumeration(["pending", "paid", "cancelled"]))
         #expect(PGColumn(name: "t", sqlType: "timestamp with time zone", notNull: false).type == .date)
         #expect(!PGColumn(name: "j", sqlType: "json", notNull: false).sortable)
-        #expect(!PGColumn(name: "p", sqlType: "point", notNull: false, typeName: "point", category: "G").spec.sortable)
+        #expect(!PGColumn(name: "p", sqlType: "point", notNull: false, typeName: "point").spec.sortable)
     }
 
     @Test func orderByIsTheColumnThenTheKeyInTheLastKeysDirection() throws {

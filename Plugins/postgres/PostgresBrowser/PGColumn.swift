@@ -15,22 +15,20 @@ public struct PGColumn: Hashable, Sendable {
     public var sqlType: String
     public var notNull: Bool
     /// The base type's name (`int4`, `numeric`, `timestamptz`, `inet`; a domain's base type).
-    public var typeName: String
-    /// The base type's `typcategory` (`N` numeric, `S` string, `A` array, `R` range, `E` enum, ...).
-    public var category: String
+    public let typeName: String
     /// An enum's labels in their declared order.
-    public var enumLabels: [String]?
+    public let enumLabels: [String]?
     /// The column's collation when the protocol's byte order is not its order (nil: bytes).
     public var collation: String?
     /// An array's element type name (`_int4` → `int4`), for the types that cannot be sorted.
     public var elementTypeName: String?
 
-    public init(name: String, sqlType: String, notNull: Bool, typeName: String? = nil, category: String? = nil,
+    public init(name: String, sqlType: String, notNull: Bool, typeName: String? = nil,
                 enumLabels: [String]? = nil, collation: String? = nil, elementTypeName: String? = nil) {
         self.name = name; self.sqlType = sqlType; self.notNull = notNull
         self.typeName = typeName ?? Self.typeName(of: sqlType)
-        self.category = category ?? (enumLabels != nil ? "E" : "S")
         self.enumLabels = enumLabels; self.collation = collation; self.elementTypeName = elementTypeName
+        self.type = Self.type(typeName: self.typeName, enumLabels: enumLabels)
     }
 
     /// The base type name of a few `format_type` spellings (for columns made without the catalog).
@@ -54,8 +52,11 @@ public struct PGColumn: Hashable, Sendable {
     /// Types with no ordering operator: not sortable.
     static let unordered: Set<String> = ["json", "xml", "point", "line", "lseg", "box", "path", "polygon", "circle", "aclitem"]
 
-    /// The protocol type: integers, exact decimals, booleans, dates and timestamps, enums; the rest text.
-    public var type: ColumnType {
+    /// The protocol type: integers, exact decimals, booleans, dates and timestamps, enums; the
+    /// rest text. Made once: ``cell(_:)`` reads it for every cell of every page.
+    public let type: ColumnType
+
+    static func type(typeName: String, enumLabels: [String]?) -> ColumnType {
         if let enumLabels { return .enumeration(enumLabels) }
         switch typeName {
         case "int2", "int4", "int8": return .integer

@@ -62,7 +62,7 @@ enum PGRelation {
         let dbCollation = try connection.query("SELECT datcollate::text FROM pg_database WHERE datname = current_database()").first?[0] ?? "C"
         let rows = try connection.query("""
             SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), a.attnotnull::text,
-              bt.typname::text, bt.typcategory::text, et.typname::text,
+              bt.typname::text, et.typname::text,
               CASE WHEN a.attcollation = 0 THEN NULL WHEN co.collname = 'default' THEN $2 ELSE co.collname::text END,
               has_column_privilege(a.attrelid, a.attnum, 'SELECT')::text,
               CASE WHEN bt.typtype = 'e' THEN (SELECT json_agg(e.enumlabel ORDER BY e.enumsortorder) FROM pg_enum e WHERE e.enumtypid = bt.oid)::text END
@@ -76,10 +76,10 @@ enum PGRelation {
         var columns: [PGColumn] = [], hidden: [String] = []
         for row in rows {
             let name = row[0] ?? ""
-            guard row[7] == "true" else { hidden.append(name); continue }
+            guard row[6] == "true" else { hidden.append(name); continue }
             columns.append(PGColumn(name: name, sqlType: row[1] ?? "text", notNull: row[2] == "true", typeName: row[3] ?? "text",
-                                    category: row[4] ?? "S", enumLabels: row[8].flatMap(Self.labels), collation: Self.collation(row[6]),
-                                    elementTypeName: row[5]))
+                                    enumLabels: row[7].flatMap(Self.labels), collation: Self.collation(row[5]),
+                                    elementTypeName: row[4]))
         }
         guard !columns.isEmpty else {
             throw RPCError(code: RPCError.internalError, message: "PostgreSQL: permission denied: no column of \(schema).\(name) may be read")
