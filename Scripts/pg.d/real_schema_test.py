@@ -75,16 +75,19 @@ class Plugin(pg_bench.Plugin):
 
 
 class section:
-    """A part of the test: an exception in it (an error from the plugin, psql refusing a sort the
-    plugin allowed) is one failed check naming the part, and the next part still runs."""
+    """A part of the test with a plugin of its own (connected as `user`), closed at its end: an
+    exception in it (an error from the plugin, psql refusing a sort the plugin allowed) is one
+    failed check naming the part, and the next part still runs."""
 
-    def __init__(self, name):
-        self.name = name
+    def __init__(self, name, user=None):
+        self.name, self.user, self.plugin = name, user, None
 
     def __enter__(self):
-        return self
+        self.plugin = Plugin(user=self.user)
+        return self.plugin
 
     def __exit__(self, kind, error, trace):
+        self.plugin.close()
         if error is not None:
             check(f"{self.name}: ran to the end", False, f"{kind.__name__}: {str(error)[:300]}")
         return True
@@ -116,168 +119,136 @@ def order_sql(sort, key):
 
 
 # 1. Every value of every kind, as psql shows it; numbers exactly (issue 23 points 1 and 7).
-with section("every kind of value"):
-    p = Plugin()
-    try:
-        d = p.open("store.kinds")
-        names = [c["id"] for c in d["columns"]]
-        want = {r[0]: r for r in psql(f"SELECT {', '.join(names)} FROM store.kinds ORDER BY id")}
-        got = p.page(0, [], limit=100)["rows"]
-        bad = [(row["id"], names[i], cell, want[row["id"]][i]) for row in got for i, cell in enumerate(row["cells"])
-               if not same_value(cell, want[row["id"]][i])]
-        check("every kind of value shows as psql shows it (inet, cidr, interval, money, ranges, uuid, bytea, point, json, "
-              "timestamptz, numeric past a double, NaN, Infinity, -0)", not bad and len(got) == len(want), f"{bad[:4]}")
-        cells = {row["id"]: dict(zip(names, row["cells"])) for row in got}
-        check("numeric(30,8) past a double keeps its digits", cells["1"]["exact"] == "1234444433332222.44434322"
-              and cells["2"]["exact"] == "123456789012.12345678", f'{cells["1"]["exact"]!r}, {cells["2"]["exact"]!r}')
-        check("numeric keeps its scale (3.00, not 3) and its NaN and infinities",
-              cells["2"]["free"] == "3.00" and cells["3"]["free"] == "NaN" and cells["5"]["free"] == "-Infinity", f"{cells['2']['free']!r}")
-        check("inet shows as psql shows it (10.0.0.153, not 10.0.0.153/32)", cells["1"]["addr"] == "10.0.0.153", repr(cells["1"]["addr"]))
-        types = {c["id"]: c for c in d["columns"]}
-        check("exact and float columns are decimal, timestamptz and date are dates", types["exact"]["type"] == "decimal"
-              and types["ratio"]["type"] == "decimal" and types["at"]["type"] == "date" and types["day"]["type"] == "date")
-        check("columns the server cannot order (point, json) are not sortable; inet, interval, money, ranges sort by the server's order",
-              types["spot"].get("sortable") is False and types["doc"].get("sortable") is False
-              and all(types[c].get("order") == "source" for c in ["addr", "net", "span", "price", "period"]))
-        check("every column declares the server's null order (largest)", all(c.get("nulls") == "largest" for c in d["columns"]))
-        # Every sortable column in both directions: the same rows in the same order as psql's ORDER BY the column.
-        wrong = []
-        for c in d["columns"]:
-            if c.get("sortable") is False or c["id"] == "id":
-                continue
-            for direction in ["asc", "desc"]:
-                sort = [{"column": c["id"], "direction": direction}]
-                try:
-                    ids = [r["id"] for r in p.page(0, sort, limit=100)["rows"]]
-                    ref = [r[0] for r in psql(f"SELECT id FROM store.kinds ORDER BY {order_sql(sort, ['id'])}")]
-                except Exception as e:  # noqa: BLE001 (a sort the plugin offers that the server cannot do)
-                    ids, ref = None, str(e)[-120:]
-                if ids != ref:
-                    wrong.append((c["id"], direction, ids, ref))
-        check("every type sorts in the server's own order, both directions (numeric with NaN, inet, interval, money, "
-              "ranges, uuid, timestamptz)", not wrong, f"{wrong[:2]}")
-    finally:
-        p.close()
+with section("every kind of value") as p:
+    d = p.open("store.kinds")
+    names = [c["id"] for c in d["columns"]]
+    want = {r[0]: r for r in psql(f"SELECT {', '.join(names)} FROM store.kinds ORDER BY id")}
+    got = p.page(0, [], limit=100)["rows"]
+    bad = [(row["id"], names[i], cell, want[row["id"]][i]) for row in got for i, cell in enumerate(row["cells"])
+           if not same_value(cell, want[row["id"]][i])]
+    check("every kind of value shows as psql shows it (inet, cidr, interval, money, ranges, uuid, bytea, point, json, "
+          "timestamptz, numeric past a double, NaN, Infinity, -0)", not bad and len(got) == len(want), f"{bad[:4]}")
+    cells = {row["id"]: dict(zip(names, row["cells"])) for row in got}
+    check("numeric(30,8) past a double keeps its digits", cells["1"]["exact"] == "1234444433332222.44434322"
+          and cells["2"]["exact"] == "123456789012.12345678", f'{cells["1"]["exact"]!r}, {cells["2"]["exact"]!r}')
+    check("numeric keeps its scale (3.00, not 3) and its NaN and infinities",
+          cells["2"]["free"] == "3.00" and cells["3"]["free"] == "NaN" and cells["5"]["free"] == "-Infinity", f"{cells['2']['free']!r}")
+    check("inet shows as psql shows it (10.0.0.153, not 10.0.0.153/32)", cells["1"]["addr"] == "10.0.0.153", repr(cells["1"]["addr"]))
+    types = {c["id"]: c for c in d["columns"]}
+    check("exact and float columns are decimal, timestamptz and date are dates", types["exact"]["type"] == "decimal"
+          and types["ratio"]["type"] == "decimal" and types["at"]["type"] == "date" and types["day"]["type"] == "date")
+    check("columns the server cannot order (point, json) are not sortable; inet, interval, money, ranges sort by the server's order",
+          types["spot"].get("sortable") is False and types["doc"].get("sortable") is False
+          and all(types[c].get("order") == "source" for c in ["addr", "net", "span", "price", "period"]))
+    check("every column declares the server's null order (largest)", all(c.get("nulls") == "largest" for c in d["columns"]))
+    # Every sortable column in both directions: the same rows in the same order as psql's ORDER BY the column.
+    wrong = []
+    for c in d["columns"]:
+        if c.get("sortable") is False or c["id"] == "id":
+            continue
+        for direction in ["asc", "desc"]:
+            sort = [{"column": c["id"], "direction": direction}]
+            try:
+                ids = [r["id"] for r in p.page(0, sort, limit=100)["rows"]]
+                ref = [r[0] for r in psql(f"SELECT id FROM store.kinds ORDER BY {order_sql(sort, ['id'])}")]
+            except Exception as e:  # noqa: BLE001 (a sort the plugin offers that the server cannot do)
+                ids, ref = None, str(e)[-120:]
+            if ids != ref:
+                wrong.append((c["id"], direction, ids, ref))
+    check("every type sorts in the server's own order, both directions (numeric with NaN, inet, interval, money, "
+          "ranges, uuid, timestamptz)", not wrong, f"{wrong[:2]}")
 
 # 2. The orders table: an ENUM in its declared order, exact amounts with NULLs, timestamptz,
 # every order against psql's over the whole table, deep pages, an estimate (points 2 and 7).
-with section("the orders table"):
-    p = Plugin()
-    try:
-        d = p.open("store.orders")
-        types = {c["id"]: c for c in d["columns"]}
-        check("an ENUM is the protocol's enum with the declared values in order",
-              types["status"]["type"] == "enum" and types["status"]["values"] == ["pending", "paid", "shipped", "cancelled"])
-        check("the planner's estimate is marked as an estimate", d.get("totalIsEstimate") is True and d.get("total") == ROWS,
-              f"total {d.get('total')}, totalIsEstimate {d.get('totalIsEstimate')}")
-        first = p.page(0, [], limit=100)["rows"]
-        amounts = {r["id"]: r["cells"][2] for r in first}
-        notes = {r["id"]: r["cells"][6] for r in first}
-        check("a page holding a 5 MB value comes whole, the value cut with its size",
-              len(first) == 100 and len(notes["42"].encode()) <= 65536 and notes["42"].endswith(" bytes)"),
-              f"{len(first)} rows, note of 42: {len(notes.get('42', '').encode())} bytes")
-        check("amounts keep their scale (959.50)", amounts.get("11") == "959.50", repr(amounts.get("11")))
-        for sort in ([{"column": "status", "direction": "asc"}], [{"column": "status", "direction": "desc"}],
-                     [{"column": "amount", "direction": "asc"}], [{"column": "amount", "direction": "desc"}],
-                     [{"column": "created", "direction": "desc"}],
-                     [{"column": "status", "direction": "asc"}, {"column": "amount", "direction": "desc"}]):
-            ids = [r["id"] for r in p.all_rows(sort, ROWS)]
-            ref = [r[0] for r in psql(f"SELECT id FROM store.orders ORDER BY {order_sql(sort, ['id'])}")]
-            first = next((i for i, (a, b) in enumerate(zip(ids, ref)) if a != b), None)
-            check(f"every row sorted by {', '.join(k['column'] + ' ' + k['direction'] for k in sort)} in psql's order "
-                  f"({len(ref):,} rows, nulls and ties included)", ids == ref, f"{len(ids)} rows, first difference at {first}")
-        exact = p.wait_total()
-        counted = [n["params"] for n in p.notes if n.get("method") == "invalidate" and "total" in n.get("params", {})]
-        check("the exact count arrives as an invalidate that changes no rows (\"rows\": []: the host keeps its pages)",
-              exact == ROWS and counted and counted[-1].get("rows") == [], f"{counted[-1:]}")
-        sort = [{"column": "created", "direction": "asc"}]
-        for offset in [ROWS - 100, ROWS // 2, ROWS // 2 - 100]:
-            ids = [r["id"] for r in p.page(offset, sort, limit=100)["rows"]]
-            ref = [r[0] for r in psql(f"SELECT id FROM store.orders ORDER BY created, id LIMIT 100 OFFSET {offset}")]
-            check(f"a jump to row {offset:,} sorted by created equals psql's OFFSET page", ids == ref)
-    finally:
-        p.close()
+with section("the orders table") as p:
+    d = p.open("store.orders")
+    types = {c["id"]: c for c in d["columns"]}
+    check("an ENUM is the protocol's enum with the declared values in order",
+          types["status"]["type"] == "enum" and types["status"]["values"] == ["pending", "paid", "shipped", "cancelled"])
+    check("the planner's estimate is marked as an estimate", d.get("totalIsEstimate") is True and d.get("total") == ROWS,
+          f"total {d.get('total')}, totalIsEstimate {d.get('totalIsEstimate')}")
+    first = p.page(0, [], limit=100)["rows"]
+    amounts = {r["id"]: r["cells"][2] for r in first}
+    notes = {r["id"]: r["cells"][6] for r in first}
+    check("a page holding a 5 MB value comes whole, the value cut with its size",
+          len(first) == 100 and len(notes["42"].encode()) <= 65536 and notes["42"].endswith(" bytes)"),
+          f"{len(first)} rows, note of 42: {len(notes.get('42', '').encode())} bytes")
+    check("amounts keep their scale (959.50)", amounts.get("11") == "959.50", repr(amounts.get("11")))
+    for sort in ([{"column": "status", "direction": "asc"}], [{"column": "status", "direction": "desc"}],
+                 [{"column": "amount", "direction": "asc"}], [{"column": "amount", "direction": "desc"}],
+                 [{"column": "created", "direction": "desc"}],
+                 [{"column": "status", "direction": "asc"}, {"column": "amount", "direction": "desc"}]):
+        ids = [r["id"] for r in p.all_rows(sort, ROWS)]
+        ref = [r[0] for r in psql(f"SELECT id FROM store.orders ORDER BY {order_sql(sort, ['id'])}")]
+        first = next((i for i, (a, b) in enumerate(zip(ids, ref)) if a != b), None)
+        check(f"every row sorted by {', '.join(k['column'] + ' ' + k['direction'] for k in sort)} in psql's order "
+              f"({len(ref):,} rows, nulls and ties included)", ids == ref, f"{len(ids)} rows, first difference at {first}")
+    exact = p.wait_total()
+    counted = [n["params"] for n in p.notes if n.get("method") == "invalidate" and "total" in n.get("params", {})]
+    check("the exact count arrives as an invalidate that changes no rows (\"rows\": []: the host keeps its pages)",
+          exact == ROWS and counted and counted[-1].get("rows") == [], f"{counted[-1:]}")
+    sort = [{"column": "created", "direction": "asc"}]
+    for offset in [ROWS - 100, ROWS // 2, ROWS // 2 - 100]:
+        ids = [r["id"] for r in p.page(offset, sort, limit=100)["rows"]]
+        ref = [r[0] for r in psql(f"SELECT id FROM store.orders ORDER BY created, id LIMIT 100 OFFSET {offset}")]
+        check(f"a jump to row {offset:,} sorted by created equals psql's OFFSET page", ids == ref)
 
 # 3. A role in Europe/Oslo: instants in order across the end of summer time, shown in its zone.
-with section("a role in Europe/Oslo"):
-    p = Plugin(user="oslo")
-    try:
-        p.open("store.orders")
-        sort = [{"column": "created", "direction": "asc"}]
-        got = p.all_rows(sort, ROWS)
-        ref = psql("SELECT id, created FROM store.orders ORDER BY created, id", user="oslo")
-        check("timestamptz in the role's time zone (Europe/Oslo) as psql shows it, chronological across the DST change",
-              [(r["id"], r["cells"][3]) for r in got] == [(a, b) for a, b in ref],
-              f"{[(r['id'], r['cells'][3]) for r in got[:2]]} vs {ref[:2]}")
-        check("both 02:30 of the night the clocks go back are there, +02 first",
-              any(r["cells"][3].startswith("2025-10-26 02:") and r["cells"][3].endswith("+02") for r in got)
-              and any(r["cells"][3].startswith("2025-10-26 02:") and r["cells"][3].endswith("+01") for r in got))
-    finally:
-        p.close()
+with section("a role in Europe/Oslo", user="oslo") as p:
+    p.open("store.orders")
+    sort = [{"column": "created", "direction": "asc"}]
+    got = p.all_rows(sort, ROWS)
+    ref = psql("SELECT id, created FROM store.orders ORDER BY created, id", user="oslo")
+    check("timestamptz in the role's time zone (Europe/Oslo) as psql shows it, chronological across the DST change",
+          [(r["id"], r["cells"][3]) for r in got] == [(a, b) for a, b in ref],
+          f"{[(r['id'], r['cells'][3]) for r in got[:2]]} vs {ref[:2]}")
+    check("both 02:30 of the night the clocks go back are there, +02 first",
+          any(r["cells"][3].startswith("2025-10-26 02:") and r["cells"][3].endswith("+02") for r in got)
+          and any(r["cells"][3].startswith("2025-10-26 02:") and r["cells"][3].endswith("+01") for r in got))
 
 # 4. A partitioned table without a primary key: every row exactly once under every sort (point 4).
-with section("a partitioned table"):
-    p = Plugin()
-    try:
-        d = p.open("store.events")
-        total = int(psql("SELECT count(*) FROM store.events")[0][0])
-        want = sorted(tuple(r) for r in psql("SELECT at, kind, n FROM store.events"))
-        for sort in ([], [{"column": "kind", "direction": "asc"}], [{"column": "n", "direction": "desc"}],
-                     [{"column": "at", "direction": "asc"}, {"column": "kind", "direction": "desc"}]):
-            rows = p.all_rows(sort, total)
-            ids = [r["id"] for r in rows]
-            cells = sorted(tuple(text_of(c) for c in r["cells"]) for r in rows)
-            check(f"partitioned, no primary key, sorted by {sort or 'nothing'}: {total:,} rows, each exactly once",
-                  len(ids) == total and len(set(ids)) == total and cells == want,
-                  f"{len(ids)} rows, {len(set(ids))} distinct ids")
-    finally:
-        p.close()
+with section("a partitioned table") as p:
+    d = p.open("store.events")
+    total = int(psql("SELECT count(*) FROM store.events")[0][0])
+    want = sorted(tuple(r) for r in psql("SELECT at, kind, n FROM store.events"))
+    for sort in ([], [{"column": "kind", "direction": "asc"}], [{"column": "n", "direction": "desc"}],
+                 [{"column": "at", "direction": "asc"}, {"column": "kind", "direction": "desc"}]):
+        rows = p.all_rows(sort, total)
+        ids = [r["id"] for r in rows]
+        cells = sorted(tuple(text_of(c) for c in r["cells"]) for r in rows)
+        check(f"partitioned, no primary key, sorted by {sort or 'nothing'}: {total:,} rows, each exactly once",
+              len(ids) == total and len(set(ids)) == total and cells == want,
+              f"{len(ids)} rows, {len(set(ids))} distinct ids")
 
 # 5. Views: without a key the ids are positions, declared unstable; with a declared key, stable.
-with section("views"):
-    p = Plugin()
-    try:
-        d = p.open("store.recent")
-        check("a view without a key declares its row ids unstable", d.get("rowIds") == "unstable", f"{d.get('rowIds')}")
-    finally:
-        p.close()
-with section("views"):
-    p = Plugin()
-    try:
-        d = p.open("store.recent", key=["id"])
-        ids = [r["id"] for r in p.page(0, [{"column": "amount", "direction": "desc"}], limit=600)["rows"]]
-        ref = [r[0] for r in psql("SELECT id FROM store.recent ORDER BY amount DESC, id DESC")]
-        check("a view with a key in the args: stable ids (its key), in psql's order", d.get("rowIds", "stable") == "stable" and ids == ref)
-    finally:
-        p.close()
+with section("views") as p:
+    d = p.open("store.recent")
+    check("a view without a key declares its row ids unstable", d.get("rowIds") == "unstable", f"{d.get('rowIds')}")
+with section("views") as p:
+    d = p.open("store.recent", key=["id"])
+    ids = [r["id"] for r in p.page(0, [{"column": "amount", "direction": "desc"}], limit=600)["rows"]]
+    ref = [r[0] for r in psql("SELECT id FROM store.recent ORDER BY amount DESC, id DESC")]
+    check("a view with a key in the args: stable ids (its key), in psql's order", d.get("rowIds", "stable") == "stable" and ids == ref)
 
 # 6. A role with column grants: the table opens with the columns it may read, and says so.
-with section("column grants"):
-    p = Plugin(user="clerk")
-    try:
-        d = p.open("store.orders")
-        rows = p.page(0, [{"column": "created", "direction": "desc"}], limit=5)["rows"]
-        said = [n for n in p.notes if n.get("method") == "status" and "left out" in n["params"].get("text", "")]
-        check("columns without a grant are left out (the others open, sorted), with a note",
-              [c["id"] for c in d["columns"]] == ["id", "status", "created"] and len(rows) == 5 and said,
-              f"{[c['id'] for c in d['columns']]}, {len(rows)} rows, notes {said}")
-    finally:
-        p.close()
+with section("column grants", user="clerk") as p:
+    d = p.open("store.orders")
+    rows = p.page(0, [{"column": "created", "direction": "desc"}], limit=5)["rows"]
+    said = [n for n in p.notes if n.get("method") == "status" and "left out" in n["params"].get("text", "")]
+    check("columns without a grant are left out (the others open, sorted), with a note",
+          [c["id"] for c in d["columns"]] == ["id", "status", "created"] and len(rows) == 5 and said,
+          f"{[c['id'] for c in d['columns']]}, {len(rows)} rows, notes {said}")
 
 # 7. A query that runs long: the plugin says it still works (point 3).
-with section("a long query"):
-    p = Plugin()
-    try:
-        p.open("store.slow")
-        p.notes.clear()
-        rows = p.page(0, [], limit=10)["rows"]
-        # The background count of the view reports its own progress ("counting rows of ..."): only
-        # the page's query's heartbeats count here.
-        beats = [n for n in p.notes if n.get("method") == "progress" and not n["params"].get("message", "").startswith("counting")]
-        check("a 5-second query sends progress while it runs (the host's 10 s silence timer never fires)",
-              len(rows) == 1 and len(beats) >= 2, f"{len(beats)} progress notifications")
-    finally:
-        p.close()
+with section("a long query") as p:
+    p.open("store.slow")
+    p.notes.clear()
+    rows = p.page(0, [], limit=10)["rows"]
+    # The background count of the view reports its own progress ("counting rows of ..."): only
+    # the page's query's heartbeats count here.
+    beats = [n for n in p.notes if n.get("method") == "progress" and not n["params"].get("message", "").startswith("counting")]
+    check("a 5-second query sends progress while it runs (the host's 10 s silence timer never fires)",
+          len(rows) == 1 and len(beats) >= 2, f"{len(beats)} progress notifications")
 
 print(f"real schema: {passed} passed, {len(failed)} failed")
 sys.exit(1 if failed else 0)
