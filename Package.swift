@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "tabdeck-csv", targets: ["tabdeck-csv"]),
         .executable(name: "tabdeck-sqlite", targets: ["tabdeck-sqlite"]),
         .executable(name: "tabdeck-postgres", targets: ["tabdeck-postgres"]),
+        .executable(name: "tabdeck-pipe", targets: ["tabdeck-pipe"]),
         .executable(name: "tabdeck-bench", targets: ["TabdeckBench"]),
         .library(name: "TabdeckPluginKit", targets: ["TabdeckPluginKit"]),
     ],
@@ -63,9 +64,11 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
         ], path: "Plugins/postgres/PostgresBrowser"),
         .executableTarget(name: "tabdeck-postgres", dependencies: ["PostgresBrowser", "TabdeckPluginKit"], path: "Plugins/postgres/Main"),
+        .target(name: "PipeTable", dependencies: ["TabdeckProtocol"], path: "Plugins/pipe/PipeTable"),
+        .executableTarget(name: "tabdeck-pipe", dependencies: ["PipeTable", "TabdeckPluginKit", "TabdeckProtocol"], path: "Plugins/pipe/Main"),
         .executableTarget(name: "tabdeck-kit-example", dependencies: ["TabdeckPluginKit", "TabdeckProtocol"], path: "Plugins/kit-example"),
         .target(name: "TabdeckFuzzTargets", dependencies: [
-            "TabdeckProtocol", "TabdeckCore", "TabdeckTerminal", "TabdeckStore", "TabdeckSpool", "CSVTable",
+            "TabdeckProtocol", "TabdeckCore", "TabdeckTerminal", "TabdeckStore", "TabdeckSpool", "CSVTable", "PipeTable",
         ]),
         .executableTarget(name: "tabdeck-fuzz", dependencies: ["TabdeckFuzzTargets"]),
         .executableTarget(name: "TabdeckBench", dependencies: [
@@ -81,6 +84,7 @@ let package = Package(
         .testTarget(name: "TabdeckTerminalTests", dependencies: ["TabdeckTerminal"]),
         .testTarget(name: "TabdeckAppTests", dependencies: ["TabdeckApp", "TabdeckTime"]),
         .testTarget(name: "TabdeckPluginKitTests", dependencies: ["TabdeckPluginKit"]),
+        .testTarget(name: "PipeTableTests", dependencies: ["PipeTable", "TabdeckProtocol"]),
         .testTarget(name: "CSVTableTests", dependencies: ["CSVTable", "SeededRandom"]),
         .testTarget(name: "SQLiteBrowserTests", dependencies: ["SQLiteBrowser", "SeededRandom"]),
         .testTarget(name: "PostgresBrowserTests", dependencies: ["PostgresBrowser", "TabdeckPluginKit"]),

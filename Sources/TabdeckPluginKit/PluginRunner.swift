@@ -191,7 +191,10 @@ public final class PluginRunner: @unchecked Sendable {
                     result = .failure(Self.cancelled)
                 } else {
                     result = Self.run { () throws -> ReplyBody in
-                        try Self.call(source, method: method, params: params, cancel: flag)
+                        try Self.call(source, method: method, params: params, cancel: flag) { [writer] rows in
+                            writer.send(.notification(method: "rows/chunk", params: [
+                                "id": id.json, "rows": .array(rows.map(\.json))]))
+                        }
                     }
                 }
                 state.lock()
@@ -270,7 +273,7 @@ public final class PluginRunner: @unchecked Sendable {
     }
 
     static func call(_ source: any TableDataSource, method: String, params: JSONValue,
-                     cancel: CancellationFlag) throws -> ReplyBody {
+                     cancel: CancellationFlag, chunk: ([Row]) -> Void = { _ in }) throws -> ReplyBody {
         switch method {
         case Method.open:
             if params == .null { return .value(try source.open(args: [:]).json) }
@@ -284,6 +287,7 @@ public final class PluginRunner: @unchecked Sendable {
             let request = try RowsRequest(params, path: "params")
             if request.offset < 0 { throw JSONFieldError(path: "params.offset", reason: "must not be negative") }
             if request.limit < 0 { throw JSONFieldError(path: "params.limit", reason: "must not be negative") }
+            if params["stream"] == .bool(true) { return .rows(try source.stream(request, send: chunk, cancel: cancel)) }
             return .rows(try source.rows(request, cancel: cancel))
         case Method.locate:
             return .value(try source.locate(try LocateRequest(params, path: "params"), cancel: cancel).json)

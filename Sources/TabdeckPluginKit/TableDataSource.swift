@@ -62,6 +62,12 @@ public protocol TableDataSource: Sendable {
     /// only when ``capabilities`` declares `locate`). Default: not supported.
     func locate(_ request: LocateRequest, cancel: CancellationFlag) throws -> LocateResult
 
+    /// The whole table as a stream (a plugin with `paging: false`; PROTOCOL.md 11.3.1): hand the
+    /// rows to `send` in order, a chunk at a time (each becomes one `rows/chunk`), and return the
+    /// result with the last rows (may be none) and `total`, the number of rows sent in all.
+    /// Check `cancel` while waiting. Default: not supported.
+    func stream(_ request: RowsRequest, send: ([Row]) -> Void, cancel: CancellationFlag) throws -> RowsResult
+
     /// The host no longer needs a table. Default: nothing.
     func close(table: String)
 
@@ -89,6 +95,10 @@ extension TableDataSource {
 
     public func locate(_ request: LocateRequest, cancel: CancellationFlag) throws -> LocateResult {
         throw RPCError(code: RPCError.methodNotFound, message: "method not found: locate")
+    }
+
+    public func stream(_ request: RowsRequest, send: ([Row]) -> Void, cancel: CancellationFlag) throws -> RowsResult {
+        throw RPCError.unsupported("this table is not streamed")
     }
 
     public func close(table: String) {}

@@ -12,12 +12,16 @@ public struct PluginSpec: Sendable, Equatable {
     /// Where stderr goes: appended, one timestamped line per stderr line. Parent folders are
     /// created. Empty means stderr is only delivered as events.
     public var logFile: String
+    /// A descriptor of the host's that the plugin gets as its descriptor 3 (the data of a pipe,
+    /// `cmd | tabdeck`); nil: the plugin gets only stdin, stdout and stderr.
+    public var dataDescriptor: Int32?
 
     /// Creates a spec.
     public init(
         tab: String, command: [String], environment: [String: String] = [:],
-        workingDirectory: String = "", logFile: String = ""
+        workingDirectory: String = "", logFile: String = "", dataDescriptor: Int32? = nil
     ) {
+        self.dataDescriptor = dataDescriptor
         self.tab = tab
         self.command = command
         self.environment = environment

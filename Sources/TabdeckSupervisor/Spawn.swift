@@ -75,8 +75,10 @@ func spawnPlugin(_ spec: PluginSpec) throws(SupervisorError) -> SpawnedChild {
     posix_spawn_file_actions_adddup2(&actions, pipes.stdin[0], 0)
     posix_spawn_file_actions_adddup2(&actions, pipes.stdout[1], 1)
     posix_spawn_file_actions_adddup2(&actions, pipes.stderr[1], 2)
+    // A pipe's data, when the spec hands one over, is the plugin's descriptor 3.
+    if let data = spec.dataDescriptor { posix_spawn_file_actions_adddup2(&actions, data, 3) }
     // Descriptors the host opened without close-on-exec do not leak into the plugin.
-    _ = GNUExtensions.addCloseFrom?(&actions, 3)
+    _ = GNUExtensions.addCloseFrom?(&actions, spec.dataDescriptor == nil ? 3 : 4)
     if !spec.workingDirectory.isEmpty {
         guard let addChdir = GNUExtensions.addChdir else {
             closeParentEnds()
