@@ -26,6 +26,9 @@ public final class Runtime {
     /// Each tab's plugin endpoint, made on first use: every message to and from a tab's
     /// plugin goes through it, and nothing else.
     var endpoints: [String: any PluginEndpoint] = [:]
+    /// Descriptors handed to a tab's plugin as its descriptor 3: the data of a pipe
+    /// (``StandardInputData``), by tab id.
+    public var dataDescriptors: [String: Int32] = [:]
     /// Makes a tab's endpoint: its plugin process behind the spool (``SpooledEndpoint``,
     /// which passes everything through unless the plugin cannot sort or page). Tests put a
     /// fake plugin in its place.
@@ -285,7 +288,8 @@ public final class Runtime {
             if env["TABDECK_CACHE_DIR"] == nil { env["TABDECK_CACHE_DIR"] = Locations.cacheDirectory(stateDirectory: stateDirectory) }
             let launch = launchCommand(config, environment: env)
             let spec = PluginSpec(tab: tab, command: launch.argv, environment: launch.environment,
-                                  workingDirectory: workspace.config.directory, logFile: logFile(tab: tab))
+                                  workingDirectory: workspace.config.directory, logFile: logFile(tab: tab),
+                                  dataDescriptor: dataDescriptors[tab])
             do { try endpoint(tab).start(spec) } catch {
                 // The core says which tab; drop the supervisor's own "tab 'x': " prefix.
                 let prefix = "tab '\(tab)': "

@@ -19,6 +19,9 @@ public enum PageRoute: Hashable, Sendable {
     case forward
     /// Answer it from the spool now.
     case answer
+    /// Answer it from the rows received so far (a sorted or filtered view of a stream that
+    /// is still running).
+    case answerSoFar
     /// Keep it until more rows have arrived (or all of them).
     case wait
     /// Answer it with this error.
@@ -29,10 +32,12 @@ public enum PageRoute: Hashable, Sendable {
     /// - a complete spool answers everything;
     /// - while rows arrive, a natural-order page whose rows have all arrived is answered at once
     ///   (rows are usable before the stream ends), and one reaching past them waits;
-    /// - a sorted page waits until every row has arrived: an order over part of the table would
-    ///   show rows that are not the real top, and `export` or `select all` of it would be wrong;
-    /// - so does a filtered page (the spool filters: which rows pass, and how many, is only
-    ///   known over the whole table).
+    /// - a sorted or filtered page of the first screens (ending before row ``partialRows``) is
+    ///   answered from the rows received so far (a stream may never end: `tail -f x | tabdeck`);
+    ///   the spool refreshes it as more arrive;
+    /// - a deeper sorted or filtered page waits until every row has arrived. Scans (`export`,
+    ///   `select all`) ask 1,000 rows a page (`Workspace.scanPageSize`), so they always see the
+    ///   whole table, never a part of it in an order that is not yet the real one.
     public static func decide(_ request: RowsRequest, pluginPages: Bool, fill: SpoolFill, arrived: Int) -> PageRoute {
         let natural = request.sort.isEmpty && request.filter == nil
         if pluginPages && natural { return .forward }
@@ -41,9 +46,15 @@ public enum PageRoute: Hashable, Sendable {
         case .failed(let message): return .fail(message)
         case .idle, .filling:
             if natural && request.offset + request.limit <= arrived { return .answer }
+            if !natural && !pluginPages && fill == .filling && arrived > 0 && request.offset + request.limit < partialRows {
+                return .answerSoFar
+            }
             return .wait
         }
     }
+
+    /// Where the first screens of a sorted or filtered view of a stream end (rows).
+    public static let partialRows = 1000
 }
 
 /// When materializing a sort order pays: a page past the first screens of a big table

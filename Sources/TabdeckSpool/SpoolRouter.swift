@@ -120,6 +120,8 @@ public final class SpoolRouter: @unchecked Sendable {
             return false
         case .answer:
             answerLater(id: id, request: request, tab: tab)
+        case .answerSoFar:
+            answerSoFar(id: id, request: request, table: table, tab: tab)
         case .fail(let message):
             deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: message)))
         case .wait:
@@ -357,12 +359,17 @@ public final class SpoolRouter: @unchecked Sendable {
         // While the core waits for these rows its requests live on progress (the core's ledger
         // times out a request that hears nothing): every arrival counts then.
         if table.arrived - table.reported >= Self.progressStep || !table.waiting.isEmpty { reportProgress(table, tab: tab) }
+        refreshSoFar(table, tab: tab)
         answerWaiting(table, route: route, tab: tab)
     }
 
     private func complete(_ table: SpooledTable, route: TabRoute, tab: String) {
         do { try route.file?.commit() } catch { fail(table, "\(error)", route: route, tab: tab); return }
         table.fill = .complete
+        if table.viewedSoFar != nil {
+            table.viewedSoFar = nil
+            deliver(tab, .notification(method: Method.status, params: ["text": ""]))
+        }
         // The total before the final progress (see CSVSource.report).
         deliver(tab, .notification(method: Method.invalidate, params: [
             "table": .string(table.handle), "total": .int(Int64(table.arrived))]))
@@ -394,11 +401,36 @@ public final class SpoolRouter: @unchecked Sendable {
         for (id, request) in table.waiting {
             switch PageRoute.decide(request, pluginPages: false, fill: table.fill, arrived: table.arrived) {
             case .answer: answerLater(id: id, request: request, tab: tab)
+            case .answerSoFar: answerSoFar(id: id, request: request, table: table, tab: tab)
             case .fail(let message): deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: message)))
             case .wait, .forward: still.append((id, request))
             }
         }
         table.waiting = still
+    }
+
+    /// Answers a sorted or filtered page from the rows received so far, and says so in the
+    /// tab's status; the view is refreshed as more rows arrive (``refreshSoFar``).
+    private func answerSoFar(id: RequestID, request: RowsRequest, table: SpooledTable, tab: String) {
+        if table.viewedSoFar == nil {
+            table.viewedSoFar = table.arrived
+            reportSoFar(table, tab: tab)
+        }
+        answerLater(id: id, request: request, tab: tab)
+    }
+
+    private func reportSoFar(_ table: SpooledTable, tab: String) {
+        deliver(tab, .notification(method: Method.status, params: [
+            "text": .string("sorted and filtered: the \(table.arrived) rows received so far")]))
+    }
+
+    /// While a sorted or filtered view shows part of a stream, more rows refresh it: after
+    /// every arrival while the table is small, then each time it has grown by a tenth.
+    private func refreshSoFar(_ table: SpooledTable, tab: String) {
+        guard let shown = table.viewedSoFar, table.arrived < 10_000 || table.arrived >= shown + shown / 10 else { return }
+        table.viewedSoFar = table.arrived
+        reportSoFar(table, tab: tab)
+        deliver(tab, .notification(method: Method.invalidate, params: ["table": .string(table.handle)]))
     }
 
     /// Answers a core `rows` request from the spool, on the writer queue: after the rows
@@ -495,7 +527,8 @@ public final class SpoolRouter: @unchecked Sendable {
             var total = lock.withLock { table.filteredCounts[filter] }
             if total == nil {
                 let counted = try file.count(table.schema, filter: filter)
-                lock.withLock { table.filteredCounts[filter] = counted }
+                // While rows arrive the count is of the rows so far, and not kept.
+                lock.withLock { if table.fill == .complete { table.filteredCounts[filter] = counted } }
                 total = counted
             }
             let result: JSONObject = ["generation": .int(Int64(request.generation)), "offset": .int(Int64(request.offset)),
@@ -520,6 +553,7 @@ public final class SpoolRouter: @unchecked Sendable {
             table.head = nil
             table.filteredCounts = [:]
             table.fill = .idle
+            table.viewedSoFar = nil
             table.arrived = 0
             if !table.waiting.isEmpty { startFilling(table, route: route, tab: tab) }
         }

@@ -24,6 +24,9 @@ final class SpooledTable {
     var filteredCounts: [String: Int] = [:]
     /// The first rows of the last sorted order asked for (``SpoolRouter/headRows``).
     var head: (sort: [SortKey], rows: [JSONValue])?
+    /// While a sorted or filtered view shows the rows received so far: how many it showed at
+    /// its last refresh. Nil when no such view was answered (or the stream ended).
+    var viewedSoFar: Int?
     /// `arrived` when progress was last reported.
     var reported = 0
 

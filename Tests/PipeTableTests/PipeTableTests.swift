@@ -59,8 +59,23 @@ func read(_ text: String, piece: Int = 7) -> (columns: [ColumnSpec], rows: [Row]
         #expect(rows.map(\.id) == ["1", "2", "3", "4"])
     }
 
+    /// Real `ps aux` lets a value wider than its column push the rest of the line right.
+    @Test func psAuxWithAnOverflowingValueSplitsByWords() {
+        let (columns, rows, _) = read("""
+            USER       PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND
+            root         2  0.0  0.0      0     0 ?        S    14:52   0:00 [kthreadd]
+            root     28592 22.3  1.2 506884 315244 ?       R    17:55   0:20 /opt/swift/usr/bin/swift-frontend -c x.swift
+            """)
+        #expect(columns.map(\.id) == ["USER", "PID", "%CPU", "%MEM", "VSZ", "RSS", "TTY", "STAT", "START", "TIME", "COMMAND"])
+        #expect(rows[1].cells[5] == .int(315244))
+        #expect(rows[1].cells[6] == .string("?"))
+        #expect(rows[1].cells[10] == .string("/opt/swift/usr/bin/swift-frontend -c x.swift"))
+    }
+
     @Test func aWiderValueAfterTheSampleMovesTheCutBackToWhereItBegins() {
-        let columns = AlignedColumns(header: "NAME    SIZE NOTE", sample: ["a          1 x", "b         22 y"])
+        // Positions (an empty cell in the sample), and a later value wider than the sample's.
+        let columns = AlignedColumns(header: "NAME    SIZE NOTE", sample: ["a          1 x", "b         22", "c"])
+        #expect(columns.starts == [0, 8, 13])
         #expect(columns.split("c     123456 z") == ["c", "123456", "z"])
     }
 

@@ -26,6 +26,12 @@ final class Wire: @unchecked Sendable {
     var notifications: [String] {
         delivered.compactMap { if case .notification(let m, _) = $0 { m } else { nil } }
     }
+    /// The texts of the `status` notifications delivered, in order.
+    var statusTexts: [String] {
+        delivered.compactMap {
+            if case .notification("status", .object(let o)) = $0, case .string(let t)? = o["text"] { t } else { nil }
+        }
+    }
 }
 
 /// Hands a plugin message to the router and waits until its rows are stored.
@@ -112,23 +118,36 @@ func feed(_ r: SpoolRouter, _ message: Message) -> Bool {
         #expect(!r.isSpooled(tab: "s"))
     }
 
-    @Test func aStreamAnswersNaturalPagesAsRowsArriveAndSortedOnesAtTheEnd() throws {
+    @Test func aStreamAnswersPagesAsRowsArriveAndSortsTheRowsSoFar() throws {
         let r = opened(paging: false)
         wire.clear()
         #expect(r.outgoing(rowsRequest(3, offset: 0, limit: 2), tab: "s"))
         #expect(r.outgoing(rowsRequest(4, offset: 0, limit: 2, sort: [SortKey("n", .descending)]), tab: "s"))
+        #expect(r.outgoing(rowsRequest(6, offset: 0, limit: 1000, sort: [SortKey("n", .descending)]), tab: "s"))
         // One stream request with an id of the spool's own.
         guard case .request(let sid, "rows", let params)? = wire.sent.first else { Issue.record("no stream request"); return }
         #expect(wire.sent.count == 1)
         #expect(SpoolIDs.isSpool(sid))
         #expect(params == StreamMessages.streamParams(table: "root"))
         #expect(feed(r, .notification(method: "rows/chunk", params: ["id": sid.json, "rows": rows(0..<3)])))
+        r.drain()
         #expect(wire.rowIDs(3) == ["r0", "r1"])              // usable before the stream ends
-        #expect(wire.answer(4) == nil)                        // a sorted page waits for every row
+        #expect(wire.rowIDs(4) == ["r2", "r1"])              // sorted: the rows so far (n: 0 1 2)
+        if case .object(let o)? = wire.answer(4) { #expect(o["total"] == nil) }
+        #expect(wire.answer(6) == nil)                        // a scan's page waits for every row
+        #expect(wire.statusTexts.last == "sorted and filtered: the 3 rows received so far")
         if case .object(let o)? = wire.answer(3) { #expect(o["total"] == nil && o["generation"] == 4) }
-        #expect(feed(r, .response(id: sid, result: ["generation": 1, "offset": 0, "rows": rows(3..<5), "total": 5])))
-        #expect(wire.rowIDs(4) == ["r2", "r1"])              // n: 0 1 2 0 1 → desc, ties by arrival
+        // More rows refresh the view (an invalidate of the whole table, no count).
+        let before = wire.notifications.filter { $0 == "invalidate" }.count
+        #expect(feed(r, .notification(method: "rows/chunk", params: ["id": sid.json, "rows": rows(3..<4)])))
+        r.drain()
+        #expect(wire.notifications.filter { $0 == "invalidate" }.count == before + 1)
+        #expect(wire.statusTexts.last == "sorted and filtered: the 4 rows received so far")
+        #expect(feed(r, .response(id: sid, result: ["generation": 1, "offset": 0, "rows": rows(4..<5), "total": 5])))
+        r.drain()
+        #expect(wire.rowIDs(6) == ["r2", "r1", "r4", "r0", "r3"])  // n: 0 1 2 0 1 → desc, ties by arrival
         #expect(wire.notifications.contains("progress") && wire.notifications.contains("invalidate"))
+        #expect(wire.statusTexts.last == "")                       // the "so far" note is gone
         // Now complete: any page at once, with the total.
         wire.clear()
         #expect(r.outgoing(rowsRequest(5, offset: 3, limit: 10, sort: [SortKey("name", .descending)]), tab: "s"))
@@ -178,7 +197,8 @@ func feed(_ r: SpoolRouter, _ message: Message) -> Bool {
     @Test func aChunkOfBadRowsFailsTheStreamNamingTheField() throws {
         let r = opened(paging: false)
         wire.clear()
-        #expect(r.outgoing(rowsRequest(3, offset: 0, limit: 2, sort: [SortKey("n")]), tab: "s"))
+        // A page that waits for the whole table (a scan's: 1,000 rows).
+        #expect(r.outgoing(rowsRequest(3, offset: 0, limit: 1000, sort: [SortKey("n")]), tab: "s"))
         guard case .request(let sid, _, _)? = wire.sent.first else { Issue.record("no stream request"); return }
         _ = feed(r, .notification(method: "rows/chunk", params: ["id": sid.json, "rows": rows(0..<3)]))
         _ = feed(r, .notification(method: "rows/chunk", params: ["id": sid.json, "rows": [["id": "x", "cells": "oops"]]]))

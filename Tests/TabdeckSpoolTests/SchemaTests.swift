@@ -48,7 +48,16 @@ let testColumns: [ColumnSpec] = [
         #expect(PageRoute.decide(sorted, pluginPages: true, fill: .idle, arrived: 0) == .wait)
         #expect(PageRoute.decide(natural, pluginPages: false, fill: .filling, arrived: 199) == .wait)
         #expect(PageRoute.decide(natural, pluginPages: false, fill: .filling, arrived: 200) == .answer)
-        #expect(PageRoute.decide(sorted, pluginPages: false, fill: .filling, arrived: 1_000_000) == .wait)
+        // A stream's first screens, sorted or filtered, show the rows so far; deeper pages and
+        // scans (1,000 rows a page) wait for the end.
+        #expect(PageRoute.decide(sorted, pluginPages: false, fill: .filling, arrived: 1_000_000) == .answerSoFar)
+        #expect(PageRoute.decide(sorted, pluginPages: false, fill: .filling, arrived: 0) == .wait)
+        #expect(PageRoute.decide(sorted, pluginPages: false, fill: .idle, arrived: 0) == .wait)
+        let deep = RowsRequest(table: "root", offset: 900, limit: 100, sort: [SortKey("n")])
+        #expect(PageRoute.decide(deep, pluginPages: false, fill: .filling, arrived: 5000) == .wait)
+        let scan = RowsRequest(table: "root", offset: 0, limit: 1000, filter: "x")
+        #expect(PageRoute.decide(scan, pluginPages: false, fill: .filling, arrived: 5000) == .wait)
+        #expect(PageRoute.decide(sorted, pluginPages: true, fill: .filling, arrived: 5000) == .wait)
         #expect(PageRoute.decide(sorted, pluginPages: false, fill: .complete, arrived: 3) == .answer)
         #expect(PageRoute.decide(natural, pluginPages: false, fill: .failed("gone"), arrived: 300) == .fail("gone"))
         #expect(OrderPolicy.materialize(offset: 1000, rows: 100_000))

@@ -1,16 +1,22 @@
 /// Columns aligned with spaces under a header line (`ps aux`, `df -h`, `docker ps`): where each
 /// column starts, found from the header and a sample of lines, and the splitting of a line.
 ///
-/// A column starts after the last position, between two header words, that is blank in the
-/// header and in every sample line (so a right-aligned value wider than its header, as `ps`'s
-/// `VSZ`, stays whole). Two header words with no such position between them are one column
-/// (`CONTAINER ID` once an id crosses the space); so is a word whose whole column is blank in
-/// every sample line (`df`'s `Mounted on`). The last column runs to the end of the line, so it
-/// may hold spaces (`ps`'s `COMMAND`).
+/// Two ways, the first that fits the sample:
+/// - **Words.** When every sample line has at least as many words as there are columns and each
+///   word lies under its column (`ps aux`, whose values hold no spaces but the last, and which
+///   lets a wide value push the rest of its line to the right), a line's words are its cells and
+///   the last column takes the rest of the line. Header words past the count of words in every
+///   line join the last column's name (`df`'s `Mounted on`).
+/// - **Positions.** Otherwise (values with spaces, empty cells: `docker ps`) a column starts
+///   after the last position, between two header words, that is blank in the header and in
+///   every sample line (so a right-aligned value wider than its header stays whole). Two header
+///   words with no such position between them are one column (`CONTAINER ID` once an id crosses
+///   the space); so is a word whose whole column is blank in every sample line. The last column
+///   runs to the end of the line, so it may hold spaces.
 public struct AlignedColumns: Equatable, Sendable {
     /// Column names: the header words of each column, joined by a space.
     public let names: [String]
-    /// Where each column starts, in characters; the first is 0.
+    /// Where each column starts, in characters; the first is 0. Empty when lines split by words.
     public let starts: [Int]
 
     public init(header: String, sample: [String]) {
@@ -20,6 +26,11 @@ public struct AlignedColumns: Equatable, Sendable {
         guard !words.isEmpty else {
             names = ["column 1"]
             starts = [0]
+            return
+        }
+        if let names = Self.byWords(head: head, words: words, lines: lines) {
+            self.names = Self.unique(names)
+            starts = []
             return
         }
         func blank(_ p: Int) -> Bool {
@@ -51,13 +62,37 @@ public struct AlignedColumns: Equatable, Sendable {
                 k += 1
             }
         }
+        names = Self.unique(groups.map { $0.words.joined(separator: " ") })
+        starts = groups.map(\.start)
+    }
+
+    /// The column names when the sample splits by words (see the type's notes), else nil.
+    private static func byWords(head: [Character], words: [Range<Int>], lines: [[Character]]) -> [String]? {
+        guard !lines.isEmpty else { return nil }
+        let counts = lines.map { Self.words($0).count }
+        let count = min(words.count, counts.min()!)
+        guard count >= 2 else { return nil }
+        // Each of a line's first count-1 words lies under its column: it overlaps the stretch
+        // from the end of the header word before to the start of the header word after.
+        for line in lines {
+            let cells = Self.words(line)
+            for i in 0..<(count - 1) {
+                let low = i == 0 ? 0 : words[i - 1].upperBound
+                let high = words[i + 1].lowerBound
+                guard cells[i].lowerBound < high, cells[i].upperBound > low else { return nil }
+            }
+        }
+        var names = words.prefix(count - 1).map { String(head[$0]) }
+        names.append(words[(count - 1)...].map { String(head[$0]) }.joined(separator: " "))
+        return names
+    }
+
+    private static func unique(_ names: [String]) -> [String] {
         var seen: [String: Int] = [:]
-        names = groups.map { group in
-            let name = group.words.joined(separator: " ")
+        return names.map { name in
             seen[name, default: 0] += 1
             return seen[name]! == 1 ? name : "\(name)_\(seen[name]!)"
         }
-        starts = groups.map(\.start)
     }
 
     /// The cells of `line`, one per column, with surrounding spaces trimmed (nil when empty).
@@ -65,6 +100,14 @@ public struct AlignedColumns: Equatable, Sendable {
     /// sample's) moves that start back to where the value begins.
     public func split(_ line: String) -> [String?] {
         let chars = Array(line)
+        if starts.isEmpty {
+            let words = Self.words(chars)
+            return names.indices.map { i in
+                guard i < words.count else { return nil }
+                if i == names.count - 1 { return String(chars[words[i].lowerBound...]).trimmingSpaces }
+                return String(chars[words[i]])
+            }
+        }
         var cuts = starts.map { min($0, chars.count) }
         for i in cuts.indices.dropFirst() {
             var c = cuts[i]
