@@ -158,8 +158,18 @@ func read(_ text: String, piece: Int = 7) -> (columns: [ColumnSpec], rows: [Row]
             [.int(2), .null, .null, .string("2025-10-27"), .double(2.5)],
         ])
         #expect(table.skipped.map(\.line) == [2, 4])
+        #expect(table.lateKeys.isEmpty)
         #expect(table.skipped[0].reason.hasPrefix("not JSON"))
         #expect(table.skipped[1].reason == "not a JSON object")
+    }
+
+    @Test func aKeyFirstSeenAfterTheSampleIsNamed() {
+        var table = PipeTable(sampleLimit: 1)
+        table.feed(Array("{\"a\": 1}\n".utf8))
+        #expect(table.describe().map(\.id) == ["a"])
+        table.feed(Array("{\"a\": 2, \"late\": true}\n".utf8))
+        #expect(table.takeRows().map(\.cells) == [[.int(1)], [.int(2)]])
+        #expect(table.lateKeys == ["late"])
     }
 
     @Test func anEmptyStreamIsOneEmptyColumn() {

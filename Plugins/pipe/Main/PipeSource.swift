@@ -75,6 +75,7 @@ final class PipeSource: TableDataSource, @unchecked Sendable {
     func stream(_ request: RowsRequest, send: ([Row]) -> Void, cancel: CancellationFlag) throws -> RowsResult {
         var sent = 0
         var reportedSkips = 0
+        var reportedKeys = 0
         var lastBeat = Date()
         while true {
             condition.lock()
@@ -86,7 +87,12 @@ final class PipeSource: TableDataSource, @unchecked Sendable {
             let ended = table.ended
             let error = readError
             let skipped = table.skipped
+            let lateKeys = table.lateKeys
             condition.unlock()
+            if lateKeys.count > reportedKeys {
+                notifier?.log(.warning, "\(title): keys first seen after the columns were chosen are not shown: \(lateKeys[reportedKeys...].joined(separator: ", "))")
+                reportedKeys = lateKeys.count
+            }
             try cancel.check()
             if skipped.count > reportedSkips {
                 for (line, reason) in skipped[reportedSkips...].prefix(20) {

@@ -16,6 +16,9 @@ public struct PipeTable: Sendable {
     public private(set) var ended = false
     /// Lines that could not be read (JSON lines that do not parse): line number and why.
     public private(set) var skipped: [(line: Int, reason: String)] = []
+    /// JSON keys first seen after the columns were decided (their values are not shown), in
+    /// order of appearance.
+    public private(set) var lateKeys: [String] = []
 
     /// Bytes before the format is known (up to the first non-blank line).
     private var head: [UInt8] = []
@@ -206,6 +209,7 @@ public struct PipeTable: Sendable {
             cells = zip(fit(aligned?.split(line) ?? [line], count), types).map { $1.cell($0) }
         case .object(let o):
             cells = jsonKeys.prefix(count).map { Self.jsonCell(o[$0]) }
+            for key in o.keys where !jsonKeys.contains(key) && !lateKeys.contains(key) { lateKeys.append(key) }
         }
         defer { nextRowID += 1 }
         return Row(id: String(nextRowID), cells: cells + Array(repeating: .null, count: max(0, count - cells.count)))
