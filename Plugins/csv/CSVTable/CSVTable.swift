@@ -21,12 +21,16 @@ public final class CSVTable: @unchecked Sendable {
         public var progress: (@Sendable (_ bytesDone: Int, _ bytesTotal: Int, _ rows: Int) -> Void)?
         /// Where sort orders are persisted across opens (nil: nowhere).
         public var sortIndex: SortIndexStore?
+        /// Column types given by the tab's args, by column name or id (they replace the
+        /// inferred ones).
+        public var types: [String: CSVTypeChoice]
 
         public init(delimiter: UInt8? = nil, background: Bool = false,
                     progress: (@Sendable (_ bytesDone: Int, _ bytesTotal: Int, _ rows: Int) -> Void)? = nil,
-                    sortIndex: SortIndexStore? = nil) {
+                    sortIndex: SortIndexStore? = nil, types: [String: CSVTypeChoice] = [:]) {
             self.delimiter = delimiter; self.background = background; self.progress = progress
             self.sortIndex = sortIndex
+            self.types = types
         }
     }
 
@@ -107,17 +111,20 @@ public final class CSVTable: @unchecked Sendable {
             var id = name, n = 2
             while used.contains(id) { id = "\(name)_\(n)"; n += 1 }
             used.insert(id)
-            let type = inference.type(of: j)
-            let w = inference.widths(of: j, type: type)
+            var (type, style) = inference.typeAndStyle(of: j)
+            if let given = options.types[name] ?? options.types[id] { (type, style) = (given.type, given.style) }
+            let w = inference.widths(of: j, type: type, style: style)
             var column = CSVColumn(name: name, id: id, type: type, headerWidth: DisplayWidth.of(Array(name.utf8)),
                                    maxWidth: w.max, typicalWidth: w.typical,
                                    decimals: type == .decimal ? inference.decimals(of: j) : nil)
             column.sortScale = type == .decimal ? inference.sortScale(of: j) : nil
+            column.style = style
+            column.typeGiven = options.types[name] != nil || options.types[id] != nil
             columns.append(column)
         }
         self.columns = columns
         persisted = options.sortIndex.flatMap { store in
-            identity.map { PersistedOrders(store: store, identity: $0, path: path, delimiter: delimiter) }
+            identity.map { PersistedOrders(store: store, identity: $0, path: path, delimiter: delimiter, types: Self.readAs(columns)) }
         }
 
         if !done {
@@ -202,16 +209,28 @@ public final class CSVTable: @unchecked Sendable {
         let columns = self.columns, scanner = scanner ?? self.scanner
         _ = scanner.scan(record: start) { j, span in
             guard j < columns.count else { return false }
-            out[j] = CSVTable.value(span, type: columns[j].type, scanner: scanner)
+            out[j] = CSVTable.value(span, type: columns[j].type, style: columns[j].style, scanner: scanner)
             return true
         }
         return out
     }
 
-    static func value(_ span: FieldSpan, type: CSVColumnType, scanner: FieldScanner) -> CSVValue {
+    /// The columns not read as plain inferred types: a given type or a style, as text.
+    static func readAs(_ columns: [CSVColumn]) -> [Int: String] {
+        var out: [Int: String] = [:]
+        for (j, c) in columns.enumerated() where c.style != .standard || c.typeGiven { out[j] = "\(c.type.rawValue)-\(c.style.rawValue)" }
+        return out
+    }
+
+    static func value(_ span: FieldSpan, type: CSVColumnType, style: CellStyle = .standard, scanner: FieldScanner) -> CSVValue {
         if span.count == 0 { return type == .text ? .text("") : .null }
         if !span.escaped {
             let b = UnsafeBufferPointer(start: scanner.base + span.start, count: span.count)
+            var normal: [UInt8] = []
+            if style != .standard, style.normalize(b, into: &normal) {
+                if type == .date { return .text(String(decoding: normal, as: UTF8.self)) }
+                if type == .decimal, let v = normal.withUnsafeBufferPointer({ ValueParser.decimal($0) }) { return .decimal(v) }
+            }
             switch type {
             case .integer: if let v = ValueParser.integer(b) { return .integer(v) }
             case .decimal: if let v = ValueParser.decimal(b) { return .decimal(v) }
@@ -406,7 +425,8 @@ public final class CSVTable: @unchecked Sendable {
 
     func columnKeys(_ column: Int, offsets: RowOffsets, isCancelled: () -> Bool) throws -> ColumnKeys {
         if let keys = caches.columnKeys(column), keys.count == offsets.count { return keys }
-        let keys = try ColumnKeys(column: column, type: columns[column].type, scale: columns[column].sortScale, file: file,
+        let keys = try ColumnKeys(column: column, type: columns[column].type, scale: columns[column].sortScale,
+                                  style: columns[column].style, file: file,
                                   scanner: scanner, offsets: offsets, isCancelled: isCancelled)
         caches.store(keys)
         return keys
@@ -427,13 +447,14 @@ public final class CSVTable: @unchecked Sendable {
             let isCancelled: () -> Bool
             init(isCancelled: @escaping () -> Bool) { self.isCancelled = isCancelled }
         }
-        let types = self.columns.map(\.type), scales = self.columns.map(\.sortScale)
+        let types = self.columns.map(\.type), scales = self.columns.map(\.sortScale), styles = self.columns.map(\.style)
         let file = self.file, scanner = self.scanner, wanted = missing
         try withoutActuallyEscaping(isCancelled) { cancelled in
             let results = Job(isCancelled: cancelled)
             DispatchQueue.concurrentPerform(iterations: wanted.count) { i in
                 do {
-                    let keys = try ColumnKeys(column: wanted[i], type: types[wanted[i]], scale: scales[wanted[i]], file: file,
+                    let keys = try ColumnKeys(column: wanted[i], type: types[wanted[i]], scale: scales[wanted[i]],
+                                              style: styles[wanted[i]], file: file,
                                               scanner: scanner, rows: rows, isCancelled: results.isCancelled)
                     results.lock.lock(); results.keys.append(keys); results.lock.unlock()
                 } catch {

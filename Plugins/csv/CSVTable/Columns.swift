@@ -17,6 +17,11 @@ public struct CSVColumn: Equatable, Sendable {
     /// For a decimal column, the most digits after the point a sampled value has (at most
     /// 15): its sort keys are then exact whole numbers of that unit (see ``ColumnKeys``).
     var sortScale: Int? = nil
+    /// How the column's cells are written (decimal commas, day-first dates), when not in the
+    /// standard form.
+    public var style: CellStyle = .standard
+    /// True when the tab's args gave the type (``CSVTypeChoice``).
+    public var typeGiven = false
 
     /// Width hints for a table view, honest about the sampled cells (types and widths come
     /// from a sample that includes the file's last rows, where growing ids are widest).
@@ -43,6 +48,7 @@ public struct CSVColumn: Equatable, Sendable {
 /// Infers column types and widths from a sample of rows.
 struct ColumnInference {
     private static let canInteger: UInt8 = 1, canDecimal: UInt8 = 2, canBool: UInt8 = 4, canDate: UInt8 = 8
+    private static let canDecimalComma: UInt8 = 16, canDayFirst: UInt8 = 32, canMonthFirst: UInt8 = 64
 
     private var possible: [UInt8]
     private var seen: [Bool]
@@ -53,7 +59,7 @@ struct ColumnInference {
     private var fractionDigits: [(min: Int, max: Int)]
 
     init(columns: Int) {
-        possible = [UInt8](repeating: 0xF, count: columns)
+        possible = [UInt8](repeating: 0x7F, count: columns)
         seen = [Bool](repeating: false, count: columns)
         widths = [[(width: Int, kinds: UInt8)]](repeating: [], count: columns)
         fractionDigits = [(min: Int, max: Int)](repeating: (Int.max, -1), count: columns)
@@ -75,7 +81,7 @@ struct ColumnInference {
             let b = UnsafeBufferPointer(start: scanner.base + span.start, count: span.count)
             let kinds = Self.kinds(b)
             widths[j].append((DisplayWidth.of(b), kinds))
-            if kinds & Self.canDecimal != 0, let digits = Self.fractionDigits(b) {
+            if kinds & (Self.canDecimal | Self.canDecimalComma) != 0, let digits = Self.fractionDigits(b) {
                 fractionDigits[j] = (min(fractionDigits[j].min, digits), max(fractionDigits[j].max, digits))
             }
             if !widthsOnly {
@@ -93,12 +99,24 @@ struct ColumnInference {
         if ValueParser.decimal(b) != nil { k |= canDecimal }
         if ValueParser.bool(b) != nil { k |= canBool }
         if ValueParser.date(b) != nil { k |= canDate }
+        var normal: [UInt8] = []
+        if CellStyle.decimalComma.normalize(b, into: &normal) { k |= canDecimalComma }
+        if let parts = CellStyle.dateParts(b) {
+            // Nobody writes the month first with points (31.12.2025 is a day first).
+            if CellStyle.dayFirst.normalize(b, into: &normal), normal.withUnsafeBufferPointer({ ValueParser.date($0) }) != nil {
+                k |= canDayFirst
+            }
+            if parts.separator != 0x2E, CellStyle.monthFirst.normalize(b, into: &normal),
+               normal.withUnsafeBufferPointer({ ValueParser.date($0) }) != nil {
+                k |= canMonthFirst
+            }
+        }
         return k
     }
 
     /// The digits after the point of a number (nil without a point; 99 with an exponent).
     static func fractionDigits(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard let point = b.firstIndex(of: 0x2E) else { return b.contains(where: { $0 | 0x20 == 0x65 }) ? 99 : nil }
+        guard let point = b.firstIndex(where: { $0 == 0x2E || $0 == 0x2C }) else { return b.contains(where: { $0 | 0x20 == 0x65 }) ? 99 : nil }
         var digits = 0
         for i in (point + 1)..<b.count {
             if b[i] | 0x20 == 0x65 { return 99 }
@@ -122,25 +140,37 @@ struct ColumnInference {
         return f.max <= 15 ? max(f.max, 0) : nil
     }
 
-    func type(of j: Int) -> CSVColumnType {
-        guard seen[j] else { return .text }
+    func type(of j: Int) -> CSVColumnType { typeAndStyle(of: j).type }
+
+    /// The column's type and how its cells are written: standard forms first; then decimal
+    /// commas; then dates with the day first or the month first, when only one of the two
+    /// reads every sampled cell (`01/02/2025` alone is ambiguous, and stays text).
+    func typeAndStyle(of j: Int) -> (type: CSVColumnType, style: CellStyle) {
+        guard seen[j] else { return (.text, .standard) }
         let p = possible[j]
-        if p & Self.canInteger != 0 { return .integer }
-        if p & Self.canBool != 0 { return .bool }
-        if p & Self.canDate != 0 { return .date }
-        if p & Self.canDecimal != 0 { return .decimal }
-        return .text
+        if p & Self.canInteger != 0 { return (.integer, .standard) }
+        if p & Self.canBool != 0 { return (.bool, .standard) }
+        if p & Self.canDate != 0 { return (.date, .standard) }
+        if p & Self.canDecimal != 0 { return (.decimal, .standard) }
+        if p & Self.canDecimalComma != 0 { return (.decimal, .decimalComma) }
+        let day = p & Self.canDayFirst != 0, month = p & Self.canMonthFirst != 0
+        if day && !month { return (.date, .dayFirst) }
+        if month && !day { return (.date, .monthFirst) }
+        return (.text, .standard)
     }
 
     /// The widest and the 90th percentile width of the sampled cells of column `j` that are
     /// values of `type` (all cells for text).
-    func widths(of j: Int, type: CSVColumnType) -> (max: Int, typical: Int) {
-        let flag: UInt8 = switch type {
-        case .text: 0
-        case .integer: Self.canInteger
-        case .decimal: Self.canDecimal
-        case .bool: Self.canBool
-        case .date: Self.canDate
+    func widths(of j: Int, type: CSVColumnType, style: CellStyle = .standard) -> (max: Int, typical: Int) {
+        let flag: UInt8 = switch (type, style) {
+        case (.text, _): 0
+        case (.integer, _): Self.canInteger
+        case (.decimal, .decimalComma): Self.canDecimalComma
+        case (.decimal, _): Self.canDecimal
+        case (.bool, _): Self.canBool
+        case (.date, .dayFirst): Self.canDayFirst
+        case (.date, .monthFirst): Self.canMonthFirst
+        case (.date, _): Self.canDate
         }
         let w = widths[j].filter { flag == 0 || $0.kinds & flag != 0 }.map(\.width).sorted()
         guard let last = w.last else { return (0, 0) }

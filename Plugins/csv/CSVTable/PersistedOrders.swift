@@ -8,17 +8,19 @@ final class PersistedOrders: @unchecked Sendable {
     let identity: SortIndexStore.FileIdentity
     let path: String
     let delimiter: UInt8
+    /// Columns read with a given type or a style (``SortIndexStore/keyText(path:delimiter:sort:types:)``).
+    let types: [Int: String]
     private let lock = NSLock()
     /// Heads looked up, by sort (nil: looked up, none).
     private var heads: [[CSVSortKey]: SortIndexStore.Head?] = [:]
     /// Byte ranges of the rows of the heads read, by row.
     private var records: [Int: (Int, Int)] = [:]
 
-    init(store: SortIndexStore, identity: SortIndexStore.FileIdentity, path: String, delimiter: UInt8) {
-        self.store = store; self.identity = identity; self.path = path; self.delimiter = delimiter
+    init(store: SortIndexStore, identity: SortIndexStore.FileIdentity, path: String, delimiter: UInt8, types: [Int: String] = [:]) {
+        self.store = store; self.identity = identity; self.path = path; self.delimiter = delimiter; self.types = types
     }
 
-    func key(_ sort: [CSVSortKey]) -> String { SortIndexStore.keyText(path: path, delimiter: delimiter, sort: sort) }
+    func key(_ sort: [CSVSortKey]) -> String { SortIndexStore.keyText(path: path, delimiter: delimiter, sort: sort, types: types) }
 
     /// The persisted head of `sort` (read once).
     func head(_ sort: [CSVSortKey]) -> SortIndexStore.Head? {

@@ -82,10 +82,14 @@ public struct SortIndexStore: Sendable {
     }
 
     /// What an entry is for: the data file's real path, its delimiter and the sort keys.
-    static func keyText(path: String, delimiter: UInt8, sort: [CSVSortKey]) -> String {
+    /// `types`: how each sorted column is read, when not as inferred with standard forms
+    /// (args can give a column another type: its order is then another one).
+    static func keyText(path: String, delimiter: UInt8, sort: [CSVSortKey], types: [Int: String] = [:]) -> String {
         let real = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? path
         let absolute = URL(fileURLWithPath: real).standardizedFileURL.resolvingSymlinksInPath().path
-        return "csv-sort-v1\n\(absolute)\n\(delimiter)\n" + sort.map { "\($0.column)\($0.descending ? "d" : "a")" }.joined(separator: ",")
+        return "csv-sort-v1\n\(absolute)\n\(delimiter)\n" + sort.map {
+            "\($0.column)\($0.descending ? "d" : "a")" + (types[$0.column].map { ":" + $0 } ?? "")
+        }.joined(separator: ",")
     }
 
     /// The entry file for a key text (FNV-1a 64 of it; the text itself is checked on reading).

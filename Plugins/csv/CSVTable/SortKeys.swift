@@ -54,17 +54,20 @@ final class ColumnKeys: @unchecked Sendable {
     /// rank keys; others (and unparseable cells of typed columns) prefixes and suffixes.
     /// `scale`: for a decimal column, the digits after the point its keys count in (nil:
     /// `Double` keys from the start).
-    convenience init(column: Int, type: CSVColumnType, scale: Int? = nil, file: MappedFile, scanner: FieldScanner,
-                     offsets: RowOffsets, dictionaryLimit: Int = ColumnKeys.dictionaryLimit,
+    convenience init(column: Int, type: CSVColumnType, scale: Int? = nil, style: CellStyle = .standard, file: MappedFile,
+                     scanner: FieldScanner, offsets: RowOffsets, dictionaryLimit: Int = ColumnKeys.dictionaryLimit,
                      isCancelled: () -> Bool) throws {
-        try self.init(column: column, type: type, scale: scale, file: file, scanner: scanner,
+        try self.init(column: column, type: type, scale: scale, style: style, file: file, scanner: scanner,
                       rows: RowSource(offsets: offsets), dictionaryLimit: dictionaryLimit, isCancelled: isCancelled)
     }
 
     /// The same, from an index that may still be growing: each chunk is read as soon as the
     /// indexer publishes it, so extraction runs alongside indexing.
-    init(column: Int, type: CSVColumnType, scale: Int? = nil, file: MappedFile, scanner: FieldScanner,
-         rows source: RowSource, dictionaryLimit: Int = ColumnKeys.dictionaryLimit, isCancelled: () -> Bool) throws {
+    /// Bytes of a styled cell's standard form that are keyed (longer ones are keyed as text).
+    static let scratchSize = 64
+
+    init(column: Int, type: CSVColumnType, scale: Int? = nil, style: CellStyle = .standard, file: MappedFile,
+         scanner: FieldScanner, rows source: RowSource, dictionaryLimit: Int = ColumnKeys.dictionaryLimit, isCancelled: () -> Bool) throws {
         self.column = column
         self.isText = type == .text
         arena = malloc(1)!.assumingMemoryBound(to: UInt8.self)
@@ -78,7 +81,9 @@ final class ColumnKeys: @unchecked Sendable {
         var extracted = PackedKeys.Builder()
         let chunkClasses = UnsafeMutablePointer<UInt8>.allocate(capacity: RowOffsets.chunkSize)
         let chunkKeys = UnsafeMutablePointer<UInt64>.allocate(capacity: RowOffsets.chunkSize)
-        defer { chunkClasses.deallocate(); chunkKeys.deallocate() }
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.scratchSize)
+        var normal: [UInt8] = []
+        defer { chunkClasses.deallocate(); chunkKeys.deallocate(); scratch.deallocate() }
         if isText { textRef.reserveCapacity(source.estimatedRows(fileSize: file.count)) }
         let isText = self.isText
         // Decimals count in whole units of 10^-scale until a cell needs more digits.
@@ -98,8 +103,13 @@ final class ColumnKeys: @unchecked Sendable {
                 chunkClasses[i] = 0
                 chunkKeys[i] = 0
                 guard let span = scanner.field(column, ofRecord: chunk[i]), span.count > 0 else { continue }
-                let bytes = UnsafeBufferPointer(start: file.base + span.start, count: span.count)
+                var bytes = UnsafeBufferPointer(start: file.base + span.start, count: span.count)
                 var key: UInt64? = nil
+                // A styled cell (decimal comma, day-first date) is keyed on its standard form.
+                if style != .standard, !span.escaped, style.normalize(bytes, into: &normal), normal.count <= Self.scratchSize {
+                    for k in normal.indices { scratch[k] = normal[k] }
+                    bytes = UnsafeBufferPointer(start: scratch, count: normal.count)
+                }
                 if !span.escaped {
                     switch type {
                     case .text: break

@@ -37,6 +37,17 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
                 throw RPCError.badParams("params.args.delimiter: \(error.message)", path: "params.args.delimiter")
             }
         }
+        var types: [String: CSVTypeChoice] = [:]
+        if let given = try r.optionalObject("types") {
+            for key in given.object.keys {
+                let name = try given.string(key)
+                guard let choice = CSVTypeChoice(name) else {
+                    throw RPCError.badParams("\(given.pathOf(key)): \"\(name)\" is not a column type (one of \(CSVTypeChoice.names.keys.sorted().joined(separator: ", ")))",
+                                             path: given.pathOf(key))
+                }
+                types[key] = choice
+            }
+        }
         let title = (path as NSString).lastPathComponent
         lock.lock()
         let notifier = self.notifier
@@ -47,7 +58,7 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
         do {
             table = try CSVTable(path: path, options: .init(delimiter: delimiter, background: true,
                                                             progress: { done, all, rows in progress.report(done, all, rows) },
-                                                            sortIndex: Self.sortIndex))
+                                                            sortIndex: Self.sortIndex, types: types))
         } catch {
             throw RPCError(code: RPCError.invalidParams, message: "cannot open \(path): \(Self.reason(error, path: path))",
                            data: ["path": "params.args.path", "file": .string(path)])
