@@ -19,7 +19,7 @@ public enum PageRoute: Hashable, Sendable {
     case forward
     /// Answer it from the spool now.
     case answer
-    /// Answer it from the rows received so far (a sorted or filtered view of a stream that
+    /// Answer it from the rows received so far (a view of the first screens of a stream that
     /// is still running).
     case answerSoFar
     /// Keep it until more rows have arrived (or all of them).
@@ -31,10 +31,11 @@ public enum PageRoute: Hashable, Sendable {
     /// - a plugin that pages serves natural-order pages itself;
     /// - a complete spool answers everything;
     /// - while rows arrive, a natural-order page whose rows have all arrived is answered at once
-    ///   (rows are usable before the stream ends), and one reaching past them waits;
-    /// - a sorted or filtered page of the first screens (ending before row ``partialRows``) is
-    ///   answered from the rows received so far (a stream may never end: `tail -f x | tabdeck`);
-    ///   the spool refreshes it as more arrive;
+    ///   (rows are usable before the stream ends);
+    /// - a page of the first screens (ending before row ``partialRows``) is answered from the
+    ///   rows received so far: natural-order ones that start within them, sorted and filtered
+    ///   ones once any row is in (a stream may never end: `tail -f x | tabdeck`); the spool
+    ///   refreshes them as more arrive;
     /// - a deeper sorted or filtered page waits until every row has arrived. Scans (`export`,
     ///   `select all`) ask 1,000 rows a page (`Workspace.scanPageSize`), so they always see the
     ///   whole table, never a part of it in an order that is not yet the real one.
@@ -46,9 +47,8 @@ public enum PageRoute: Hashable, Sendable {
         case .failed(let message): return .fail(message)
         case .idle, .filling:
             if natural && request.offset + request.limit <= arrived { return .answer }
-            if !natural && !pluginPages && fill == .filling && arrived > 0 && request.offset + request.limit < partialRows {
-                return .answerSoFar
-            }
+            guard !pluginPages, fill == .filling, request.offset + request.limit < partialRows else { return .wait }
+            if natural ? request.offset < arrived : arrived > 0 { return .answerSoFar }
             return .wait
         }
     }

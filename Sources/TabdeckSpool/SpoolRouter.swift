@@ -366,8 +366,9 @@ public final class SpoolRouter: @unchecked Sendable {
     private func complete(_ table: SpooledTable, route: TabRoute, tab: String) {
         do { try route.file?.commit() } catch { fail(table, "\(error)", route: route, tab: tab); return }
         table.fill = .complete
-        if table.viewedSoFar != nil {
-            table.viewedSoFar = nil
+        table.viewedSoFar = nil
+        if table.saidSoFar {
+            table.saidSoFar = false
             deliver(tab, .notification(method: Method.status, params: ["text": ""]))
         }
         // The total before the final progress (see CSVSource.report).
@@ -409,11 +410,13 @@ public final class SpoolRouter: @unchecked Sendable {
         table.waiting = still
     }
 
-    /// Answers a sorted or filtered page from the rows received so far, and says so in the
-    /// tab's status; the view is refreshed as more rows arrive (``refreshSoFar``).
+    /// Answers a page of the first screens from the rows received so far; a sorted or
+    /// filtered one says so in the tab's status. The view is refreshed as more rows arrive
+    /// (``refreshSoFar``).
     private func answerSoFar(id: RequestID, request: RowsRequest, table: SpooledTable, tab: String) {
-        if table.viewedSoFar == nil {
-            table.viewedSoFar = table.arrived
+        if table.viewedSoFar == nil { table.viewedSoFar = table.arrived }
+        if !request.sort.isEmpty || request.filter != nil, !table.saidSoFar {
+            table.saidSoFar = true
             reportSoFar(table, tab: tab)
         }
         answerLater(id: id, request: request, tab: tab)
@@ -429,7 +432,7 @@ public final class SpoolRouter: @unchecked Sendable {
     private func refreshSoFar(_ table: SpooledTable, tab: String) {
         guard let shown = table.viewedSoFar, table.arrived < 10_000 || table.arrived >= shown + shown / 10 else { return }
         table.viewedSoFar = table.arrived
-        reportSoFar(table, tab: tab)
+        if table.saidSoFar { reportSoFar(table, tab: tab) }
         deliver(tab, .notification(method: Method.invalidate, params: ["table": .string(table.handle)]))
     }
 
@@ -554,6 +557,7 @@ public final class SpoolRouter: @unchecked Sendable {
             table.filteredCounts = [:]
             table.fill = .idle
             table.viewedSoFar = nil
+            table.saidSoFar = false
             table.arrived = 0
             if !table.waiting.isEmpty { startFilling(table, route: route, tab: tab) }
         }

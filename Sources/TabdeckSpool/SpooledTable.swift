@@ -24,9 +24,11 @@ final class SpooledTable {
     var filteredCounts: [String: Int] = [:]
     /// The first rows of the last sorted order asked for (``SpoolRouter/headRows``).
     var head: (sort: [SortKey], rows: [JSONValue])?
-    /// While a sorted or filtered view shows the rows received so far: how many it showed at
-    /// its last refresh. Nil when no such view was answered (or the stream ended).
+    /// While a view shows the rows received so far: how many it showed at its last refresh.
+    /// Nil when no such view was answered (or the stream ended).
     var viewedSoFar: Int?
+    /// True while the tab's status says a sorted or filtered view shows the rows so far.
+    var saidSoFar = false
     /// `arrived` when progress was last reported.
     var reported = 0
 

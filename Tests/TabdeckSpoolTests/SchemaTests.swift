@@ -46,7 +46,10 @@ let testColumns: [ColumnSpec] = [
         let sorted = RowsRequest(table: "root", offset: 0, limit: 100, sort: [SortKey("n")])
         #expect(PageRoute.decide(natural, pluginPages: true, fill: .idle, arrived: 0) == .forward)
         #expect(PageRoute.decide(sorted, pluginPages: true, fill: .idle, arrived: 0) == .wait)
-        #expect(PageRoute.decide(natural, pluginPages: false, fill: .filling, arrived: 199) == .wait)
+        #expect(PageRoute.decide(natural, pluginPages: false, fill: .filling, arrived: 199) == .answerSoFar)
+        #expect(PageRoute.decide(natural, pluginPages: false, fill: .filling, arrived: 100) == .wait)   // its first row is not in
+        let naturalScan = RowsRequest(table: "root", offset: 0, limit: 1000)
+        #expect(PageRoute.decide(naturalScan, pluginPages: false, fill: .filling, arrived: 999) == .wait)
         #expect(PageRoute.decide(natural, pluginPages: false, fill: .filling, arrived: 200) == .answer)
         // A stream's first screens, sorted or filtered, show the rows so far; deeper pages and
         // scans (1,000 rows a page) wait for the end.
