@@ -65,6 +65,7 @@ public final class FullScreen {
         resizeSource.resume()
         // The main thread reads the keys itself while it waits for events (EventQueue).
         runtime.queue.attachInput(terminal.input)
+        runtime.streamViewsSoFar = true
         runtime.launch()
         relayout()
         runtime.dispatch(.refresh)

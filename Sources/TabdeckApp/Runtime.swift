@@ -29,6 +29,15 @@ public final class Runtime {
     /// Descriptors handed to a tab's plugin as its descriptor 3: the data of a pipe
     /// (``StandardInputData``), by tab id.
     public var dataDescriptors: [String: Int32] = [:]
+    /// Whether sorted and filtered views of a stream still running show the rows so far (the
+    /// full screen sets it) rather than wait for the end (line mode and scripts, whose answers
+    /// are about whole tables).
+    public var streamViewsSoFar: Bool {
+        get { viewsSoFar.value }
+        set { viewsSoFar.value = newValue }
+    }
+    /// Read by the endpoints as they are made (``makeEndpoint``).
+    private let viewsSoFar = StreamViewsSetting()
     /// Makes a tab's endpoint: its plugin process behind the spool (``SpooledEndpoint``,
     /// which passes everything through unless the plugin cannot sort or page). Tests put a
     /// fake plugin in its place.
@@ -138,8 +147,9 @@ public final class Runtime {
         endpointEvents = events
         let processes = ProcessEndpoints(clock: clock, trace: tracer)
         self.processes = processes
+        let viewsSoFar = self.viewsSoFar
         makeEndpoint = { tab in
-            SpooledEndpoint(tab: tab, folder: spoolFolder, trace: tracer, onEvent: events) { pluginEvents in
+            SpooledEndpoint(tab: tab, folder: spoolFolder, viewsSoFar: viewsSoFar.value, trace: tracer, onEvent: events) { pluginEvents in
                 processes.endpoint(tab: tab, onEvent: pluginEvents)
             }
         }
@@ -183,6 +193,13 @@ public final class Runtime {
         dispatch(.command(line))
         pump { self.finished }
         return failures == before
+    }
+
+    /// Waits until every stream being read has ended (a script sees the whole table: `-e`,
+    /// `--commands`, and the first page printed when there is no terminal).
+    public func waitForStreams() {
+        takeQueuedEvents(interruptQuits: false)
+        pump { !self.endpoints.values.contains { ($0 as? SpooledEndpoint)?.isFilling == true } || self.quitRequested }
     }
 
     /// Starts a command without waiting for it to finish (the full-screen UI); its result is
@@ -426,3 +443,8 @@ public final class Runtime {
     }
 }
 
+
+/// The runtime's ``Runtime/streamViewsSoFar``, shared with the closure that makes endpoints.
+final class StreamViewsSetting: @unchecked Sendable {
+    var value = false
+}

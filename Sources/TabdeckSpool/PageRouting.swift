@@ -39,7 +39,11 @@ public enum PageRoute: Hashable, Sendable {
     /// - a deeper sorted or filtered page waits until every row has arrived. Scans (`export`,
     ///   `select all`) ask 1,000 rows a page (`Workspace.scanPageSize`), so they always see the
     ///   whole table, never a part of it in an order that is not yet the real one.
-    public static func decide(_ request: RowsRequest, pluginPages: Bool, fill: SpoolFill, arrived: Int) -> PageRoute {
+    ///
+    /// `soFar` false (line mode and scripts, whose commands want whole-table answers): sorted
+    /// and filtered pages always wait for every row.
+    public static func decide(_ request: RowsRequest, pluginPages: Bool, fill: SpoolFill, arrived: Int,
+                              soFar: Bool = true) -> PageRoute {
         let natural = request.sort.isEmpty && request.filter == nil
         if pluginPages && natural { return .forward }
         switch fill {
@@ -48,7 +52,7 @@ public enum PageRoute: Hashable, Sendable {
         case .idle, .filling:
             if natural && request.offset + request.limit <= arrived { return .answer }
             guard !pluginPages, fill == .filling, request.offset + request.limit < partialRows else { return .wait }
-            if natural ? request.offset < arrived : arrived > 0 { return .answerSoFar }
+            if natural ? request.offset < arrived : soFar && arrived > 0 { return .answerSoFar }
             return .wait
         }
     }

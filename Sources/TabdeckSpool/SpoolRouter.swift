@@ -53,7 +53,12 @@ public final class SpoolRouter: @unchecked Sendable {
     /// Rows of a sorted order read at once for the first pages (the read-ahead page then costs nothing).
     static let headRows = 1000
 
-    public init(folder: String, send: @escaping Send, deliver: @escaping Deliver) {
+    /// Whether sorted and filtered views of a running stream show the rows so far (the full
+    /// screen) or wait for every row (line mode and scripts: ``PageRoute/decide``).
+    public let viewsSoFar: Bool
+
+    public init(folder: String, viewsSoFar: Bool = true, send: @escaping Send, deliver: @escaping Deliver) {
+        self.viewsSoFar = viewsSoFar
         self.folder = folder
         self.send = send
         self.deliver = deliver
@@ -62,6 +67,12 @@ public final class SpoolRouter: @unchecked Sendable {
     /// The spool folder of `tab` (whether or not it exists).
     public func spoolPath(tab: String) -> String {
         SpoolFolder.path(folder: folder, tab: tab, pid: getpid())
+    }
+
+    /// Whether rows of `tab`'s plugin are still arriving (a stream, or the pull of a plugin
+    /// that cannot sort).
+    public func isFilling(tab: String) -> Bool {
+        lock.withLock { routes[tab]?.tables.values.contains { $0.fill == .filling } ?? false }
     }
 
     /// Whether `tab`'s plugin is spooled (it lacks `sort` or `paging`).
@@ -115,7 +126,7 @@ public final class SpoolRouter: @unchecked Sendable {
 
     private func coreRows(id: RequestID, request: RowsRequest, table: SpooledTable, route: TabRoute, tab: String) -> Bool {
         let pages = route.capabilities?.paging ?? true
-        switch PageRoute.decide(request, pluginPages: pages, fill: table.fill, arrived: table.arrived) {
+        switch PageRoute.decide(request, pluginPages: pages, fill: table.fill, arrived: table.arrived, soFar: viewsSoFar) {
         case .forward:
             return false
         case .answer:
@@ -162,6 +173,12 @@ public final class SpoolRouter: @unchecked Sendable {
                 return handshake(result, id: id, route: route, tab: tab)
             case .response(let id, let result) where route.describing.removeValue(forKey: id) != nil:
                 describe(result, route: route)
+                // A stream is read once, from its start: at once, so that a pipe's writer is not
+                // held up and the rows are in when asked for.
+                if route.capabilities?.paging == false, let handle = try? TableDescription(result).table,
+                   let table = route.tables[handle], table.fill == .idle {
+                    startFilling(table, route: route, tab: tab, announce: false)
+                }
                 guard let offered = Self.withoutSourceSorts(result) else { return false }
                 deliver(tab, .response(id: id, result: offered))
                 return true
@@ -263,7 +280,9 @@ public final class SpoolRouter: @unchecked Sendable {
 
     // MARK: Filling
 
-    private func startFilling(_ table: SpooledTable, route: TabRoute, tab: String) {
+    /// `announce`: report progress at once (a core request waits for the rows); a stream started
+    /// with its description reports once rows arrive for a request.
+    private func startFilling(_ table: SpooledTable, route: TabRoute, tab: String, announce: Bool = true) {
         do {
             let file = try route.file ?? SpoolFile(path: spoolPath(tab: tab))
             route.file = file
@@ -275,7 +294,7 @@ public final class SpoolRouter: @unchecked Sendable {
         table.fill = .filling
         table.arrived = 0
         table.reported = 0
-        reportProgress(table, tab: tab)
+        if announce { reportProgress(table, tab: tab) }
         if route.capabilities?.paging == false {
             let id = ids.allocate()
             table.inflight[id] = -1
@@ -400,7 +419,8 @@ public final class SpoolRouter: @unchecked Sendable {
         guard !table.waiting.isEmpty else { return }
         var still: [(id: RequestID, request: RowsRequest)] = []
         for (id, request) in table.waiting {
-            switch PageRoute.decide(request, pluginPages: false, fill: table.fill, arrived: table.arrived) {
+            switch PageRoute.decide(request, pluginPages: route.capabilities?.paging ?? true, fill: table.fill,
+                                    arrived: table.arrived, soFar: viewsSoFar) {
             case .answer: answerLater(id: id, request: request, tab: tab)
             case .answerSoFar: answerSoFar(id: id, request: request, table: table, tab: tab)
             case .fail(let message): deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: message)))

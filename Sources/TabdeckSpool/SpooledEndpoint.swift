@@ -26,12 +26,13 @@ public final class SpooledEndpoint: PluginEndpoint, @unchecked Sendable {
 
     /// Wraps the endpoint that `connect` makes (given the callback for its events, which this
     /// endpoint filters before passing them to `onEvent`). The spool file lives in `folder`.
-    public init(tab: String, folder: String, trace: (any EndpointTrace)?, onEvent: @escaping EndpointEvents,
+    /// `viewsSoFar`: see ``SpoolRouter/viewsSoFar``.
+    public init(tab: String, folder: String, viewsSoFar: Bool = true, trace: (any EndpointTrace)?, onEvent: @escaping EndpointEvents,
                 connect: (_ onEvent: @escaping EndpointEvents) -> any PluginEndpoint) {
         self.tab = tab
         self.trace = trace
         self.onEvent = onEvent
-        router = SpoolRouter(folder: folder, send: { [weak self] _, message in self?.sendOwn(message) },
+        router = SpoolRouter(folder: folder, viewsSoFar: viewsSoFar, send: { [weak self] _, message in self?.sendOwn(message) },
                              deliver: { tab, message in
             trace?.fromSpool(message, tab: tab)
             onEvent(.host(tab: tab, message))
@@ -41,6 +42,9 @@ public final class SpooledEndpoint: PluginEndpoint, @unchecked Sendable {
 
     /// Whether the tab's plugin is answered from the spool (it lacks `sort` or `paging`).
     public var isSpooled: Bool { router.isSpooled(tab: tab) }
+
+    /// Whether rows are still arriving into the spool (``SpoolRouter/isFilling(tab:)``).
+    public var isFilling: Bool { router.isFilling(tab: tab) }
 
     public var isRunning: Bool { plugin.isRunning }
 

@@ -62,6 +62,12 @@ func feed(_ r: SpoolRouter, _ message: Message) -> Bool {
         return r
     }
 
+    /// The stream request a streaming table's description started, and its params.
+    func streamRequest() -> (id: RequestID, params: JSONValue)? {
+        for m in wire.sent { if case .request(let id, "rows", let params) = m, SpoolIDs.isSpool(id) { return (id, params) } }
+        return nil
+    }
+
     func rows(_ range: Range<Int>) -> JSONValue {
         .array(range.map { i in row("r\(i)", [.int(Int64(i % 3)), .string("w\(i)")]) })
     }
@@ -120,15 +126,15 @@ func feed(_ r: SpoolRouter, _ message: Message) -> Bool {
 
     @Test func aStreamAnswersPagesAsRowsArriveAndSortsTheRowsSoFar() throws {
         let r = opened(paging: false)
+        // The description starts the stream at once: one request with an id of the spool's own.
+        guard let (sid, params) = streamRequest() else { Issue.record("no stream request"); return }
+        #expect(wire.sent.filter { if case .request = $0 { true } else { false } }.count == 1)
+        #expect(params == StreamMessages.streamParams(table: "root"))
         wire.clear()
         #expect(r.outgoing(rowsRequest(3, offset: 0, limit: 2), tab: "s"))
         #expect(r.outgoing(rowsRequest(4, offset: 0, limit: 2, sort: [SortKey("n", .descending)]), tab: "s"))
         #expect(r.outgoing(rowsRequest(6, offset: 0, limit: 1000, sort: [SortKey("n", .descending)]), tab: "s"))
-        // One stream request with an id of the spool's own.
-        guard case .request(let sid, "rows", let params)? = wire.sent.first else { Issue.record("no stream request"); return }
-        #expect(wire.sent.count == 1)
-        #expect(SpoolIDs.isSpool(sid))
-        #expect(params == StreamMessages.streamParams(table: "root"))
+        #expect(wire.sent.isEmpty)
         #expect(feed(r, .notification(method: "rows/chunk", params: ["id": sid.json, "rows": rows(0..<3)])))
         r.drain()
         #expect(wire.rowIDs(3) == ["r0", "r1"])              // usable before the stream ends
@@ -181,11 +187,13 @@ func feed(_ r: SpoolRouter, _ message: Message) -> Bool {
 
     @Test func aWaitingPageCanBeCancelledAndAFailedStreamFailsWaitingPages() throws {
         let r = opened(paging: false)
+        guard let (sid, _) = streamRequest() else { Issue.record("no stream request"); return }
         wire.clear()
-        #expect(r.outgoing(rowsRequest(3, offset: 0, limit: 2, sort: [SortKey("n")]), tab: "s"))
-        #expect(r.outgoing(rowsRequest(4, offset: 0, limit: 2, sort: [SortKey("name")]), tab: "s"))
+        // Pages that wait for every row (scans: 1,000 rows).
+        #expect(r.outgoing(rowsRequest(3, offset: 0, limit: 1000, sort: [SortKey("n")]), tab: "s"))
+        #expect(r.outgoing(rowsRequest(4, offset: 0, limit: 1000, sort: [SortKey("name")]), tab: "s"))
         #expect(r.outgoing(.notification(method: "$/cancel", params: ["id": 3]), tab: "s"))   // never reaches the plugin
-        guard case .request(let sid, _, _)? = wire.sent.first else { Issue.record("no stream request"); return }
+        #expect(wire.sent.isEmpty)
         #expect(feed(r, .failure(id: sid, error: RPCError(code: -32603, message: "disk on fire"))))
         #expect(wire.answer(3) == nil)
         let failure = wire.delivered.first { if case .failure(.int(4), _) = $0 { true } else { false } }
@@ -196,10 +204,10 @@ func feed(_ r: SpoolRouter, _ message: Message) -> Bool {
 
     @Test func aChunkOfBadRowsFailsTheStreamNamingTheField() throws {
         let r = opened(paging: false)
+        guard let (sid, _) = streamRequest() else { Issue.record("no stream request"); return }
         wire.clear()
         // A page that waits for the whole table (a scan's: 1,000 rows).
         #expect(r.outgoing(rowsRequest(3, offset: 0, limit: 1000, sort: [SortKey("n")]), tab: "s"))
-        guard case .request(let sid, _, _)? = wire.sent.first else { Issue.record("no stream request"); return }
         _ = feed(r, .notification(method: "rows/chunk", params: ["id": sid.json, "rows": rows(0..<3)]))
         _ = feed(r, .notification(method: "rows/chunk", params: ["id": sid.json, "rows": [["id": "x", "cells": "oops"]]]))
         // The stream is cancelled, and the waiting page fails with the place of the fault.
@@ -213,7 +221,7 @@ func feed(_ r: SpoolRouter, _ message: Message) -> Bool {
     @Test func aCrashMidStreamIsLoggedAndLeavesNoFile() throws {
         let r = opened(paging: false)
         #expect(r.outgoing(rowsRequest(3, offset: 0, limit: 100), tab: "s"))
-        guard case .request(let sid, _, _)? = wire.sent.last else { Issue.record("no stream request"); return }
+        guard let (sid, _) = streamRequest() else { Issue.record("no stream request"); return }
         _ = feed(r, .notification(method: "rows/chunk", params: ["id": sid.json, "rows": rows(0..<3)]))
         wire.clear()
         r.pluginEnded(tab: "s")

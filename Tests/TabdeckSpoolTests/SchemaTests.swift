@@ -55,6 +55,9 @@ let testColumns: [ColumnSpec] = [
         // scans (1,000 rows a page) wait for the end.
         #expect(PageRoute.decide(sorted, pluginPages: false, fill: .filling, arrived: 1_000_000) == .answerSoFar)
         #expect(PageRoute.decide(sorted, pluginPages: false, fill: .filling, arrived: 0) == .wait)
+        // Line mode and scripts want whole tables: sorted pages wait, natural ones do not.
+        #expect(PageRoute.decide(sorted, pluginPages: false, fill: .filling, arrived: 5000, soFar: false) == .wait)
+        #expect(PageRoute.decide(natural, pluginPages: false, fill: .filling, arrived: 150, soFar: false) == .answerSoFar)
         #expect(PageRoute.decide(sorted, pluginPages: false, fill: .idle, arrived: 0) == .wait)
         let deep = RowsRequest(table: "root", offset: 900, limit: 100, sort: [SortKey("n")])
         #expect(PageRoute.decide(deep, pluginPages: false, fill: .filling, arrived: 5000) == .wait)
