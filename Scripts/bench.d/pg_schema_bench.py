@@ -107,7 +107,7 @@ def export_runs(tabdeck, root, server, work):
     ours, theirs = os.path.join(work, "tabdeck.csv"), os.path.join(work, "psql.csv")
     env = dict(server.env, TABDECK_BIN_DIR=os.path.dirname(tabdeck))
     t = time.perf_counter()
-    subprocess.run([tabdeck, "--config", config, "--state-dir", os.path.join(work, "state")],
+    subprocess.run([tabdeck, "--line", "--config", config, "--state-dir", os.path.join(work, "state")],
                    input=f"sort created\nexport {ours}\n", capture_output=True, text=True, env=env, check=True)
     ours_s = time.perf_counter() - t
     t = time.perf_counter()

@@ -12,7 +12,7 @@ import Testing
             {"sections": [], "tabs": [{"id": "slow", "title": "Slow", "command": ["python3", "\(plugin)", "tag=\(tag)"],
               "env": {"BROKEN_MODE": "slow-rows", "BROKEN_DELAY": "600"}}]}
             """)
-        return ["--config", config, "--state-dir", dir.state, "--trace", dir.file("trace")]
+        return ["--line", "--config", config, "--state-dir", dir.state, "--trace", dir.file("trace")]
     }
 
     /// Processes whose command line holds `tag`.
