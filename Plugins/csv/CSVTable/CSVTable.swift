@@ -241,6 +241,9 @@ public final class CSVTable: @unchecked Sendable {
         return .text(scanner.string(span))
     }
 
+    /// How the file differs from what was opened, if it changed on disk (``MappedFile/changed()``).
+    public func changedOnDisk() -> String? { file.changed() }
+
     /// The raw text of every cell of a row (for tests and detail views).
     public func strings(row: Int) -> [String?] {
         let offsets = index.snapshot()

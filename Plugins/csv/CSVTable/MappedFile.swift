@@ -20,6 +20,9 @@ final class MappedFile: @unchecked Sendable {
     private let mapping: UnsafeMutableRawPointer?
     /// Kept open for ``read(_:count:into:)``.
     private let fd: Int32
+    /// The file as mapped: inode and modification time (``changed()``).
+    private var inode: UInt = 0
+    private var modified = timespec()
 
     init(path: String) throws(CSVError) {
         self.path = path
@@ -32,6 +35,8 @@ final class MappedFile: @unchecked Sendable {
         guard fstat(fd, &st) == 0 else { throw CSVError("cannot stat \(path): \(String(cString: strerror(errno)))") }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw CSVError("cannot open \(path): not a regular file") }
         count = Int(st.st_size)
+        inode = UInt(st.st_ino)
+        modified = st.st_mtim
         guard count < 1 << 40 else { throw CSVError("cannot open \(path): files of 1 TiB or more are not supported") }
         if count == 0 {
             mapping = nil
@@ -59,6 +64,18 @@ final class MappedFile: @unchecked Sendable {
             break
         }
         return done
+    }
+
+    /// How the file at `path` differs from the mapping, if it does: written to, cut, or
+    /// replaced since it was opened (a mapping of a file cut short faults on the pages past its
+    /// new end, so every request checks first).
+    func changed() -> String? {
+        var now = stat()
+        guard stat(path, &now) == 0 else { return "it was removed" }
+        if UInt(now.st_ino) != inode { return "it was replaced" }
+        if Int(now.st_size) != count { return "its size went from \(count) to \(now.st_size) bytes" }
+        if now.st_mtim.tv_sec != modified.tv_sec || now.st_mtim.tv_nsec != modified.tv_nsec { return "it was written to" }
+        return nil
     }
 
     /// After indexing, access is random (paging, sorting).

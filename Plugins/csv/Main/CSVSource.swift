@@ -21,6 +21,16 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
 
     private let lock = NSLock()
     private var tables: [String: CSVTable] = [:]
+    /// How each table was opened, to read it again when its file changes.
+    private var hows: [String: HowOpened] = [:]
+
+    /// The args a table was opened with.
+    struct HowOpened {
+        var path: String
+        var delimiter: UInt8?
+        var types: [String: CSVTypeChoice]
+        var title: String { (path as NSString).lastPathComponent }
+    }
     private var opened = 0
     private var notifier: Notifier?
 
@@ -48,29 +58,18 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
                 types[key] = choice
             }
         }
-        let title = (path as NSString).lastPathComponent
-        lock.lock()
-        let notifier = self.notifier
-        lock.unlock()
-
-        let progress = IndexProgress(title: title, notifier: notifier)
-        let table: CSVTable
-        do {
-            table = try CSVTable(path: path, options: .init(delimiter: delimiter, background: true,
-                                                            progress: { done, all, rows in progress.report(done, all, rows) },
-                                                            sortIndex: Self.sortIndex, types: types))
-        } catch {
-            throw RPCError(code: RPCError.invalidParams, message: "cannot open \(path): \(Self.reason(error, path: path))",
-                           data: ["path": "params.args.path", "file": .string(path)])
-        }
+        let how = HowOpened(path: path, delimiter: delimiter, types: types)
+        let (table, progress) = try load(how)
         // The first table is "root", later ones "t2", "t3"... (failed opens use no handle).
         lock.lock()
         opened += 1
         let handle = opened == 1 ? "root" : "t\(opened)"
         tables[handle] = table
+        hows[handle] = how
         lock.unlock()
         let total = progress.opened(table: handle, rowCount: { table.rowCount })
         PluginLog.info("opened \(path): \(table.columns.count) columns, \(total.map(String.init) ?? "indexing") rows")
+        let title = how.title
 
         var columns = table.columns.map { c -> ColumnSpec in
             let w = c.widthHints
@@ -123,14 +122,57 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
     func close(table handle: String) {
         lock.lock()
         let table = tables.removeValue(forKey: handle)
+        hows[handle] = nil
         lock.unlock()
         table?.close()
     }
 
+    /// The table of `handle`, read again first when its file changed on disk since: with the
+    /// same columns the host is told the new count (`invalidate`) and the request goes on;
+    /// with other columns the request fails saying so (the tab must be opened again).
     private func table(_ handle: String) throws -> CSVTable {
+        lock.lock()
+        guard let table = tables[handle], let how = hows[handle] else { lock.unlock(); throw RPCError.unknown(table: handle) }
+        lock.unlock()
+        guard let change = table.changedOnDisk() else { return table }
+        let fresh: CSVTable, progress: IndexProgress
+        do { (fresh, progress) = try load(how) } catch {
+            throw RPCError(code: RPCError.internalError, message: "\(how.title) changed on disk (\(change)) and cannot be read again: \(error)")
+        }
+        guard fresh.columns.map(\.id) == table.columns.map(\.id), fresh.columns.map(\.type) == table.columns.map(\.type) else {
+            fresh.close()
+            throw RPCError(code: RPCError.internalError,
+                           message: "\(how.title) changed on disk (\(change)) and its columns are not the same: open the tab again")
+        }
+        lock.lock()
+        let current = tables[handle]
+        if current === table { tables[handle] = fresh }
+        lock.unlock()
+        guard current === table else { fresh.close(); return current ?? fresh }  // another request read it again first
+        table.close()
+        PluginLog.info("\(how.path) changed on disk (\(change)): read again")
+        notifierNow?.status("\(how.title) changed on disk (\(change)) and was read again")
+        // A count still being indexed comes with the end of its progress, as at open.
+        notifierNow?.invalidate(table: handle, total: progress.opened(table: handle, rowCount: { fresh.rowCount }))
+        return fresh
+    }
+
+    /// Opens the file as `how` says (indexing in the background, reported by the progress).
+    private func load(_ how: HowOpened) throws -> (CSVTable, IndexProgress) {
+        let progress = IndexProgress(title: how.title, notifier: notifierNow)
+        do {
+            return (try CSVTable(path: how.path, options: .init(delimiter: how.delimiter, background: true,
+                                                               progress: { done, all, rows in progress.report(done, all, rows) },
+                                                               sortIndex: Self.sortIndex, types: how.types)), progress)
+        } catch {
+            throw RPCError(code: RPCError.invalidParams, message: "cannot open \(how.path): \(Self.reason(error, path: how.path))",
+                           data: ["path": "params.args.path", "file": .string(how.path)])
+        }
+    }
+
+    private var notifierNow: Notifier? {
         lock.lock(); defer { lock.unlock() }
-        guard let table = tables[handle] else { throw RPCError.unknown(table: handle) }
-        return table
+        return notifier
     }
 
     static let maxPageRows = 50_000
