@@ -37,12 +37,13 @@ class PluginProcess:
     """A plugin subprocess with reader threads for its stdout (protocol) and stderr (log)."""
 
     def __init__(self, argv: Sequence[str], env: dict[str, str] | None = None,
-                 cwd: str | None = None) -> None:
+                 cwd: str | None = None, **popen: Any) -> None:
+        """``popen``: more arguments for :class:`subprocess.Popen` (``pass_fds``, ``preexec_fn``)."""
         full_env = dict(os.environ)
         full_env.update(env or {})
         full_env["TABDECK_PROTOCOL"] = "1"
         self.proc = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=full_env, cwd=cwd)
+                                     stderr=subprocess.PIPE, env=full_env, cwd=cwd, **popen)
         self._cond = threading.Condition()
         self._write_lock = threading.Lock()
         self.raw_lines: list[bytes] = []
