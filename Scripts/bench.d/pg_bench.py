@@ -159,6 +159,17 @@ class Plugin:
 SORT = [{"column": "score", "direction": "asc"}]
 
 
+def walk(total):
+    """Where the paging walks go in a table of `total` rows: the middle page's offset, the
+    pages down and then up from there, the last page's offset and the pages up from it; fewer
+    pages than DOWN and UP when the table is small (`--smoke`), never past either end."""
+    middle = (total // 2) // PAGE * PAGE
+    down = max(0, min(DOWN, (total - 1 - middle) // PAGE))
+    up = min(UP, (middle + down * PAGE) // PAGE)
+    last = (total - 1) // PAGE * PAGE
+    return middle, down, up, last, min(UP, last // PAGE)
+
+
 def plugin_run(binary, server, table, log):
     """One run of the real plugin: first page, the middle, the end (ms)."""
     out = {}
@@ -173,20 +184,19 @@ def plugin_run(binary, server, table, log):
         out["first_ids"] = [r["id"] for r in rows[:3]]
         total = plugin.wait_total()
         out["total"] = total
-        middle = (total // 2) // PAGE * PAGE
+        middle, down, up, last, end_up = walk(total)
         out["middle_jump_ms"], rows = plugin.rows(middle, SORT)
         out["middle_ids"] = [r["id"] for r in rows[:3]]
         times, pages = [], {}
-        for k in list(range(1, DOWN + 1)) + list(range(DOWN - 1, DOWN - 1 - UP, -1)):
+        for k in list(range(1, down + 1)) + list(range(down - 1, down - 1 - up, -1)):
             ms, rows = plugin.rows(middle + k * PAGE, SORT)
             times.append(ms)
             pages[middle + k * PAGE] = [r["id"] for r in rows]
         out["middle_pages_ms"] = times
-        last = (total - 1) // PAGE * PAGE
         out["end_jump_ms"], rows = plugin.rows(last, SORT)
         out["end_ids"] = [r["id"] for r in rows[-3:]]
         times = []
-        for k in range(1, UP + 1):
+        for k in range(1, end_up + 1):
             ms, rows = plugin.rows(last - k * PAGE, SORT)
             times.append(ms)
             pages[last - k * PAGE] = [r["id"] for r in rows]
@@ -267,16 +277,15 @@ def psql_run(server, table, total, offsets=True):
             # The same pages by OFFSET, as one would without keys: a few, in the first run only
             # (each skips millions of rows through the index and the heap: seconds at 10M).
             by_offset = []
-            for k in range(1, OFFSET_PAGES + 1) if offsets else []:
+            for k in range(1, min(OFFSET_PAGES, start // PAGE) + 1) if offsets else []:
                 by_offset.append(q.query(f"SELECT {cols} FROM {table} ORDER BY score, id LIMIT {PAGE} "
                                          f"OFFSET {start - k * PAGE};")[0])
             return ids, keyset, by_offset
 
-        middle = (total // 2) // PAGE * PAGE
-        ids, out["middle_pages_ms"], out["middle_offset_pages_ms"] = region(middle, DOWN, UP, "middle")
+        middle, down, up, last, end_up = walk(total)
+        ids, out["middle_pages_ms"], out["middle_offset_pages_ms"] = region(middle, down, up, "middle")
         out["middle_ids"] = ids[:3]
-        last = (total - 1) // PAGE * PAGE
-        ids, out["end_pages_ms"], out["end_offset_pages_ms"] = region(last, 0, UP, "end")
+        ids, out["end_pages_ms"], out["end_offset_pages_ms"] = region(last, 0, end_up, "end")
         out["end_ids"] = ids[-3:]
     finally:
         q.close()

@@ -248,5 +248,21 @@ class BenchScriptTests(unittest.TestCase):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+class PgWalkTests(unittest.TestCase):
+    """The PostgreSQL paging walks stay inside the table at every size (`--smoke` has 10,000
+    rows, where 50 pages down and 100 up from the middle went to offset -100)."""
+
+    def test_every_page_of_the_walks_is_inside_the_table(self) -> None:
+        import pg_bench
+        page = pg_bench.PAGE
+        for total in (1, 150, 10_000, 3_000_000):
+            middle, down, up, last, end_up = pg_bench.walk(total)
+            offsets = [middle + k * page for k in list(range(1, down + 1)) + list(range(down - 1, down - 1 - up, -1))]
+            offsets += [last - k * page for k in range(1, end_up + 1)]
+            for offset in offsets:
+                self.assertTrue(0 <= offset < total, (total, offset))
+        self.assertEqual(pg_bench.walk(3_000_000)[1:3], (pg_bench.DOWN, pg_bench.UP))
+
+
 if __name__ == "__main__":
     unittest.main()
