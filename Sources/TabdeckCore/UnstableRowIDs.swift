@@ -15,7 +15,7 @@ extension TableState {
     public var unstableRowIDsMessage: String? {
         guard hasUnstableRowIDs else { return nil }
         let title = Sanitizer.clean(description.title ?? label)
-        return "rows of \"\(title)\" have no stable ids (a view without a key): selection and row actions are off"
+        return "\"\(title)\" has no stable row ids (a view without a key): no selection or row actions"
     }
 
     /// Throws ``unstableRowIDsMessage`` for a command that would act on row ids.

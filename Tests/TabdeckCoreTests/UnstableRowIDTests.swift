@@ -6,7 +6,7 @@ import TabdeckProtocol
 /// row actions, no `copy selection`; what works by position keeps working; the cursor keeps its
 /// offset rather than follow an id that may name another row now.
 @Suite struct UnstableRowIDTests {
-    let refused = #"rows of "People" have no stable ids (a view without a key): selection and row actions are off"#
+    let refused = #""People" has no stable row ids (a view without a key): no selection or row actions"#
 
     func harness(count: Int = 100, locates: Bool = false, views: [TableViewKey: TableViewState] = [:]) -> Harness {
         var h = Harness(count: count, views: views)

@@ -45,7 +45,8 @@ import TabdeckProtocol
         "  $ Orders              │  name1                   21 doing                    Oslo",
         "                        │  name2                   22 done                     Kyoto",
         " System                 │  name3                   23 todo                     Lima",
-        "rows of \"People\" have no stable ids (a view without a key): selection and row actions are off · row…",
+        // The whole message and the row count fit 100 columns (the old one was cut).
+        "\"People\" has no stable row ids (a view without a key): no selection or row actions · row 1 of 5",
     ]
 
     @Test func spaceAndARowActionsHotkeySayWhySelectionAndActionsAreOff() {
