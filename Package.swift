@@ -30,6 +30,7 @@ let package = Package(
         .target(name: "TabdeckTime"),
         .target(name: "SeededRandom"),
         .target(name: "TabdeckCore", dependencies: ["TabdeckProtocol"]),
+        .target(name: "TabdeckSources"),
         .target(name: "TabdeckStore", dependencies: [
             "TabdeckCore",
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -45,7 +46,7 @@ let package = Package(
         .target(name: "TabdeckConformance", dependencies: ["TabdeckProtocol", "TabdeckSupervisor"]),
         .target(name: "TabdeckApp", dependencies: [
             "TabdeckProtocol", "TabdeckCore", "TabdeckStore", "TabdeckSupervisor", "TabdeckTerminal", "TabdeckConformance",
-            "TabdeckSpool", "TabdeckTime", .product(name: "Logging", package: "swift-log"),
+            "TabdeckSpool", "TabdeckTime", "TabdeckSources", .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "tabdeck", dependencies: [
             "TabdeckApp", "TabdeckSupervisor",
@@ -65,7 +66,7 @@ let package = Package(
         .executableTarget(name: "tabdeck-postgres", dependencies: ["PostgresBrowser", "TabdeckPluginKit"], path: "Plugins/postgres/Main"),
         .executableTarget(name: "tabdeck-kit-example", dependencies: ["TabdeckPluginKit", "TabdeckProtocol"], path: "Plugins/kit-example"),
         .target(name: "TabdeckFuzzTargets", dependencies: [
-            "TabdeckProtocol", "TabdeckCore", "TabdeckTerminal", "TabdeckStore", "TabdeckSpool", "CSVTable",
+            "TabdeckProtocol", "TabdeckCore", "TabdeckTerminal", "TabdeckStore", "TabdeckSpool", "CSVTable", "TabdeckSources",
         ]),
         .executableTarget(name: "tabdeck-fuzz", dependencies: ["TabdeckFuzzTargets"]),
         .executableTarget(name: "TabdeckBench", dependencies: [
@@ -77,6 +78,7 @@ let package = Package(
         .testTarget(name: "TabdeckProtocolTests", dependencies: ["TabdeckProtocol", "SeededRandom"]),
         .testTarget(name: "TabdeckCoreTests", dependencies: ["TabdeckCore", "SeededRandom"]),
         .testTarget(name: "TabdeckStoreTests", dependencies: ["TabdeckStore"]),
+        .testTarget(name: "TabdeckSourcesTests", dependencies: ["TabdeckSources"]),
         .testTarget(name: "TabdeckSupervisorTests", dependencies: ["TabdeckSupervisor", "TabdeckTime"]),
         .testTarget(name: "TabdeckTerminalTests", dependencies: ["TabdeckTerminal"]),
         .testTarget(name: "TabdeckAppTests", dependencies: ["TabdeckApp", "TabdeckTime"]),
