@@ -51,7 +51,7 @@ public enum Locations {
         guard tab.contains("/") || tab.hasPrefix(".") || tab.isEmpty else { return tab }
         let safe = String(tab.unicodeScalars.map { s -> Character in
             s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "-" || s == "_" || s == ".") ? Character(s) : "_"
-        }.suffix(80))
+        }.suffix(80)).replacingOccurrences(of: ".", with: "_", options: .anchored)
         var hash: UInt64 = 0xcbf29ce484222325  // FNV-1a
         for b in tab.utf8 { hash = (hash ^ UInt64(b)) &* 0x100000001b3 }
         return safe + "-" + String(hash, radix: 16)
