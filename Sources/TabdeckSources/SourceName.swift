@@ -26,71 +26,79 @@ public struct PostgresURL: Hashable, Sendable {
 
     /// Whether `text` is meant as a PostgreSQL URL.
     public static func isURL(_ text: String) -> Bool {
-        let lower = text.lowercased()
-        return lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres://")
+        schemeLength(Array(text.utf8.prefix(13))) != nil
     }
 
-    /// Takes `text` apart; nil if it is not a PostgreSQL URL.
+    /// The length of `postgresql://` or `postgres://` (any case) at the start of `bytes`.
+    static func schemeLength(_ bytes: [UInt8]) -> Int? {
+        let lower = bytes.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }
+        for scheme in ["postgresql://", "postgres://"] where lower.starts(with: Array(scheme.utf8)) { return scheme.utf8.count }
+        return nil
+    }
+
+    /// Takes `text` apart; nil if it is not a PostgreSQL URL. Works on the UTF-8 bytes, cut at
+    /// ASCII delimiters only (so every piece is whole UTF-8, whatever combines with what).
     public init?(_ text: String) {
-        guard Self.isURL(text), let colon = text.firstIndex(of: ":") else { return nil }
-        let rest = text[colon...].dropFirst(3)  // "://"
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        let bytes = Array(text.utf8)
+        guard let scheme = Self.schemeLength(Array(bytes.prefix(13))) else { return nil }
+        let slash = UInt8(ascii: "/"), question = UInt8(ascii: "?"), at = UInt8(ascii: "@"), colon = UInt8(ascii: ":")
+        let rest = bytes[scheme...]
+        let authorityEnd = rest.firstIndex { $0 == slash || $0 == question } ?? rest.endIndex
         let authority = rest[..<authorityEnd]
-        var tail = String(rest[authorityEnd...])
-        var user: Substring?
+        var tail = Array(rest[authorityEnd...])
+        var user: ArraySlice<UInt8>?
         var hosts = authority
         var password: String?
-        if let at = authority.lastIndex(of: "@") {
-            let info = authority[..<at]
-            hosts = authority[authority.index(after: at)...]
-            if let colon = info.firstIndex(of: ":") {
-                user = info[..<colon]
-                password = Self.percentDecoded(info[info.index(after: colon)...])
+        if let sign = authority.lastIndex(of: at) {
+            let info = authority[..<sign]
+            hosts = authority[(sign + 1)...]
+            if let c = info.firstIndex(of: colon) {
+                user = info[..<c]
+                password = Self.percentDecoded(info[(c + 1)...])
             } else {
                 user = info
             }
         }
         // A password in the query (`?password=...`) goes the same way.
-        if let q = tail.firstIndex(of: "?") {
-            let path = tail[..<q]
-            var kept: [Substring] = []
-            for item in tail[tail.index(after: q)...].split(separator: "&") {
-                if item.lowercased().hasPrefix("password=") {
-                    password = Self.percentDecoded(item.dropFirst("password=".count))
+        if let q = tail.firstIndex(of: question) {
+            var kept: [ArraySlice<UInt8>] = []
+            for item in tail[(q + 1)...].split(separator: UInt8(ascii: "&")) {
+                let key = Array("password=".utf8)
+                if item.count >= key.count && item.prefix(key.count).map({ (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }) == key {
+                    password = Self.percentDecoded(item.dropFirst(key.count))
                 } else {
                     kept.append(item)
                 }
             }
-            tail = String(path) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
+            tail = Array(tail[..<q]) + (kept.isEmpty ? [] : [question] + Array(kept.joined(separator: [UInt8(ascii: "&")])))
         }
-        self.url = "postgresql://" + (user.map { $0 + "@" } ?? "") + hosts + tail
+        let safe = Array("postgresql://".utf8) + (user.map { Array($0) + [at] } ?? []) + Array(hosts) + tail
+        self.url = String(decoding: safe, as: UTF8.self)
         self.password = password
-        let db = tail.dropFirst().prefix { $0 != "?" }
-        let host = hosts.split(separator: ",").first.map { h -> Substring in
-            // `host:port` and `[v6]:port` without the port.
-            if h.hasPrefix("["), let close = h.firstIndex(of: "]") { return h[...close] }
-            return h.split(separator: ":", maxSplits: 1).first ?? h
-        } ?? ""
-        var title = (user.map { Self.percentDecoded($0) + "@" } ?? "") + host
-        if !db.isEmpty { title += "/" + Self.percentDecoded(db) }
+        let db = tail.dropFirst().prefix { $0 != question }
+        var host = hosts.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).first ?? []
+        // `host:port` and `[v6]:port` without the port.
+        if host.first == UInt8(ascii: "["), let close = host.firstIndex(of: UInt8(ascii: "]")) {
+            host = host[...close]
+        } else if let c = host.firstIndex(of: colon) {
+            host = host[..<c]
+        }
+        var title = (user.map { Self.percentDecoded($0) + "@" } ?? "") + String(decoding: host, as: UTF8.self)
+        if !db.isEmpty && tail.first == slash { title += "/" + Self.percentDecoded(db) }
         self.title = title.isEmpty ? "postgresql" : title
     }
 
     /// `%XX` escapes decoded (invalid ones kept as written).
-    static func percentDecoded(_ text: Substring) -> String {
+    static func percentDecoded(_ text: ArraySlice<UInt8>) -> String {
         var bytes: [UInt8] = []
-        var i = text.utf8.startIndex
-        let utf8 = text.utf8
-        while i < utf8.endIndex {
-            let b = utf8[i]
-            if b == UInt8(ascii: "%"), let h1 = utf8.index(i, offsetBy: 1, limitedBy: utf8.endIndex), h1 < utf8.endIndex,
-               let h2 = utf8.index(i, offsetBy: 2, limitedBy: utf8.endIndex), h2 < utf8.endIndex,
-               let hi = hexValue(utf8[h1]), let lo = hexValue(utf8[h2]) {
+        var i = text.startIndex
+        while i < text.endIndex {
+            if text[i] == UInt8(ascii: "%"), i + 2 < text.endIndex, let hi = hexValue(text[i + 1]), let lo = hexValue(text[i + 2]) {
                 bytes.append(hi << 4 | lo)
-                i = utf8.index(after: h2)
+                i += 3
             } else {
-                bytes.append(b)
-                i = utf8.index(after: i)
+                bytes.append(text[i])
+                i += 1
             }
         }
         return String(decoding: bytes, as: UTF8.self)
