@@ -31,6 +31,7 @@ let package = Package(
         .target(name: "TabdeckTime"),
         .target(name: "SeededRandom"),
         .target(name: "TabdeckCore", dependencies: ["TabdeckProtocol"]),
+        .target(name: "TabdeckSources"),
         .target(name: "TabdeckStore", dependencies: [
             "TabdeckCore",
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -46,7 +47,7 @@ let package = Package(
         .target(name: "TabdeckConformance", dependencies: ["TabdeckProtocol", "TabdeckSupervisor"]),
         .target(name: "TabdeckApp", dependencies: [
             "TabdeckProtocol", "TabdeckCore", "TabdeckStore", "TabdeckSupervisor", "TabdeckTerminal", "TabdeckConformance",
-            "TabdeckSpool", "TabdeckTime", .product(name: "Logging", package: "swift-log"),
+            "TabdeckSpool", "TabdeckTime", "TabdeckSources", .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "tabdeck", dependencies: [
             "TabdeckApp", "TabdeckSupervisor",
@@ -69,6 +70,7 @@ let package = Package(
         .executableTarget(name: "tabdeck-kit-example", dependencies: ["TabdeckPluginKit", "TabdeckProtocol"], path: "Plugins/kit-example"),
         .target(name: "TabdeckFuzzTargets", dependencies: [
             "TabdeckProtocol", "TabdeckCore", "TabdeckTerminal", "TabdeckStore", "TabdeckSpool", "CSVTable", "PipeTable",
+            "TabdeckSources",
         ]),
         .executableTarget(name: "tabdeck-fuzz", dependencies: ["TabdeckFuzzTargets"]),
         .executableTarget(name: "TabdeckBench", dependencies: [
@@ -80,6 +82,7 @@ let package = Package(
         .testTarget(name: "TabdeckProtocolTests", dependencies: ["TabdeckProtocol", "SeededRandom"]),
         .testTarget(name: "TabdeckCoreTests", dependencies: ["TabdeckCore", "SeededRandom"]),
         .testTarget(name: "TabdeckStoreTests", dependencies: ["TabdeckStore"]),
+        .testTarget(name: "TabdeckSourcesTests", dependencies: ["TabdeckSources"]),
         .testTarget(name: "TabdeckSupervisorTests", dependencies: ["TabdeckSupervisor", "TabdeckTime"]),
         .testTarget(name: "TabdeckTerminalTests", dependencies: ["TabdeckTerminal"]),
         .testTarget(name: "TabdeckAppTests", dependencies: ["TabdeckApp", "TabdeckTime"]),

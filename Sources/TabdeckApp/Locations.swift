@@ -28,6 +28,35 @@ public enum Locations {
     /// `<state>/cache`. Anything in it can be deleted at any time (`tabdeck cache clear`).
     public static func cacheDirectory(stateDirectory: String) -> String { stateDirectory + "/cache" }
 
+    /// The folder holding Tabdeck's `Plugins/` for the executable in `executableDirectory`: the
+    /// nearest of it and the folders above it (a build: the repository, three levels above
+    /// `.build/<triple>/debug`; an install: `PREFIX/lib/tabdeck`, above its `bin`) that has
+    /// `Plugins/csv/tabdeck-csv`. Never the current folder: `tabdeck FILE` works from anywhere.
+    public static func pluginRoot(executableDirectory: String?) -> String? {
+        guard let start = executableDirectory else { return nil }
+        var folder = URL(fileURLWithPath: start).standardizedFileURL
+        for _ in 0..<5 {
+            if FileManager.default.fileExists(atPath: folder.path + "/Plugins/csv/tabdeck-csv") { return folder.path }
+            let up = folder.deletingLastPathComponent()
+            if up.path == folder.path { break }
+            folder = up
+        }
+        return nil
+    }
+
+    /// A tab's name in the state folder's file names (`logs/NAME.log`): the id itself, unless it
+    /// could leave the folder or make one (an opened source's id is a path: `/`), in which case
+    /// its unsafe characters become `_` and a hash of the id keeps it apart from others.
+    public static func fileName(tab: String) -> String {
+        guard tab.contains("/") || tab.hasPrefix(".") || tab.isEmpty else { return tab }
+        let safe = String(tab.unicodeScalars.map { s -> Character in
+            s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "-" || s == "_" || s == ".") ? Character(s) : "_"
+        }.suffix(80)).replacingOccurrences(of: ".", with: "_", options: .anchored)
+        var hash: UInt64 = 0xcbf29ce484222325  // FNV-1a
+        for b in tab.utf8 { hash = (hash ^ UInt64(b)) &* 0x100000001b3 }
+        return safe + "-" + String(hash, radix: 16)
+    }
+
     static func home(_ environment: [String: String]) -> String {
         environment["HOME"] ?? NSHomeDirectory()
     }

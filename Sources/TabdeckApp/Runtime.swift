@@ -97,23 +97,30 @@ public final class Runtime {
     /// screen", "line mode") is written into the state folder's lock, so that a second Tabdeck
     /// on the same folder is refused with a message naming this one. `clock` is the one
     /// monotonic clock of the host, handed to the supervisor too.
-    public init(configPath: String, stateDirectory: String, output: OutputFormat = .text,
+    /// `configPath` nil: no config file (sources were given and none was found); `opened`: the
+    /// tabs of the sources on the command line (``OpenedSources``), shown first.
+    public init(configPath: String?, opened: [TabConfig] = [], stateDirectory: String, output: OutputFormat = .text,
                 settings: CoreSettings = CoreSettings(),
                 tracer: ProtocolTracer? = nil, mode: String = "line mode",
                 clock: MonotonicClock = SystemClock()) throws(AppError) {
         signal(SIGPIPE, SIG_IGN)
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: configPath)) } catch {
-            throw .unreadableConfig(path: configPath, reason: (error as NSError).localizedDescription)
+        var config: WorkspaceConfig
+        if let configPath {
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: configPath)) } catch {
+                throw .unreadableConfig(path: configPath, reason: (error as NSError).localizedDescription)
+            }
+            let directory = URL(fileURLWithPath: configPath).deletingLastPathComponent().path
+            do { config = try WorkspaceConfig.parse(Array(data), file: configPath, directory: directory) } catch {
+                throw .config(error.description)
+            }
+        } else {
+            config = .empty(directory: FileManager.default.currentDirectoryPath)
         }
-        let directory = URL(fileURLWithPath: configPath).deletingLastPathComponent().path
-        let config: WorkspaceConfig
-        do { config = try WorkspaceConfig.parse(Array(data), file: configPath, directory: directory) } catch {
-            throw .config(error.description)
-        }
+        config = config.opening(opened)
         // Keys of one's own are checked before anything is touched (the store, plugins).
         let keyMap: KeyMap
-        do { keyMap = try KeyMap.standard.applying(config.keys, file: configPath) } catch { throw .config(error.description) }
+        do { keyMap = try KeyMap.standard.applying(config.keys, file: configPath ?? "") } catch { throw .config(error.description) }
         var settings = settings
         settings.keyTable = keyMap.table
         let database: AppDatabase
@@ -126,6 +133,7 @@ public final class Runtime {
         do {
             layout = try database.loadLayout()
             try database.pruneViews()
+            if !config.opened.isEmpty { try database.noteOpened(config.opened) }
             for (key, view) in try database.loadAllViews() { views[TableViewKey(tab: key.tab, table: key.table)] = view }
         } catch { throw .store(error.description) }
         self.database = database
@@ -138,7 +146,7 @@ public final class Runtime {
         self.workspace = Workspace(config: config, storedLayout: layout, storedViews: views, settings: settings)
         let traced = config.tabs.filter(\.trace)
         let tracer = tracer ?? (traced.isEmpty ? nil : try? ProtocolTracer())
-        for tab in traced { tracer?.traceTab(tab.id, to: stateDirectory + "/logs/\(tab.id).trace") }
+        for tab in traced { tracer?.traceTab(tab.id, to: stateDirectory + "/logs/\(Locations.fileName(tab: tab.id)).trace") }
         self.tracer = tracer
         let queue = self.queue
         let spoolFolder = SpoolFolder.folder(stateDirectory: stateDirectory)
@@ -159,13 +167,23 @@ public final class Runtime {
     }
 
     /// The folder of the running executable: plugins built with it live there too.
-    static let executableDirectory: String? = {
+    public static let executableDirectory: String? = {
         guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
         return URL(fileURLWithPath: path).deletingLastPathComponent().path
     }()
 
     /// The per-tab plugin log file.
-    public func logFile(tab: String) -> String { stateDirectory + "/logs/\(tab).log" }
+    public func logFile(tab: String) -> String { stateDirectory + "/logs/\(Locations.fileName(tab: tab)).log" }
+
+    /// Says on stderr why each source on the command line that cannot open cannot (line mode
+    /// and scripts, where no tab shows it), counting each as a failed command.
+    public func reportUnopenedSources() {
+        for id in workspace.config.opened {
+            guard let reason = workspace.config.tab(id)?.unavailable else { continue }
+            failures += 1
+            writeError("error: \(Sanitizer.clean(reason))")
+        }
+    }
 
     /// Seconds since the runtime started: the core's clock.
     func now() -> Double { clock.now() - started }

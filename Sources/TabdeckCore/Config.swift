@@ -29,6 +29,9 @@ public struct TabConfig: Hashable, Sendable {
     /// The most seconds one request to the plugin may run, progress or not (`"requestLimit"`):
     /// then it fails and is cancelled (PROTOCOL.md 5).
     public var requestLimit: Double
+    /// Why this tab cannot open at all (a source on the command line that is not a table, or
+    /// not there): shown in the tab and given as every command's error; no plugin starts.
+    public var unavailable: String?
 
     /// The default ``requestLimit``: 30 minutes.
     public static let defaultRequestLimit = 1800.0
@@ -36,10 +39,10 @@ public struct TabConfig: Hashable, Sendable {
     public init(id: String, title: String, glyph: String? = nil, section: String? = nil, command: [String],
                 args: JSONValue = [:], customizable: Bool = true, background: Bool = false,
                 env: [String: String] = [:], trace: Bool = false, remote: RemoteConfig? = nil,
-                requestLimit: Double = TabConfig.defaultRequestLimit) {
+                requestLimit: Double = TabConfig.defaultRequestLimit, unavailable: String? = nil) {
         self.id = id; self.title = title; self.glyph = glyph; self.section = section; self.command = command
         self.args = args; self.customizable = customizable; self.background = background; self.env = env; self.trace = trace
-        self.remote = remote; self.requestLimit = requestLimit
+        self.remote = remote; self.requestLimit = requestLimit; self.unavailable = unavailable
     }
 }
 
@@ -59,6 +62,11 @@ public struct WorkspaceConfig: Hashable, Sendable {
     /// The ssh client's argv for remote tabs (`"ssh"`, default `["ssh"]`): options such as
     /// `-F FILE` go here; a relative program path resolves against the config folder.
     public var ssh: [String] = ["ssh"]
+    /// The tabs opened from the command line (`tabdeck FILE...`), in order: they come first,
+    /// the first is selected, and they are never written into the saved layout.
+    public private(set) var opened: [String] = []
+    /// The section they are in when config.json has tabs of its own ("Opened"); nil otherwise.
+    public private(set) var openedSection: String?
 
     public init(file: String, directory: String, sections: [SectionConfig], tabs: [TabConfig], keys: [KeyConfig] = [],
                 mouse: Bool = true, ssh: [String] = ["ssh"]) {
@@ -70,6 +78,41 @@ public struct WorkspaceConfig: Hashable, Sendable {
     public func tab(_ id: String) -> TabConfig? { tabs.first { $0.id == id } }
     /// The section with this id.
     public func section(_ id: String) -> SectionConfig? { sections.first { $0.id == id } }
+
+    /// A workspace of no config file (sources given, none found): tabs run in `directory`.
+    public static func empty(directory: String) -> WorkspaceConfig {
+        WorkspaceConfig(file: "", directory: directory, sections: [], tabs: [])
+    }
+
+    /// This config with `tabs` opened from the command line before its own: in an "Opened"
+    /// section when the config has tabs (its id made unique), else without a section. A tab
+    /// whose id is already here (the same source twice, or a config tab of that id) is left out.
+    public func opening(_ tabs: [TabConfig]) -> WorkspaceConfig {
+        var copy = self
+        var added: [TabConfig] = []
+        for tab in tabs where self.tab(tab.id) == nil && !added.contains(where: { $0.id == tab.id }) { added.append(tab) }
+        guard !added.isEmpty else { return copy }
+        if !self.tabs.isEmpty {
+            var id = "opened", n = 1
+            while section(id) != nil { n += 1; id = "opened-\(n)" }
+            copy.sections.insert(SectionConfig(id: id, title: "Opened"), at: 0)
+            copy.openedSection = id
+        }
+        for i in added.indices { added[i].section = copy.openedSection }
+        copy.tabs = added + self.tabs
+        copy.opened = added.map(\.id)
+        return copy
+    }
+
+    /// The config without its opened tabs and their section: what the saved layout merges with.
+    public var withoutOpened: WorkspaceConfig {
+        var copy = self
+        copy.tabs.removeAll { opened.contains($0.id) }
+        if let openedSection { copy.sections.removeAll { $0.id == openedSection } }
+        copy.opened = []
+        copy.openedSection = nil
+        return copy
+    }
 }
 
 /// What is wrong with a config file, and where.

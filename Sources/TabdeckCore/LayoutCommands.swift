@@ -94,7 +94,7 @@ extension Workspace {
     }
 
     mutating func commitLayout(_ effects: inout [Effect], _ output: CommandOutput) -> CommandOutput {
-        effects.append(.saveLayout(layout))
+        effects.append(.saveLayout(LayoutMerge.saved(layout, config: config)))
         return output
     }
 

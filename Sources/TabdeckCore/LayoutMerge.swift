@@ -7,7 +7,30 @@ public enum LayoutMerge {
     ///   so it appears at its config position relative to its neighbours.
     /// - A tab whose stored section no longer exists goes back to its config section.
     /// - Non-customizable tabs keep their config section and are never hidden.
+    /// - Tabs opened from the command line (``WorkspaceConfig/opened``) come first, in their
+    ///   section, and the first of them is selected; the stored layout never holds them.
     public static func merge(stored: WorkspaceLayout?, config: WorkspaceConfig) -> WorkspaceLayout {
+        guard !config.opened.isEmpty else { return mergeConfigured(stored: stored, config: config) }
+        var layout = mergeConfigured(stored: stored.map { saved($0, config: config) }, config: config.withoutOpened)
+        if let section = config.openedSection { layout.sections.insert(section, at: 0) }
+        layout.tabs.insert(contentsOf: config.opened.map { .init(tab: $0, section: config.openedSection) }, at: 0)
+        layout.selected = config.opened[0]
+        return layout.withValidSelection()
+    }
+
+    /// `layout` as the store keeps it: without the tabs opened from the command line and their section.
+    public static func saved(_ layout: WorkspaceLayout, config: WorkspaceConfig) -> WorkspaceLayout {
+        guard !config.opened.isEmpty else { return layout }
+        var copy = layout
+        let opened = Set(config.opened)
+        copy.tabs.removeAll { opened.contains($0.tab) }
+        copy.sections.removeAll { $0 == config.openedSection }
+        copy.hidden.subtract(opened)
+        if let s = copy.selected, opened.contains(s) { copy.selected = nil }
+        return copy
+    }
+
+    static func mergeConfigured(stored: WorkspaceLayout?, config: WorkspaceConfig) -> WorkspaceLayout {
         let fresh = defaultLayout(config)
         guard let stored else { return fresh }
         let configTabs = Set(config.tabs.map(\.id))

@@ -10,6 +10,10 @@ enum Readiness {
 extension Workspace {
     /// Starts the tab's plugin if needed (respecting backoff and the crash budget).
     mutating func ensureReady(_ tab: String, _ effects: inout [Effect]) -> Readiness {
+        if let reason = config.tab(tab)?.unavailable {
+            tabs[tab]!.error = reason
+            return .unavailable(reason)
+        }
         if tabs[tab]!.terminating { return .waiting }
         switch tabs[tab]!.phase {
         case .ready: return .ready

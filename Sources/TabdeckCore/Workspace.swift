@@ -161,6 +161,11 @@ public struct Workspace: Sendable {
         self.savedViews = storedViews
         self.mouse = config.mouse
         self.tabs = Dictionary(uniqueKeysWithValues: config.tabs.map { ($0.id, TabState(id: $0.id)) })
+        for tab in config.tabs {
+            guard let reason = tab.unavailable else { continue }
+            tabs[tab.id]!.phase = .down(reason: reason)
+            tabs[tab.id]!.error = reason
+        }
     }
 
     /// Whether a command is still waiting for a plugin.

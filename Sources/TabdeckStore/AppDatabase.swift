@@ -108,6 +108,33 @@ public final class AppDatabase: Sendable {
         try write(.pruneViews) { db in try ViewStore.prune(db, keepingChildViews: keep) }
     }
 
+    /// Notes that the tabs `ids` were opened from the command line (the first counts as the most
+    /// recent), then forgets every view of the opened sources beyond the `keep` most recently
+    /// opened, so that opening thousands of files does not grow the database forever. Views of
+    /// configured tabs are never touched. Called once at start-up, before the views are loaded.
+    /// - Returns: how many sources were forgotten.
+    @discardableResult
+    public func noteOpened(_ ids: [String], keeping keep: Int = AppDatabase.openedSourcesKept) throws(StoreError) -> Int {
+        try write(.noteOpened) { db in
+            for id in ids.reversed() {
+                try db.execute(sql: """
+                    INSERT INTO opened_source (tab_id, seq) VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM opened_source))
+                    ON CONFLICT (tab_id) DO UPDATE SET seq = excluded.seq
+                    """, arguments: [id])
+            }
+            let old = try String.fetchAll(db, sql: "SELECT tab_id FROM opened_source ORDER BY seq DESC LIMIT -1 OFFSET ?",
+                                          arguments: [max(0, keep)])
+            for id in old {
+                try db.execute(sql: "DELETE FROM table_view WHERE tab_id = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM opened_source WHERE tab_id = ?", arguments: [id])
+            }
+            return old.count
+        }
+    }
+
+    /// How many opened sources keep their views.
+    public static let openedSourcesKept = 300
+
     /// How many drill-down views start-up keeps.
     public static let childViewsKept = 2_000
 

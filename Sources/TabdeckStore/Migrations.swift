@@ -40,6 +40,10 @@ import GRDB
 /// - `table_view.expanded_json` (v5_expanded): the rows expanded in place, a JSON array of
 ///   row-id paths (`[["r1"],["r1","c3"]]`), oldest first. A small list always read and written
 ///   whole, like `sort_json`; the core keeps at most ``TableViewState/maxExpanded`` paths.
+/// - `opened_source(tab_id, seq)` (v6_opened_source): the tabs opened from the command line
+///   (`tabdeck FILE`), each with the sequence number of its last opening, so that
+///   ``AppDatabase/noteOpened(_:keeping:)`` keeps the views of the most recent few hundred
+///   sources and drops the others' (their ids are paths and URLs: there is no end to them).
 ///
 /// Ids are TEXT and compared byte for byte. Nothing is ever keyed by a tab being present
 /// in config, so the state of a tab that leaves config.json stays here and comes back
@@ -96,6 +100,14 @@ enum Migrations {
         }
         migrator.registerMigration("v5_expanded") { db in
             try db.execute(sql: "ALTER TABLE table_view ADD COLUMN expanded_json TEXT NOT NULL DEFAULT '[]'")
+        }
+        migrator.registerMigration("v6_opened_source") { db in
+            try db.execute(sql: """
+                CREATE TABLE opened_source (
+                    tab_id TEXT PRIMARY KEY NOT NULL,
+                    seq    INTEGER NOT NULL
+                ) WITHOUT ROWID
+                """)
         }
         return migrator
     }

@@ -13,6 +13,7 @@ public enum StoreOperation: String, Sendable, Hashable, CustomStringConvertible 
     case saveView = "saving a table view"
     case loadAllViews = "loading all table views"
     case pruneViews = "dropping old drill-down views"
+    case noteOpened = "noting the sources opened"
     case close = "closing the database"
 
     /// The operation in words, as it appears in error messages.

@@ -13,15 +13,17 @@ struct Tabdeck: ParsableCommand {
         commandName: "tabdeck",
         abstract: "A terminal workspace for tables whose tabs are plugins.",
         usage: """
-            tabdeck [--config <file>] [--state-dir <dir>] [--line] [<options>]
+            tabdeck [OPTIONS] [SOURCE...]
               tabdeck plugin check [<options>] [--] <command> ...
             """,
         discussion: WorkspaceHelp.optionList + """
 
-            Without a subcommand Tabdeck opens the workspace (`tabdeck run`): with a terminal, the \
-            full-screen workspace (press ? for keys, : for the command line); with --line, a readline \
-            prompt; with stdin not a terminal, one command per line. See docs/COMMANDS.md. \
-            `tabdeck plugin check` tells plugin authors whether their plugin speaks the protocol correctly.
+            Each SOURCE (a file, a folder or a postgresql:// URL) opens as a tab, recognised by its \
+            content; with a config file too, they come first, in an "Opened" section. Without -e or \
+            --commands: with a terminal, the full-screen workspace (press ? for keys, : for the command \
+            line); with --line, a readline prompt; with stdin not a terminal, one command per line. \
+            See docs/COMMANDS.md. `tabdeck plugin check` tells plugin authors whether their plugin \
+            speaks the protocol correctly.
             """,
         version: "0.1.0",
         subcommands: [RunWorkspace.self, PluginTools.self, CacheTools.self],
@@ -31,6 +33,9 @@ struct Tabdeck: ParsableCommand {
 /// The workspace's options, described once: `tabdeck --help` lists them first (the options people
 /// look for), and `tabdeck run --help` shows the same text.
 enum WorkspaceHelp {
+    static let sources = "Files, folders or postgresql:// URLs to open as tabs (no config needed)."
+    static let execute = "Run this command line, then exit (repeatable; after the sources opened; no prompt)."
+    static let commands = "Run the command lines of this file, then exit (before any -e)."
     static let config = "The workspace config file (default: $TABDECK_CONFIG, ./config.json, $XDG_CONFIG_HOME/tabdeck/config.json)."
     static let stateDir = "Where state is kept (default: $TABDECK_STATE_DIR, $XDG_STATE_HOME/tabdeck, ~/.local/state/tabdeck)."
     static let line = "Line mode: read commands one per line (at a readline prompt on a terminal)."
@@ -39,7 +44,10 @@ enum WorkspaceHelp {
 
     /// The options as `tabdeck --help` lists them, before everything else.
     static let optionList = """
-        WORKSPACE OPTIONS (tabdeck [run]; details: tabdeck run --help):
+        tabdeck [OPTIONS] [SOURCE...]   (details: tabdeck run --help)
+          SOURCE                 a file, folder or postgresql:// URL: a tab
+          -e <command>           run a command line, then exit (repeatable)
+          --commands <file>      run the command lines of a file, then exit
           --config <file>        the workspace file ($TABDECK_CONFIG, ./config.json)
           --state-dir <dir>      where state is kept ($TABDECK_STATE_DIR, ...)
           --line                 line mode: one command per line
@@ -54,6 +62,12 @@ struct RunWorkspace: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Open the workspace (the default).")
+
+    @Option(name: .customShort("e"), help: ArgumentHelp(WorkspaceHelp.execute, valueName: "command"))
+    var execute: [String] = []
+
+    @Option(name: .customLong("commands"), help: ArgumentHelp(WorkspaceHelp.commands, valueName: "file"))
+    var commandsFile: String?
 
     @Option(name: .long, help: ArgumentHelp(WorkspaceHelp.config, valueName: "file"))
     var config: String?
@@ -70,10 +84,35 @@ struct RunWorkspace: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp(WorkspaceHelp.trace, valueName: "file"))
     var trace: String?
 
+    @Argument(help: ArgumentHelp(WorkspaceHelp.sources, valueName: "source"))
+    var sources: [String] = []
+
     func validate() throws {
         guard OutputFormat(rawValue: output) != nil else {
             throw ValidationError("--output must be text or json, not \"\(output)\"")
         }
+        if sources.contains("-") {
+            throw ValidationError("reading a table from standard input (-) is not supported yet: save it to a file and open that")
+        }
+    }
+
+    /// The command lines of `--commands FILE`, then of each `-e`; nil when there are none (no script).
+    func script() throws -> [String]? {
+        guard commandsFile != nil || !execute.isEmpty else { return nil }
+        var lines: [String] = []
+        if let commandsFile {
+            do {
+                let text = try String(contentsOfFile: commandsFile, encoding: .utf8)
+                lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+                    $0.hasSuffix("\r") ? String($0.dropLast()) : String($0)
+                }
+                if lines.last == "" { lines.removeLast() }
+            } catch {
+                Descriptors.writeAll(STDERR_FILENO, "tabdeck: --commands \(commandsFile): cannot read: \((error as NSError).localizedDescription)\n")
+                throw ExitCode(2)
+            }
+        }
+        return lines + execute
     }
 
     func run() throws {
@@ -81,22 +120,36 @@ struct RunWorkspace: ParsableCommand {
         let cwd = FileManager.default.currentDirectoryPath
         let runtime: Runtime
         let state = Locations.stateDirectory(option: stateDir, environment: env, currentDirectory: cwd)
+        let script = try script()
         let piped = isatty(STDIN_FILENO) == 0
-        let mode = piped ? "line mode, commands from stdin" : line ? "line mode" : "full screen"
+        let mode = script != nil ? "a script (-e, --commands)" : piped ? "line mode, commands from stdin" : line ? "line mode" : "full screen"
         do {
             let tracer = try trace.map { (path) throws(TraceError) in try ProtocolTracer(allTabsPath: path) }
-            let configPath = try Locations.configFile(option: config, environment: env, currentDirectory: cwd)
-            runtime = try Runtime(configPath: configPath, stateDirectory: state, output: OutputFormat(rawValue: output)!,
-                                  tracer: tracer, mode: mode)
+            let configPath: String?
+            do { configPath = try Locations.configFile(option: config, environment: env, currentDirectory: cwd) } catch {
+                // Sources need no config: without one found, they are the workspace.
+                guard let missing = error as Any as? AppError, case .noConfig = missing, !sources.isEmpty else { throw error }
+                configPath = nil
+            }
+            let opened = OpenedSources.tabs(sources, currentDirectory: cwd,
+                                            pluginRoot: Locations.pluginRoot(executableDirectory: Runtime.executableDirectory))
+            runtime = try Runtime(configPath: configPath, opened: opened, stateDirectory: state,
+                                  output: OutputFormat(rawValue: output)!, tracer: tracer, mode: mode)
         } catch {
             Descriptors.writeAll(STDERR_FILENO, "tabdeck: \(error)\n")
             throw ExitCode(2)
         }
         let status: Int32
         let editor = { LineEditor(historyFile: state + "/history") { runtime.workspace.completions(for: $0) } }
-        if piped {
+        if let script {
+            runtime.reportUnopenedSources()
+            var lines = script.makeIterator()
+            status = LineMode.run(runtime) { lines.next() }
+        } else if piped {
+            runtime.reportUnopenedSources()
             status = LineMode.run(runtime) { Swift.readLine(strippingNewline: true) }
         } else if line {
+            runtime.reportUnopenedSources()
             let prompt = editor()
             status = LineMode.run(runtime, prompt: true) { prompt.readLine(prompt: "tabdeck> ") }
         } else {

@@ -46,3 +46,32 @@ import TabdeckCore
         #expect(try db.loadAllViews().count == 6)
     }
 }
+
+/// Tabs opened from the command line have paths and URLs for ids, with no end to them: the
+/// views of the most recently opened few hundred are kept, the others' dropped.
+@Suite struct OpenedSourcePruningTests {
+    @Test func keepsTheViewsOfTheMostRecentlyOpenedSourcesOnly() throws {
+        let db = try AppDatabase.inMemory()
+        try db.saveView(TableViewState(cursor: 1), tab: "people", table: "")  // a configured tab
+        for name in ["a", "b", "c", "d"] {
+            try db.saveView(TableViewState(cursor: 2, selection: ["x"]), tab: "/data/\(name).csv", table: "")
+            try db.saveView(TableViewState(cursor: 3), tab: "/data/\(name).csv", table: "sub")
+        }
+        // Opened in this order over four runs; the first of a run counts as the most recent.
+        #expect(try db.noteOpened(["/data/a.csv"], keeping: 3) == 0)
+        #expect(try db.noteOpened(["/data/c.csv", "/data/b.csv"], keeping: 3) == 0)
+        #expect(try db.noteOpened(["/data/d.csv"], keeping: 3) == 1)  // a is the oldest: gone
+        var tabs = Set(try db.loadAllViews().keys.map(\.tab))
+        #expect(tabs == ["people", "/data/b.csv", "/data/c.csv", "/data/d.csv"])
+        // Opening b again makes it recent: the next new source pushes out c instead.
+        #expect(try db.noteOpened(["/data/b.csv"], keeping: 3) == 0)
+        #expect(try db.noteOpened(["/data/e.csv"], keeping: 3) == 1)
+        tabs = Set(try db.loadAllViews().keys.map(\.tab))
+        #expect(tabs == ["people", "/data/b.csv", "/data/d.csv"])
+        let orphans = try db.dbQueue.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM selected_row WHERE tab_id IN ('/data/a.csv', '/data/c.csv')")
+        }
+        #expect(orphans == 0)
+        #expect(AppDatabase.openedSourcesKept >= 200)
+    }
+}
