@@ -39,11 +39,18 @@ struct OpenSourcesTests {
         #expect(cells(show, "name") == ["Bob", "Di", "Ann"], "\(first)")
         #expect(show?["table"] as? String == "people.csv")
 
+        let more = try await run(["./people.csv", "-e", "column hide id", "-e", "filter i", "-e", "select 4"])
+        #expect(more.status == 0, "\(more)")
+
         // The same file again, named another way (absolute, through a link): its view comes back.
         try FileManager.default.createSymbolicLink(atPath: dir.file("alias.csv"), withDestinationPath: dir.file("people.csv"))
-        let again = try await run([dir.file("alias.csv"), "-e", "sort", "-e", "tabs"])
+        let again = try await run([dir.file("alias.csv"), "-e", "sort", "-e", "filter", "-e", "selection", "-e", "show", "-e", "tabs"])
         #expect(again.status == 0, "\(again)")
-        #expect(again.out.contains("age") && again.out.contains("desc"), "\(again.out)")
+        #expect(again.lines.first == #"{"command":"sort","ok":true,"result":[{"column":"age","direction":"desc"}]}"#, "\(again.out)")
+        #expect(result(again, "filter")?["filter"] as? String == "i")
+        #expect(result(again, "selection")?["ids"] as? [String] == ["4"])
+        #expect(result(again, "show")?["columns"] as? [String] == ["name", "age"], "id stays hidden: \(again.out)")
+        #expect(cells(result(again, "show"), "name") == ["Di"])
         let tabs = tabEntries(again.lines.compactMap(parseJSON).first { $0["command"] as? String == "tabs" })
         let canonical = URL(fileURLWithPath: dir.file("people.csv")).resolvingSymlinksInPath().path
         #expect(tabs.map(\.id) == [canonical], "\(again.out)")
