@@ -341,8 +341,9 @@ class Feeder(threading.Thread):
     def run(self) -> None:
         try:
             with sniff.open_decompressed(self.path, self.compression) as src, open(self.fifo, "wb") as out:
-                while True:
-                    chunk = src.read(1 << 20)
+                read = getattr(src, "read1", src.read)  # what is decompressed so far, so a
+                while True:                              # truncated file's place is exact
+                    chunk = read(1 << 16)
                     if not chunk:
                         break
                     self.bytes += len(chunk)
@@ -687,6 +688,9 @@ def sheet_column(values: list[Any]) -> Any:
         return pa.array([None if v is None else float(v) for v in vals], pa.float64())
     if kinds and kinds <= {dt.date}:
         return pa.array(vals, pa.date32())
+    if kinds and kinds <= {dt.datetime, dt.date} and all(
+            not isinstance(v, dt.datetime) or v.time() == dt.time() for v in present):
+        return pa.array([v if v is None or not isinstance(v, dt.datetime) else v.date() for v in vals], pa.date32())
     if kinds and kinds <= {dt.datetime, dt.date}:
         return pa.array([v if v is None or isinstance(v, dt.datetime) else dt.datetime(v.year, v.month, v.day)
                          for v in vals], pa.timestamp("us"))
