@@ -358,6 +358,51 @@ class FormatsTest(unittest.TestCase):
         self.check_format("arrows", ["id", "name", "amount", "huge", "tags"])
 
 
+class SniffingTest(unittest.TestCase):
+    """Files whose first rows mislead: the types, or the JSON layout."""
+
+    def test_csv_type_that_fails_late(self):
+        path = os.path.join(FIX.dir, "late.csv")
+        with open(path, "w") as f:
+            f.write("a,b\n" + "".join(f"{i},x\n" for i in range(30000)) + "notanumber,y\n")
+        pl = Plugin({"path": path})
+        try:
+            self.assertIsNone(pl.error)
+            self.assertEqual(pl.desc["total"], 30001)
+            self.assertEqual(pl.desc["columns"][0]["type"], "text")
+            self.assertEqual(pl.rows(0, 1, keys("a desc"))["rows"][0]["cells"], ["notanumber", "y"])
+        finally:
+            pl.close()
+
+    def test_pretty_printed_json_object(self):
+        path = os.path.join(FIX.dir, "pretty.json")
+        with open(path, "w") as f:
+            f.write('{\n  "a": 1,\n  "b": [1, 2]\n}\n')
+        pl = Plugin({"path": path})
+        try:
+            self.assertIsNone(pl.error)
+            self.assertEqual(pl.rows()["rows"][0]["cells"], [1, "[1,2]"])
+        finally:
+            pl.close()
+
+    def test_enum_sorts_in_declared_order(self):
+        import pyarrow as pa
+        import pyarrow.feather as feather
+        path = os.path.join(FIX.dir, "enum.feather")
+        levels = ["low", "mid", "high"]
+        values = ["high", None, "low", "mid", "low", "high"]
+        indices = pa.array([None if v is None else levels.index(v) for v in values], pa.int8())
+        feather.write_feather(pa.table({"level": pa.DictionaryArray.from_arrays(indices, levels)}), path)
+        pl = Plugin({"path": path})
+        try:
+            col = pl.desc["columns"][0]
+            self.assertEqual((col["type"], col["values"]), ("enum", levels))
+            got = [r["cells"][0] for r in pl.rows(0, 10, keys("level asc"))["rows"]]
+            self.assertEqual(got, [None, "low", "low", "mid", "high", "high"])
+        finally:
+            pl.close()
+
+
 class CellsTest(unittest.TestCase):
     """Cell encoding (PROTOCOL 10.3) and the type mapping on the Parquet fixture."""
 
