@@ -36,6 +36,8 @@ VERSION = "1.0.0"
 MAX_SAFE_INT = 2 ** 53  # larger integers travel as their exact digits (PROTOCOL 10.3)
 TEMP_PREFIX = "tabdeck-duckdb-"
 IN_MEMORY_BYTES = 1 << 30  # files (decompressed, estimated) up to this size are loaded in memory
+# Text files bigger than this show their first pages while they load (TABDECK_DUCKDB_EARLY_BYTES: tests).
+EARLY_BYTES = int(os.environ.get("TABDECK_DUCKDB_EARLY_BYTES", 16 << 20))
 
 
 def quote_ident(name: str) -> str:
@@ -172,6 +174,22 @@ class Relation:
         self.cols = [Column(i, cid, t) for i, (cid, t) in enumerate(zip(unique_ids(names), types))]
         self.by_id = {c.id: c for c in self.cols}
         self._totals: dict[str | None, int] = {}
+        # While a big text file loads (Loader.early_text): not ready, pages in the file's order
+        # come from `early_scan`; everything else waits.
+        self.ready = threading.Event()
+        self.ready.set()
+        self.early_scan = ""
+        self.early_names: list[str] = []
+        self.load_error: RpcError | None = None
+
+    def wait(self) -> None:
+        """Until the table is loaded, with `progress` every second (the request's timer)."""
+        start = time.monotonic()
+        while not self.ready.wait(1.0):
+            self.db.plugin.check_cancelled()
+            self.db.plugin.progress(round(time.monotonic() - start, 1), None, f"reading {self.title}")
+        if self.load_error is not None:
+            raise self.load_error
 
     def columns(self) -> list[dict[str, Any]]:
         return [c.desc for c in self.cols]
@@ -213,8 +231,11 @@ class Relation:
 
     # -- requests
 
-    def count(self, filter: Any) -> int:
+    def count(self, filter: Any) -> int | None:
         key = filter if isinstance(filter, str) and filter else None
+        if key is None and not self.ready.is_set():
+            return None  # still loading: unknown
+        self.wait()
         if key not in self._totals:
             where, params = self._filter(key)
             sql = f"SELECT count(*) FROM {self.source}" + (f" WHERE {where}" if where else "")
@@ -224,6 +245,9 @@ class Relation:
     def rows(self, offset: int, limit: int, sort: list[dict[str, str]], filter: Any) -> tuple[list, int]:
         where, params = self._filter(filter)
         terms = self._terms(sort)
+        if not self.ready.is_set() and not where and len(terms) == 1 and not terms[0][1]:
+            return self.early_rows(offset, limit)
+        self.wait()
         select = ", ".join(["rid"] + [c.select for c in self.cols])
         if not where and len(terms) == 1 and not terms[0][1]:
             # the natural order: row ids are 0 .. n-1, so a page is a range of them
@@ -249,9 +273,19 @@ class Relation:
             out.append(row(r[0], cells, has_children=True if self.has_children else None))
         return out, self.count(filter)
 
+    def early_rows(self, offset: int, limit: int) -> tuple[list, None]:
+        """A page in the file's order read straight from the file (its row ids: positions)."""
+        inner = ", ".join(f"{quote_ident(n)} AS c{i}" for i, n in enumerate(self.early_names))
+        select = ", ".join(c.select for c in self.cols)
+        got = self.db.query(f"SELECT {select} FROM (SELECT {inner} FROM {self.early_scan} "
+                            f"LIMIT {int(limit)} OFFSET {int(offset)})")
+        convert = [c.convert for c in self.cols]
+        return [row(offset + i, [f(v) for f, v in zip(convert, r)]) for i, r in enumerate(got)], None
+
     def locate(self, ids: list[str], sort: list[dict[str, str]], filter: Any) -> tuple[str, int] | None:
         """The offset of a row = the number of rows before it in this order and filter: one
         counting scan, with the row's own key values beside every row (no sort of the table)."""
+        self.wait()
         where, params = self._filter(filter)
         terms = self._terms(sort)
         keys = ", ".join(f"{e} AS k{i}" for i, (e, _) in enumerate(terms))
@@ -431,17 +465,19 @@ class Loader:
         self.tables += 1
         return f"data{self.tables}"
 
-    def relation(self, table: str, title: str, has_children: bool = False, source: str | None = None) -> Relation:
+    def relation(self, table: str, title: str, has_children: bool = False, con: Any = None) -> Relation:
         """A relation over a loaded table: its columns renamed c0, c1, ... (the names of the
-        file become the column ids), its DuckDB row id the row id."""
+        file become the column ids), its DuckDB row id the row id. `con`: the background
+        load's own cursor."""
         assert self.db is not None
-        rel = self.db.con.sql(f"SELECT * FROM {table}")
+        con = con or self.db.con
+        rel = con.sql(f"SELECT * FROM {table}")
         names, types = list(rel.columns), list(rel.types)
         for i, name in enumerate(names):
-            self.db.con.execute(f"ALTER TABLE {table} RENAME COLUMN {quote_ident(name)} TO c{i}")
+            con.execute(f"ALTER TABLE {table} RENAME COLUMN {quote_ident(name)} TO c{i}")
         view = f"v_{table}"
         cols = ", ".join(f"c{i}" for i in range(len(names)))
-        self.db.con.execute(f"CREATE VIEW {view} AS SELECT {cols}, rowid AS rid FROM {table}")
+        con.execute(f"CREATE VIEW {view} AS SELECT {cols}, rowid AS rid FROM {table}")
         return Relation(self.db, view, names, types, title, has_children)
 
     def with_progress(self, what: str, work: Callable[[], Any]) -> Any:
@@ -470,6 +506,8 @@ class Loader:
         if fmt == "parquet" and comp is None:
             return self.parquet_view()
         if fmt in ("csv", "tsv", "jsonl", "json"):
+            if comp in (None, "gzip", "zstd") and size > EARLY_BYTES:
+                return self.early_text()
             return self.with_progress("reading", self.load_text)
         if fmt in ("parquet", "arrow"):
             return self.with_progress("reading", self.load_arrow)
@@ -493,8 +531,17 @@ class Loader:
 
     # -- text formats, loaded once into a table
 
-    def load_text(self) -> Relation:
+    def text_scan(self, source: str, native: str | None, layout: str | None, whole_sample: bool) -> str:
+        sample = ", sample_size = -1" if whole_sample else ""
+        if layout is None:
+            delim = ", delim = '\\t'" if self.kind.format == "tsv" else ""
+            return f"read_csv({quote_literal(source)}{delim}{sample}, compression = '{native or 'none'}')"
+        return (f"read_json({quote_literal(source)}, format = '{layout}'{sample}, "
+                f"compression = '{native or 'uncompressed'}')")
+
+    def load_text(self, con: Any = None) -> Relation:
         fmt, comp = self.kind.format, self.kind.compression
+        run = con.execute if con is not None else self.db.query
         table = self.new_table_name()
         layout = {"jsonl": "newline_delimited", "json": "array"}.get(fmt)
         whole_sample = False
@@ -509,16 +556,10 @@ class Loader:
                 source = self.db.fifo()
                 feeder = Feeder(self.path, comp, source)
                 feeder.start()
-            sample = ", sample_size = -1" if whole_sample else ""
-            if layout is None:
-                delim = ", delim = '\\t'" if fmt == "tsv" else ""
-                scan = f"read_csv({quote_literal(source)}{delim}{sample}, compression = '{native or 'none'}')"
-            else:
-                scan = (f"read_json({quote_literal(source)}, format = '{layout}'{sample}, "
-                        f"compression = '{native or 'uncompressed'}')")
+            scan = self.text_scan(source, native, layout, whole_sample)
             error = None
             try:
-                self.db.query(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM {scan}")
+                run(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM {scan}")
             except duckdb.Error as e:
                 error = e
             finally:
@@ -535,7 +576,46 @@ class Loader:
                 layout = "auto"  # not one object a line: one pretty-printed document
                 continue
             raise self.explain(error, source if source != self.path else None)
-        return self.relation(table, self.name)
+        return self.relation(table, self.name, con=con)
+
+    def early_text(self) -> Relation:
+        """A big text file: `open` answers at once (total unknown) and the first pages in the
+        file's order come straight from the file, while the whole file loads into a table in
+        the background; sorted, filtered and counted requests wait for it, and an `invalidate`
+        with the total says it is done."""
+        comp = self.kind.compression
+        layout = {"jsonl": "newline_delimited", "json": "array"}.get(self.kind.format)
+        scan = self.text_scan(self.path, comp, layout, False)
+        try:
+            described = self.db.con.sql(f"SELECT * FROM {scan}")  # DuckDB's sniffer, no reading
+            names, types = list(described.columns), list(described.types)
+        except duckdb.Error:
+            return self.with_progress("reading", self.load_text)  # its error, said the usual way
+        rel = Relation(self.db, "", names, types, self.name)
+        rel.ready.clear()
+        rel.early_scan, rel.early_names = scan, names
+        cursor = self.db.con.cursor()
+
+        def load() -> None:
+            try:
+                final = self.load_text(con=cursor)
+                if [c.duck_type for c in final.cols] != [c.duck_type for c in rel.cols]:
+                    for new, old in zip(final.cols, rel.cols):  # types of the whole file: keep the ids
+                        new.id, new.desc["id"], new.desc["title"] = old.id, old.id, old.desc["title"]
+                    rel.cols, rel.by_id = final.cols, {c.id: c for c in final.cols}
+                rel._totals[None] = int(cursor.execute(f"SELECT count(*) FROM {final.source}").fetchone()[0])
+                rel.source = final.source
+            except RpcError as e:
+                rel.load_error = e
+            except Exception as e:  # noqa: BLE001 - any failure becomes the table's error
+                rel.load_error = FileError(self.path, duck_message(e, self.path))
+            finally:
+                rel.ready.set()
+                cursor.close()
+            self.plugin.invalidate("root", total=rel._totals.get(None))
+
+        threading.Thread(target=load, daemon=True, name="load").start()
+        return rel
 
     def truncated(self, feeder: Feeder) -> FileError:
         e = feeder.error

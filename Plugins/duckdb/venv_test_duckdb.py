@@ -201,8 +201,8 @@ def tearDownModule() -> None:
 class Plugin:
     """The plugin process, initialized and opened on `args`."""
 
-    def __init__(self, args: dict) -> None:
-        self.p = PluginProcess([LAUNCHER])
+    def __init__(self, args: dict, env: dict | None = None) -> None:
+        self.p = PluginProcess([LAUNCHER], env=env)
         self.p.initialize(timeout=20)
         msg = self.p.request("open", {"args": args}, timeout=60)
         self.error = msg.get("error")
@@ -403,6 +403,55 @@ class SniffingTest(unittest.TestCase):
             pl.close()
 
 
+EARLY = {"TABDECK_DUCKDB_EARLY_BYTES": "0"}  # every text file: first pages while it loads
+
+
+class EarlyPagesTest(unittest.TestCase):
+    """A big text file answers `open` and its first pages before it is loaded; the rest waits."""
+
+    def test_pages_while_loading_then_invalidate(self):
+        for key in ("jsonl", "csv.gz"):
+            with self.subTest(key):
+                path, scan = FIX.files[key]
+                pl = Plugin({"path": path}, EARLY)
+                try:
+                    self.assertIsNone(pl.error)
+                    self.assertIn(pl.desc["total"], (None, ROWS))
+                    first = pl.rows(0, 10)["rows"]
+                    self.assertEqual([r["id"] for r in first], [str(i) for i in range(10)])
+                    done = pl.p.notification("invalidate", timeout=30)
+                    self.assertEqual(done["params"], {"table": "root", "total": ROWS})
+                    self.assertEqual(pl.rows(0, 10)["rows"], first)  # the same cells from the table
+                    got, total = pl.all_ids(keys("amount desc", "name asc"))
+                    self.assertEqual(total, ROWS)
+                    self.assertEqual(got, reference_ids(scan, keys("amount desc", "name asc")))
+                finally:
+                    pl.close()
+
+    def test_sorted_request_waits_for_the_load(self):
+        pl = Plugin({"path": FIX.files["jsonl.gz"][0]}, EARLY)
+        try:
+            got = pl.rows(0, 5, keys("id desc"))
+            self.assertEqual(got["total"], ROWS)
+            self.assertEqual([r["id"] for r in got["rows"]], ["499", "498", "497", "496", "495"])
+        finally:
+            pl.close()
+
+    def test_truncated_gzip_fails_the_requests_after_open(self):
+        pl = Plugin({"path": FIX.bad_gzip}, EARLY)
+        try:
+            if pl.error is None:
+                with self.assertRaises(ResponseError) as e:
+                    pl.rows(0, 5, keys(pl.desc["columns"][0]["id"] + " desc"))
+                error = {"message": e.exception.message, "data": e.exception.data}
+            else:
+                error = pl.error
+            self.assertTrue(error["message"].startswith("cut.csv.gz: the gzip data ends early"), error)
+            self.assertGreater(error["data"]["line"], 1)
+        finally:
+            pl.close()
+
+
 class CellsTest(unittest.TestCase):
     """Cell encoding (PROTOCOL 10.3) and the type mapping on the Parquet fixture."""
 
@@ -556,12 +605,12 @@ class BadInputTest(unittest.TestCase):
 class CheckerTest(unittest.TestCase):
     """`tabdeck plugin check` on every format."""
 
-    def run_check(self, args: dict) -> None:
+    def run_check(self, args: dict, env: dict | None = None) -> None:
         binary = tabdeck_binary()
         if binary is None:
             self.fail("no tabdeck binary: run swift build --product tabdeck (or set TABDECK_BIN_DIR)")
         out = subprocess.run([binary, "plugin", "check", "--args", json.dumps(args), "--", LAUNCHER],
-                             capture_output=True, text=True, timeout=600)
+                             capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})})
         summary = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else ""
         self.assertEqual(out.returncode, 0, f"{args}: {out.stdout[-3000:]}{out.stderr[-2000:]}")
         self.assertIn(" 0 failed", summary)
@@ -570,6 +619,11 @@ class CheckerTest(unittest.TestCase):
         for key in sorted(FIX.files):
             with self.subTest(key):
                 self.run_check({"path": FIX.files[key][0]})
+
+    def test_pages_while_loading(self):
+        for key in ("jsonl", "csv.gz", "tsv"):
+            with self.subTest(key):
+                self.run_check({"path": FIX.files[key][0]}, EARLY)
 
     def test_workbooks(self):
         self.run_check({"path": FIX.xlsx})
