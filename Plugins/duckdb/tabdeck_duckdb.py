@@ -181,9 +181,13 @@ class Relation:
         self.early_scan = ""
         self.early_names: list[str] = []
         self.load_error: RpcError | None = None
+        # The load starts once the first page is out (or something waits for it, or 2 s
+        # passed): on two cores the first page then does not share them with the load.
+        self.go = threading.Event()
 
     def wait(self) -> None:
         """Until the table is loaded, with `progress` every second (the request's timer)."""
+        self.go.set()
         start = time.monotonic()
         while not self.ready.wait(1.0):
             self.db.plugin.check_cancelled()
@@ -277,8 +281,11 @@ class Relation:
         """A page in the file's order read straight from the file (its row ids: positions)."""
         inner = ", ".join(f"{quote_ident(n)} AS c{i}" for i, n in enumerate(self.early_names))
         select = ", ".join(c.select for c in self.cols)
-        got = self.db.query(f"SELECT {select} FROM (SELECT {inner} FROM {self.early_scan} "
-                            f"LIMIT {int(limit)} OFFSET {int(offset)})")
+        try:
+            got = self.db.query(f"SELECT {select} FROM (SELECT {inner} FROM {self.early_scan} "
+                                f"LIMIT {int(limit)} OFFSET {int(offset)})")
+        finally:
+            self.go.set()
         convert = [c.convert for c in self.cols]
         return [row(offset + i, [f(v) for f, v in zip(convert, r)]) for i, r in enumerate(got)], None
 
@@ -597,6 +604,7 @@ class Loader:
         cursor = self.db.con.cursor()
 
         def load() -> None:
+            rel.go.wait(2.0)
             try:
                 final = self.load_text(con=cursor)
                 if [c.duck_type for c in final.cols] != [c.duck_type for c in rel.cols]:

@@ -1,5 +1,5 @@
 """The DuckDB plugin against the DuckDB shell of the same version (issue 24, point 7):
-`Scripts/bench --only duckdb [--sizes 1m,10m]`.
+`Scripts/bench --only duckdb [--sizes 1m,10m] [--duckdb-formats parquet,jsonl,csv.gz]`.
 
 For each size, files generated once under .bench/data/ by the plugin's own DuckDB (columns: an
 integer id, text, a DECIMAL(18,2) amount with NULLs, an integer, a date, a bool and a list):
@@ -39,13 +39,16 @@ duckdb.execute(f'''COPY (SELECT i AS id, 'name' || (hash(i) % 100000)::VARCHAR A
 """
 
 
-def data_files(root: str, data_dir: str, rows: int, log) -> dict[str, str]:
+def data_files(root: str, data_dir: str, rows: int, log, formats: list[str]) -> dict[str, str]:
     python = os.path.join(root, "Plugins", "duckdb", ".venv", "bin", "python")
     if not os.access(python, os.X_OK):
         raise RuntimeError("Plugins/duckdb/.venv is missing: run Scripts/setup")
     os.makedirs(data_dir, exist_ok=True)
     files = {}
-    for name, (suffix, options) in FORMATS.items():
+    for name in formats:
+        if name not in FORMATS:
+            raise RuntimeError(f"--duckdb-formats: unknown format {name!r} (formats: {', '.join(FORMATS)})")
+        suffix, options = FORMATS[name]
         path = os.path.join(data_dir, f"duckdb-{rows}{suffix}")
         if not os.path.exists(path):
             log(f"generating {rows:,} rows into {os.path.relpath(path, root)}")
@@ -88,11 +91,12 @@ def shell_run(duckdb: str, sql: str) -> float:
     return time.perf_counter() - start
 
 
-def measure(root: str, data_dir: str, duckdb: str, sizes: list[int], runs_for, log) -> dict:
+def measure(root: str, data_dir: str, duckdb: str, sizes: list[int], runs_for, log,
+            formats: list[str] | None = None) -> dict:
     launcher = os.path.join(root, "Plugins", "duckdb", "tabdeck-duckdb")
     out: dict = {}
     for rows in sizes:
-        files = data_files(root, data_dir, rows, log)
+        files = data_files(root, data_dir, rows, log, formats or list(FORMATS))
         for fmt, path in files.items():
             quoted = path.replace("'", "''")
             cases = {
