@@ -4,7 +4,8 @@ Excel workbooks, plain or compressed (gzip, zstd, bzip2, xz), browsed through Du
 
 Sort, filter, paging, totals and `locate` all run as SQL in DuckDB. A Parquet file is queried
 where it lies (a view with its row number); the other formats are loaded once into a DuckDB
-table in a temporary database file (deleted when the plugin stops). Nothing is ever downloaded:
+table (in memory, or in a temporary database file when big; big text files show their first
+pages while they load). Nothing is ever downloaded:
 DuckDB's extension autoloading and autoinstalling are off. README.md beside this file has the
 formats, the type mapping and the args.
 
@@ -324,8 +325,9 @@ class Relation:
 # --------------------------------------------------------------------------- the database
 
 class Database:
-    """The plugin's DuckDB connection: in memory for a Parquet file read where it lies, else a
-    database file in a private temporary folder (removed when the plugin stops)."""
+    """The plugin's DuckDB connection: an in-memory database (a Parquet file's view; loaded
+    tables up to IN_MEMORY_BYTES), else a database file; either way in a private temporary
+    folder with DuckDB's spill files, removed when the plugin stops."""
 
     def __init__(self, plugin: "DuckPlugin", on_disk: bool) -> None:
         self.plugin = plugin
@@ -546,7 +548,9 @@ class Loader:
         return (f"read_json({quote_literal(source)}, format = '{layout}'{sample}, "
                 f"compression = '{native or 'uncompressed'}')")
 
-    def load_text(self, con: Any = None) -> Relation:
+    def load_text(self, con: Any = None, sniffed: str | None = None) -> Relation:
+        """Loads a text file into a table; `sniffed`: a CSV scan with every option spelled out
+        (sniff_csv's), used first so that the file is not sniffed again."""
         fmt, comp = self.kind.format, self.kind.compression
         run = con.execute if con is not None else self.db.query
         table = self.new_table_name()
@@ -564,6 +568,8 @@ class Loader:
                 feeder = Feeder(self.path, comp, source)
                 feeder.start()
             scan = self.text_scan(source, native, layout, whole_sample)
+            if sniffed and not whole_sample and source == self.path:
+                scan = sniffed
             error = None
             try:
                 run(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM {scan}")
@@ -593,7 +599,15 @@ class Loader:
         comp = self.kind.compression
         layout = {"jsonl": "newline_delimited", "json": "array"}.get(self.kind.format)
         scan = self.text_scan(self.path, comp, layout, False)
+        sniffed = None
         try:
+            if layout is None:
+                # DuckDB's CSV sniffer once: its answer, a read_csv call with every option and
+                # column type spelled out, serves the early pages and the load without sniffing again.
+                delim = ", delim = '\\t'" if self.kind.format == "tsv" else ""
+                prompt = self.db.con.execute(f"SELECT Prompt FROM sniff_csv({quote_literal(self.path)}{delim}, "
+                                             f"compression = '{comp or 'none'}')").fetchone()[0]
+                sniffed = scan = prompt.strip().removeprefix("FROM ").rstrip(";").strip()
             described = self.db.con.sql(f"SELECT * FROM {scan}")  # DuckDB's sniffer, no reading
             names, types = list(described.columns), list(described.types)
         except duckdb.Error:
@@ -606,7 +620,7 @@ class Loader:
         def load() -> None:
             rel.go.wait(2.0)
             try:
-                final = self.load_text(con=cursor)
+                final = self.load_text(con=cursor, sniffed=sniffed)
                 if [c.duck_type for c in final.cols] != [c.duck_type for c in rel.cols]:
                     for new, old in zip(final.cols, rel.cols):  # types of the whole file: keep the ids
                         new.id, new.desc["id"], new.desc["title"] = old.id, old.id, old.desc["title"]
