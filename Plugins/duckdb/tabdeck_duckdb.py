@@ -879,9 +879,11 @@ class SheetTable(Table):
         return self.plugin.guard(lambda: self.rel.count(None))
 
     def rows(self, offset: int, limit: int, sort: list, filter: Any) -> Any:
+        self.plugin.check_file()
         return self.plugin.guard(lambda: self.rel.rows(offset, limit, sort, filter))
 
     def locate(self, ids: list[str], sort: list, filter: Any) -> Any:
+        self.plugin.check_file()
         return self.plugin.guard(lambda: self.rel.locate(ids, sort, filter))
 
 
@@ -894,6 +896,9 @@ class DuckPlugin(TablePlugin):
         self.rel: Relation | None = None
         self.workbook: Workbook | None = None
         self.path = ""
+        self.in_place = False  # a Parquet file queried where it lies (not a loaded copy)
+        self.seen: tuple[int, int] | None = None  # the file's (size, mtime) last looked at
+        self.changed: RpcError | None = None
 
     def capabilities(self) -> dict[str, bool]:
         return {"sort": True, "multiSort": True, "filter": True, "locate": True, "children": True}
@@ -935,6 +940,8 @@ class DuckPlugin(TablePlugin):
         except OSError as e:
             raise FileError(path, e.strerror or str(e), INVALID_PARAMS) from None
         loader = Loader(self, path, kind)
+        self.seen = self.stamp()
+        self.in_place = kind.format == "parquet" and kind.compression is None
         self.rel = self.guard(loader.open_file)
         if self.rel.has_children:
             self.workbook = loader.workbook_ref
@@ -950,12 +957,54 @@ class DuckPlugin(TablePlugin):
     def rows(self, offset: int, limit: int, sort: list, filter: Any) -> Any:
         if self.rel is None:
             raise RpcError(INVALID_PARAMS, "open first")
+        self.check_file()
         return self.guard(lambda: self.rel.rows(offset, limit, sort, filter))
 
     def locate(self, ids: list[str], sort: list, filter: Any) -> Any:
         if self.rel is None:
             raise RpcError(INVALID_PARAMS, "open first")
+        self.check_file()
         return self.guard(lambda: self.rel.locate(ids, sort, filter))
+
+    def stamp(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return st.st_size, st.st_mtime_ns
+
+    def check_file(self) -> None:
+        """A file that changed while open. A loaded copy (every format but plain Parquet) goes on
+        showing the file as it was, and says so in the tab's status; a Parquet file read in place
+        is read anew: the same columns give an `invalidate` with the new total, other columns
+        (or no file, or a damaged one) an error on every request until it is right again."""
+        now = self.stamp()
+        if now != self.seen:
+            self.seen = now
+            name = os.path.basename(self.path)
+            if not self.in_place:
+                self.status(f"{name} changed on disk since it was opened: shown as it was then")
+            elif now is None:
+                self.changed = FileError(self.path, "the file was removed while open")
+            else:
+                self.changed = self.reread_parquet()
+                if self.changed is None:
+                    self.invalidate("root", total=self.rel.count(None))
+        if self.changed is not None:
+            raise self.changed
+
+    def reread_parquet(self) -> RpcError | None:
+        assert self.rel is not None and self.db is not None
+        scan = f"read_parquet({quote_literal(self.path)}, file_row_number = true)"
+        try:
+            rel = self.db.con.sql(f"SELECT * EXCLUDE (file_row_number) FROM {scan}")
+            now = list(zip(unique_ids(list(rel.columns)), [str(t) for t in rel.types]))
+        except duckdb.Error as e:
+            return FileError(self.path, "changed while open, and cannot be read now: " + duck_message(e, self.path))
+        if now != [(c.id, c.duck_type) for c in self.rel.cols]:
+            return FileError(self.path, "changed while open, and its columns are not the ones shown: open it again")
+        self.rel._totals.clear()
+        return None
 
     def children(self, table: str, row_id: str) -> Table:
         if self.workbook is None or self.rel is None or not self.rel.has_children:

@@ -374,6 +374,18 @@ class SniffingTest(unittest.TestCase):
         finally:
             pl.close()
 
+    def test_semicolons_bom_crlf_and_quoted_newlines(self):
+        path = os.path.join(FIX.dir, "semi.txt")
+        write_bytes(path, b'\xef\xbb\xbfname;note;amount\r\n"Ada";"line one\r\nline two";3.5\r\n"Bob";"x";4\r\n')
+        pl = Plugin({"path": path})
+        try:
+            self.assertIsNone(pl.error)
+            self.assertEqual([c["id"] for c in pl.desc["columns"]], ["name", "note", "amount"])
+            self.assertEqual([r["cells"] for r in pl.rows()["rows"]],
+                             [["Ada", "line one\r\nline two", 3.5], ["Bob", "x", 4]])
+        finally:
+            pl.close()
+
     def test_pretty_printed_json_object(self):
         path = os.path.join(FIX.dir, "pretty.json")
         with open(path, "w") as f:
@@ -600,6 +612,50 @@ class BadInputTest(unittest.TestCase):
 
     def test_folder(self):
         self.assertIn("a folder", self.open_error({"path": FIX.dir})["message"])
+
+
+class ChangedFileTest(unittest.TestCase):
+    """A file that changes while open (issue 24, point 8)."""
+
+    def test_parquet_read_anew(self):
+        path = os.path.join(FIX.dir, "changing.parquet")
+        con = duckdb.connect()
+        con.execute(f"COPY (SELECT range AS n, 'x' || range AS s FROM range(10)) TO '{path}' (FORMAT parquet)")
+        pl = Plugin({"path": path})
+        try:
+            self.assertEqual(pl.rows()["total"], 10)
+            con.execute(f"COPY (SELECT range AS n, 'y' || range AS s FROM range(4)) TO '{path}' (FORMAT parquet)")
+            os.utime(path, ns=(1, 1))
+            got = pl.rows()
+            self.assertEqual((got["total"], got["rows"][0]["cells"]), (4, [0, "y0"]))
+            self.assertEqual(pl.p.notification("invalidate")["params"], {"table": "root", "total": 4})
+            con.execute(f"COPY (SELECT 'z' AS other FROM range(3)) TO '{path}' (FORMAT parquet)")
+            os.utime(path, ns=(2, 2))
+            with self.assertRaises(ResponseError) as e:
+                pl.rows()
+            self.assertIn("changing.parquet: changed while open, and its columns are not the ones shown",
+                          e.exception.message)
+            os.remove(path)
+            with self.assertRaises(ResponseError) as e:
+                pl.rows()
+            self.assertEqual(e.exception.message, "changing.parquet: the file was removed while open")
+        finally:
+            pl.close()
+            con.close()
+
+    def test_loaded_copy_goes_on(self):
+        path = os.path.join(FIX.dir, "changing.csv")
+        write_bytes(path, b"a,b\n1,x\n2,y\n")
+        pl = Plugin({"path": path})
+        try:
+            write_bytes(path, b"a,b\n9,z\n")
+            os.utime(path, ns=(1, 1))
+            got = pl.rows()
+            self.assertEqual([r["cells"] for r in got["rows"]], [[1, "x"], [2, "y"]])
+            status = pl.p.notification("status")["params"]["text"]
+            self.assertEqual(status, "changing.csv changed on disk since it was opened: shown as it was then")
+        finally:
+            pl.close()
 
 
 class CheckerTest(unittest.TestCase):
