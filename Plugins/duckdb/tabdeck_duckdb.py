@@ -340,6 +340,11 @@ class Database:
         self.con.execute("SET TimeZone = 'UTC'")
         self.con.execute("SET enable_progress_bar = false")
         self._fifo = 0
+        self.closing = threading.Event()
+        # Background loads (their cursor and thread) and decompressing threads, stopped first
+        # at close: closing a connection under a running query aborts the process.
+        self.loads: list[tuple[Any, threading.Thread, threading.Event]] = []
+        self.feeders: list["Feeder"] = []
 
     def query(self, sql: str, params: list[Any] | None = None) -> list[tuple]:
         """Run a query for the current request; a `$/cancel` interrupts it (-32800). An interrupt
@@ -359,6 +364,16 @@ class Database:
         return path
 
     def close(self) -> None:
+        self.closing.set()
+        for feeder in self.feeders:
+            feeder.stop.set()
+        for cursor, thread, go in self.loads:
+            go.set()
+            try:
+                cursor.interrupt()
+            except Exception:  # noqa: BLE001 - already closed
+                pass
+            thread.join(5)
         try:
             self.con.close()
         except Exception:  # noqa: BLE001 - closing at exit: nothing left to tell
@@ -393,13 +408,14 @@ class Feeder(threading.Thread):
         self.bytes = 0
         self.lines = 0
         self.error: BaseException | None = None
+        self.stop = threading.Event()
 
     def run(self) -> None:
         try:
             with sniff.open_decompressed(self.path, self.compression) as src, \
                     (open(self.fifo, "wb") if self.fifo else open(os.devnull, "wb")) as out:
                 read = getattr(src, "read1", src.read)  # what is decompressed so far, so a
-                while True:                              # truncated file's place is exact
+                while not self.stop.is_set():            # truncated file's place is exact
                     chunk = read(1 << 16)
                     if not chunk:
                         break
@@ -562,10 +578,11 @@ class Loader:
             if comp in ("gzip", "zstd"):  # DuckDB reads these itself; a thread checks them whole
                 native = comp
                 feeder = Feeder(self.path, comp, None)
-                feeder.start()
             elif comp is not None:  # bzip2, xz: decompressed by Python into a pipe DuckDB reads
                 source = self.db.fifo()
                 feeder = Feeder(self.path, comp, source)
+            if feeder is not None:
+                self.db.feeders.append(feeder)
                 feeder.start()
             scan = self.text_scan(source, native, layout, whole_sample)
             if sniffed and not whole_sample and source == self.path:
@@ -578,6 +595,8 @@ class Loader:
             finally:
                 if feeder is not None:
                     feeder.finish()
+            if self.db.closing.is_set():
+                raise Cancelled("the plugin is stopping")
             if feeder is not None and feeder.error is not None:
                 raise self.truncated(feeder)
             if error is None:
@@ -620,6 +639,8 @@ class Loader:
         def load() -> None:
             rel.go.wait(2.0)
             try:
+                if self.db.closing.is_set():
+                    raise Cancelled("the plugin is stopping")
                 final = self.load_text(con=cursor, sniffed=sniffed)
                 if [c.duck_type for c in final.cols] != [c.duck_type for c in rel.cols]:
                     for new, old in zip(final.cols, rel.cols):  # types of the whole file: keep the ids
@@ -634,9 +655,12 @@ class Loader:
             finally:
                 rel.ready.set()
                 cursor.close()
-            self.plugin.invalidate("root", total=rel._totals.get(None))
+            if not self.db.closing.is_set():
+                self.plugin.invalidate("root", total=rel._totals.get(None))
 
-        threading.Thread(target=load, daemon=True, name="load").start()
+        thread = threading.Thread(target=load, daemon=True, name="load")
+        self.db.loads.append((cursor, thread, rel.go))
+        thread.start()
         return rel
 
     def truncated(self, feeder: Feeder) -> FileError:

@@ -449,6 +449,22 @@ class EarlyPagesTest(unittest.TestCase):
         finally:
             pl.close()
 
+    def test_exit_while_loading(self):
+        # closing DuckDB under a running load would abort the process: it is interrupted first
+        path = os.path.join(FIX.dir, "big.jsonl")
+        con = duckdb.connect()
+        con.execute(f"COPY (SELECT range AS n, 'text ' || range AS s FROM range(400000)) TO '{path}' (FORMAT json)")
+        con.close()
+        for stop in ("open", "page"):
+            with self.subTest(stop):
+                pl = Plugin({"path": path}, EARLY)
+                self.assertIsNone(pl.error)
+                if stop == "page":
+                    pl.rows(0, 5)
+                pl.p.close_stdin()
+                self.assertEqual(pl.p.wait_exit(5), 0, pl.p.stderr_text[-500:])
+                pl.p.close()
+
     def test_truncated_gzip_fails_the_requests_after_open(self):
         pl = Plugin({"path": FIX.bad_gzip}, EARLY)
         try:
