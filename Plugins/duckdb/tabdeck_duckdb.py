@@ -192,6 +192,8 @@ class Relation:
         start = time.monotonic()
         while not self.ready.wait(1.0):
             self.db.plugin.check_cancelled()
+            if self.db.plugin.input_ended.is_set():
+                raise Cancelled("the host has gone")
             self.db.plugin.progress(round(time.monotonic() - start, 1), None, f"reading {self.title}")
         if self.load_error is not None:
             raise self.load_error
@@ -923,6 +925,7 @@ class DuckPlugin(TablePlugin):
         self.in_place = False  # a Parquet file queried where it lies (not a loaded copy)
         self.seen: tuple[int, int] | None = None  # the file's (size, mtime) last looked at
         self.changed: RpcError | None = None
+        self.input_ended = threading.Event()  # stdin closed: a request waiting for a load stops
 
     def capabilities(self) -> dict[str, bool]:
         return {"sort": True, "multiSort": True, "filter": True, "locate": True, "children": True}
@@ -1040,6 +1043,10 @@ class DuckPlugin(TablePlugin):
         if not 0 <= index < len(self.workbook.names):
             raise RpcError(INVALID_PARAMS, f"unknown row: {row_id}", {"row": row_id})
         return SheetTable(self, self.guard(lambda: self.workbook.sheet(index)))
+
+    def _lines(self, read_chunk: Callable[[], bytes]) -> Any:
+        yield from super()._lines(read_chunk)
+        self.input_ended.set()
 
     def _cancel(self, params: Any) -> None:
         super()._cancel(params)
