@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import OrderedDict
 import re
 import shutil
 import sys
@@ -36,6 +37,8 @@ from tabdeck_plugin import (  # noqa: E402
 VERSION = "1.0.0"
 MAX_SAFE_INT = 2 ** 53  # larger integers travel as their exact digits (PROTOCOL 10.3)
 TEMP_PREFIX = "tabdeck-duckdb-"
+# Sorted pages ending deeper than this come from the whole order, made once (env: tests).
+TOP_N_ROWS = int(os.environ.get("TABDECK_DUCKDB_TOP_N_ROWS", 10_000))
 IN_MEMORY_BYTES = 1 << 30  # files (decompressed, estimated) up to this size are loaded in memory
 # Text files bigger than this show their first pages while they load (TABDECK_DUCKDB_EARLY_BYTES: tests).
 EARLY_BYTES = int(os.environ.get("TABDECK_DUCKDB_EARLY_BYTES", 16 << 20))
@@ -166,6 +169,8 @@ class Relation:
     """A table of the plugin: a DuckDB relation `source` with columns c0, c1, ... and a row id
     `rid` (0, 1, 2, ... in the file's order, so the natural order is ORDER BY rid), browsed in SQL."""
 
+    _order_tables = 0
+
     def __init__(self, db: "Database", source: str, names: list[str], types: list[Any], title: str,
                  has_children: bool = False) -> None:
         self.db = db
@@ -175,6 +180,7 @@ class Relation:
         self.cols = [Column(i, cid, t) for i, (cid, t) in enumerate(zip(unique_ids(names), types))]
         self.by_id = {c.id: c for c in self.cols}
         self._totals: dict[str | None, int] = {}
+        self._orders: OrderedDict[tuple, str] = OrderedDict()  # deep pages' orders (_ordered)
         # While a big text file loads (Loader.early_text): not ready, pages in the file's order
         # come from `early_scan`; everything else waits.
         self.ready = threading.Event()
@@ -263,9 +269,16 @@ class Relation:
             got = self.db.query(sql, params)
         else:
             # Two steps: the page's row ids, in order, from the sort keys alone (the other
-            # columns are not read for every row), then those rows.
-            sql = (f"SELECT rid FROM {self.source}" + (f" WHERE {where}" if where else "")
-                   + f" ORDER BY {self._order_by(terms)} LIMIT {int(limit)} OFFSET {int(offset)}")
+            # columns are not read for every row), then those rows. Near the top, DuckDB's top-N;
+            # deeper, the whole order once (then every page of it is a range of positions).
+            ordered = self._ordered(where, params, terms) if offset + limit > TOP_N_ROWS else None
+            if ordered:
+                sql = (f"SELECT rid FROM {ordered} WHERE pos >= {int(offset)} AND pos < {int(offset) + int(limit)} "
+                       "ORDER BY pos")
+                params = []
+            else:
+                sql = (f"SELECT rid FROM {self.source}" + (f" WHERE {where}" if where else "")
+                       + f" ORDER BY {self._order_by(terms)} LIMIT {int(limit)} OFFSET {int(offset)}")
             ids = [r[0] for r in self.db.query(sql, params)]
             got = []
             if ids:
@@ -279,6 +292,24 @@ class Relation:
             cells = [f(v) for f, v in zip(convert, r[1:])]
             out.append(row(r[0], cells, has_children=True if self.has_children else None))
         return out, self.count(filter)
+
+    def _ordered(self, where: str, params: list[Any], terms: list[tuple[str, bool]]) -> str:
+        """A temporary table of (rid, pos) in this order and filter, made once and kept for the
+        last two orders asked deep into the table."""
+        key = (where, tuple(params), tuple(terms))
+        if key in self._orders:
+            self._orders.move_to_end(key)
+            return self._orders[key]
+        Relation._order_tables += 1
+        name = f"order{Relation._order_tables}"
+        self.db.query(f"CREATE TEMP TABLE {name} AS SELECT rid, (row_number() OVER (ORDER BY "
+                      f"{self._order_by(terms)}) - 1) AS pos FROM {self.source}"
+                      + (f" WHERE {where}" if where else "") + " ORDER BY pos", params)
+        self._orders[key] = name
+        while len(self._orders) > 2:
+            _, old = self._orders.popitem(last=False)
+            self.db.query(f"DROP TABLE IF EXISTS {old}")
+        return name
 
     def early_rows(self, offset: int, limit: int) -> tuple[list, None]:
         """A page in the file's order read straight from the file (its row ids: positions)."""
@@ -350,14 +381,27 @@ class Database:
 
     def query(self, sql: str, params: list[Any] | None = None) -> list[tuple]:
         """Run a query for the current request; a `$/cancel` interrupts it (-32800). An interrupt
-        meant for a request that had just ended runs the query again."""
-        for _ in range(3):
-            try:
-                return self.con.execute(sql, params or []).fetchall()
-            except duckdb.InterruptException:
-                if self.plugin.is_cancelled():
-                    raise Cancelled() from None
-        raise Cancelled()
+        meant for a request that had just ended runs the query again. A query that takes more
+        than 2 s sends `progress` every 2 s, which keeps the host's request timer (10 s) alive."""
+        done = threading.Event()
+
+        def tick() -> None:
+            start = time.monotonic()
+            while not done.wait(2.0):
+                self.plugin.progress(round(time.monotonic() - start, 1), None,
+                                     f"working on {os.path.basename(self.plugin.path)}")
+
+        threading.Thread(target=tick, daemon=True, name="progress").start()
+        try:
+            for _ in range(3):
+                try:
+                    return self.con.execute(sql, params or []).fetchall()
+                except duckdb.InterruptException:
+                    if self.plugin.is_cancelled():
+                        raise Cancelled() from None
+            raise Cancelled()
+        finally:
+            done.set()
 
     def fifo(self) -> str:
         self._fifo += 1
@@ -1031,6 +1075,9 @@ class DuckPlugin(TablePlugin):
         if now != [(c.id, c.duck_type) for c in self.rel.cols]:
             return FileError(self.path, "changed while open, and its columns are not the ones shown: open it again")
         self.rel._totals.clear()
+        while self.rel._orders:
+            _, old = self.rel._orders.popitem()
+            self.db.query(f"DROP TABLE IF EXISTS {old}")
         return None
 
     def children(self, table: str, row_id: str) -> Table:

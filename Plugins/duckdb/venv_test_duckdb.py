@@ -273,9 +273,9 @@ SORTS = [
 class FormatsTest(unittest.TestCase):
     """Every format: the natural order, sorts and filters against DuckDB's answer."""
 
-    def check_format(self, key: str, columns: list[str]) -> None:
+    def check_format(self, key: str, columns: list[str], env: dict | None = None) -> None:
         path, scan = FIX.files[key]
-        pl = Plugin({"path": path})
+        pl = Plugin({"path": path}, env)
         try:
             self.assertIsNone(pl.error, f"{key}: {pl.error}")
             self.assertEqual(pl.desc["total"], ROWS)
@@ -317,6 +317,12 @@ class FormatsTest(unittest.TestCase):
 
     def test_parquet(self):
         self.check_format("parquet", ["id", "name", "amount", "small", "huge", "flag", "day", "ts", "tags"])
+
+    def test_deep_pages_from_a_whole_order(self):
+        # every sorted page past row 0 from a materialized order (TOP_N_ROWS, normally 10,000)
+        for key in ("parquet", "csv.gz"):
+            with self.subTest(key):
+                self.check_format(key, ["id", "name", "amount"], {"TABDECK_DUCKDB_TOP_N_ROWS": "0"})
 
     def test_parquet_zstd(self):
         self.check_format("parquet.zst", ["id", "name", "amount", "tags"])
