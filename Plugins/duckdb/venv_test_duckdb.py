@@ -508,7 +508,7 @@ class CellsTest(unittest.TestCase):
                 "flag": "bool", "day": "date", "ts": "text", "tstz": "date", "tags": "text", "info": "text"}
         self.assertEqual({k: c["type"] for k, c in self.cols.items()}, want)
         self.assertEqual(self.cols["amount"]["decimals"], 10)
-        self.assertEqual(self.cols["tags"]["order"], "source")
+        self.assertNotIn("order", self.cols["tags"])  # sorted as its JSON text
 
     def test_exact_decimals_and_big_integers(self):
         self.assertIsNone(self.cell(0, "amount"))
@@ -534,6 +534,13 @@ class CellsTest(unittest.TestCase):
         self.assertEqual(names[: names.count(None)], [None] * names.count(None))  # nulls smallest
         self.assertEqual(present, sorted(present))  # Python's str order: code points
         self.assertLess(present.index("B0"), present.index("a b0"))
+
+    def test_nested_values_sort_as_their_json_text(self):
+        got = self.pl.rows(0, 1000, keys("info desc", "id asc"))["rows"]
+        texts = [r["cells"][self.index["info"]] for r in got]
+        self.assertEqual(texts, sorted(texts, reverse=True))
+        ids = [int(r["id"]) for r in got if r["cells"][self.index["info"]] == texts[0]]
+        self.assertEqual(ids, sorted(ids))  # ties by the next key, ascending
 
     def test_unknown_sort_column(self):
         with self.assertRaises(ResponseError) as e:
