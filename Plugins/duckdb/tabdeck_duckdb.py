@@ -1,0 +1,1125 @@
+#!/usr/bin/env python3
+"""Tabdeck's DuckDB plugin: Parquet, CSV/TSV, JSON lines, JSON arrays, Arrow IPC/Feather and
+Excel workbooks, plain or compressed (gzip, zstd, bzip2, xz), browsed through DuckDB.
+
+Sort, filter, paging, totals and `locate` all run as SQL in DuckDB. A Parquet file is queried
+where it lies (a view with its row number); the other formats are loaded once into a DuckDB
+table (in memory, or in a temporary database file when big; big text files show their first
+pages while they load). Nothing is ever downloaded:
+DuckDB's extension autoloading and autoinstalling are off. README.md beside this file has the
+formats, the type mapping and the args.
+
+args: {"path": FILE, "format": "csv|tsv|parquet|jsonl|json|arrow|xlsx" (optional), "sheet": NAME}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import OrderedDict
+import re
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from typing import Any, Callable
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "sdk", "python"))
+
+import duckdb  # noqa: E402
+
+import sniff  # noqa: E402
+from tabdeck_plugin import (  # noqa: E402
+    INTERNAL_ERROR, INVALID_PARAMS, NOT_SUPPORTED, Cancelled, RpcError, Table, TablePlugin, row)
+
+VERSION = "1.0.0"
+MAX_SAFE_INT = 2 ** 53  # larger integers travel as their exact digits (PROTOCOL 10.3)
+TEMP_PREFIX = "tabdeck-duckdb-"
+# Sorted pages ending deeper than this come from the whole order, made once (env: tests).
+TOP_N_ROWS = int(os.environ.get("TABDECK_DUCKDB_TOP_N_ROWS", 10_000))
+IN_MEMORY_BYTES = 1 << 30  # files (decompressed, estimated) up to this size are loaded in memory
+# Text files bigger than this show their first pages while they load (TABDECK_DUCKDB_EARLY_BYTES: tests).
+EARLY_BYTES = int(os.environ.get("TABDECK_DUCKDB_EARLY_BYTES", 16 << 20))
+
+
+def quote_ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def quote_literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+# --------------------------------------------------------------------------- columns
+
+class Column:
+    """One column: its protocol description and the SQL that shows, sorts and filters it.
+
+    `name` is its SQL name in the source relation (c0, c1, ...); `select` the expression whose
+    Python value becomes the cell after `convert`; `sort` what ORDER BY uses; `text` the cell's
+    text for the filter (PROTOCOL 11.3)."""
+
+    def __init__(self, index: int, cid: str, dtype: Any) -> None:
+        self.name = f"c{index}"
+        self.id = cid
+        self.duck_type = str(dtype)
+        c = self.name
+        kind = dtype.id
+        self.desc: dict[str, Any] = {"id": cid, "title": cid}
+        self.select, self.sort, self.convert = c, c, _raw
+        text: str | None = None
+        ptype = "text"
+        if kind == "boolean":
+            ptype = "bool"
+        elif kind in ("tinyint", "smallint", "integer", "bigint", "utinyint", "usmallint",
+                      "uinteger", "ubigint", "hugeint", "uhugeint"):
+            ptype, self.convert = "integer", _integer
+        elif kind in ("bignum", "varint"):
+            ptype, self.select = "integer", f"CAST({c} AS VARCHAR)"
+        elif kind in ("double", "float"):
+            ptype = "decimal"
+            if kind == "float":  # its shortest text (0.1, not 0.10000000149011612)
+                self.select, self.convert = f"CAST({c} AS VARCHAR)", _float_text
+            else:
+                self.convert = _float
+            text = (f"CASE WHEN isnan({c}) THEN 'NaN' WHEN isinf({c}) THEN "
+                    f"(CASE WHEN {c} > 0 THEN 'Infinity' ELSE '-Infinity' END) "
+                    f"ELSE CAST({c} AS VARCHAR) END")
+        elif kind == "decimal":
+            ptype, self.select = "decimal", f"CAST({c} AS VARCHAR)"  # exact digits and scale
+            scale = dict(dtype.children).get("scale")
+            if isinstance(scale, int) and 0 <= scale <= 15:
+                self.desc["decimals"] = scale
+        elif kind in ("date", "timestamp with time zone"):
+            ptype, self.select = "date", f"CAST({c} AS VARCHAR)"  # 2024-05-01, 2024-05-01 09:30:00+00
+        elif kind.startswith("timestamp"):
+            # A timestamp without a zone is no protocol date (10.3 wants a zone): its ISO text,
+            # which sorts as the timestamp does (years 1000 to 9999).
+            self.select = f"CAST({c} AS VARCHAR)"
+        elif kind == "enum":
+            ptype, self.select = "enum", f"CAST({c} AS VARCHAR)"
+            self.desc["values"] = list(dict(dtype.children).get("values") or [])
+        elif kind == "varchar":
+            pass
+        elif kind == "blob":
+            self.select = f"hex({c})"  # byte order is the order of the hex text
+        elif kind in ("uuid", "time"):
+            self.select = f"CAST({c} AS VARCHAR)"  # both sort as their text does
+        elif kind in ("list", "array", "struct", "map", "union"):
+            # Compact JSON text, sorted as that text: the protocol's text order, and faster to
+            # sort than DuckDB's nested values (3.7 s against 5.8 s for 1M lists).
+            self.select = self.sort = f"CAST(to_json({c}) AS VARCHAR)"
+        else:  # interval, time with time zone, bit, anything newer
+            self.select = f"CAST({c} AS VARCHAR)"
+            self.desc["order"] = "source"
+        self.desc["type"] = ptype
+        if ptype in ("integer", "decimal"):
+            self.desc["align"] = "right"
+        self.text = text or (self.select if self.select != c or kind == "varchar" else f"CAST({c} AS VARCHAR)")
+
+
+def _raw(v: Any) -> Any:
+    return v
+
+
+def _integer(v: Any) -> Any:
+    if v is None or -MAX_SAFE_INT <= v <= MAX_SAFE_INT:
+        return v
+    return str(v)
+
+
+def _float(v: Any) -> Any:
+    if v is None:
+        return None
+    if v != v:
+        return "NaN"
+    if v in (float("inf"), float("-inf")):
+        return "Infinity" if v > 0 else "-Infinity"
+    return v
+
+
+def _float_text(v: Any) -> Any:
+    if v is None:
+        return None
+    low = v.lower()
+    if low == "nan":
+        return "NaN"
+    if low in ("inf", "infinity", "-inf", "-infinity"):
+        return "-Infinity" if low.startswith("-") else "Infinity"
+    return _float(float(v))
+
+
+def unique_ids(names: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for i, name in enumerate(names):
+        base = name if name else f"column{i + 1}"
+        cid, n = base, 2
+        while cid in seen:
+            cid, n = f"{base}_{n}", n + 1
+        seen.add(cid)
+        out.append(cid)
+    return out
+
+
+# --------------------------------------------------------------------------- a table in DuckDB
+
+class Relation:
+    """A table of the plugin: a DuckDB relation `source` with columns c0, c1, ... and a row id
+    `rid` (0, 1, 2, ... in the file's order, so the natural order is ORDER BY rid), browsed in SQL."""
+
+    _order_tables = 0
+
+    def __init__(self, db: "Database", source: str, names: list[str], types: list[Any], title: str,
+                 has_children: bool = False) -> None:
+        self.db = db
+        self.source = source
+        self.title = title
+        self.has_children = has_children
+        self.cols = [Column(i, cid, t) for i, (cid, t) in enumerate(zip(unique_ids(names), types))]
+        self.by_id = {c.id: c for c in self.cols}
+        self._totals: dict[str | None, int] = {}
+        self._orders: OrderedDict[tuple, str] = OrderedDict()  # deep pages' orders (_ordered)
+        # While a big text file loads (Loader.early_text): not ready, pages in the file's order
+        # come from `early_scan`; everything else waits.
+        self.ready = threading.Event()
+        self.ready.set()
+        self.early_scan = ""
+        self.early_names: list[str] = []
+        self.load_error: RpcError | None = None
+        # The load starts once the first page is out (or something waits for it, or 2 s
+        # passed): on two cores the first page then does not share them with the load.
+        self.go = threading.Event()
+
+    def wait(self) -> None:
+        """Until the table is loaded, with `progress` every second (the request's timer)."""
+        self.go.set()
+        start = time.monotonic()
+        while not self.ready.wait(1.0):
+            self.db.plugin.check_cancelled()
+            if self.db.plugin.input_ended.is_set():
+                raise Cancelled("the host has gone")
+            self.db.plugin.progress(round(time.monotonic() - start, 1), None, f"reading {self.title}")
+        if self.load_error is not None:
+            raise self.load_error
+
+    def columns(self) -> list[dict[str, Any]]:
+        return [c.desc for c in self.cols]
+
+    def describe(self) -> dict[str, Any]:
+        return {"title": self.title, "columns": self.columns(), "total": self.count(None)}
+
+    # -- SQL pieces
+
+    def _filter(self, text: Any) -> tuple[str, list[Any]]:
+        """`WHERE` condition (or "") and its one parameter: some cell's text contains `text`,
+        letter case folded by DuckDB's lower() on both sides (PROTOCOL 11.3)."""
+        if not isinstance(text, str) or text == "":
+            return "", []
+        parts = [f"contains(lower({c.text}), lower($1))" for c in self.cols]
+        return "(" + " OR ".join(parts) + ")", [text]
+
+    def _terms(self, sort: list[dict[str, str]]) -> list[tuple[str, bool]]:
+        """(expression, descending) per key, then the row id in the last key's direction, so
+        that a descending order is the exact reverse of the ascending one."""
+        terms: list[tuple[str, bool]] = []
+        used: set[str] = set()
+        for i, key in enumerate(sort):
+            col = self.by_id.get(key["column"])
+            if col is None:
+                raise RpcError(INVALID_PARAMS, f"params.sort[{i}].column: unknown column {key['column']!r}",
+                               {"column": key["column"]})
+            if col.id in used:
+                continue
+            used.add(col.id)
+            terms.append((col.sort, key["direction"] == "desc"))
+        terms.append(("rid", terms[-1][1] if terms else False))
+        return terms
+
+    @staticmethod
+    def _order_by(terms: list[tuple[str, bool]]) -> str:
+        # Nulls are the smallest value (PROTOCOL 11.3, the columns declare no `nulls`).
+        return ", ".join(f"{e} DESC NULLS LAST" if d else f"{e} ASC NULLS FIRST" for e, d in terms)
+
+    # -- requests
+
+    def count(self, filter: Any) -> int | None:
+        key = filter if isinstance(filter, str) and filter else None
+        if key is None and not self.ready.is_set():
+            return None  # still loading: unknown
+        self.wait()
+        if key not in self._totals:
+            where, params = self._filter(key)
+            sql = f"SELECT count(*) FROM {self.source}" + (f" WHERE {where}" if where else "")
+            self._totals[key] = int(self.db.query(sql, params)[0][0])
+        return self._totals[key]
+
+    def rows(self, offset: int, limit: int, sort: list[dict[str, str]], filter: Any) -> tuple[list, int]:
+        where, params = self._filter(filter)
+        terms = self._terms(sort)
+        if not self.ready.is_set() and not where and len(terms) == 1 and not terms[0][1]:
+            return self.early_rows(offset, limit)
+        self.wait()
+        select = ", ".join(["rid"] + [c.select for c in self.cols])
+        if not where and len(terms) == 1 and not terms[0][1]:
+            # the natural order: row ids are 0 .. n-1, so a page is a range of them
+            sql = (f"SELECT {select} FROM {self.source} WHERE rid >= {int(offset)} "
+                   f"AND rid < {int(offset) + int(limit)} ORDER BY rid")
+            got = self.db.query(sql, params)
+        else:
+            # Two steps: the page's row ids, in order, from the sort keys alone (the other
+            # columns are not read for every row), then those rows. Near the top, DuckDB's top-N;
+            # deeper, the whole order once (then every page of it is a range of positions).
+            ordered = self._ordered(where, params, terms) if offset + limit > TOP_N_ROWS else None
+            if ordered:
+                sql = (f"SELECT rid FROM {ordered} WHERE pos >= {int(offset)} AND pos < {int(offset) + int(limit)} "
+                       "ORDER BY pos")
+                params = []
+            else:
+                sql = (f"SELECT rid FROM {self.source}" + (f" WHERE {where}" if where else "")
+                       + f" ORDER BY {self._order_by(terms)} LIMIT {int(limit)} OFFSET {int(offset)}")
+            ids = [r[0] for r in self.db.query(sql, params)]
+            got = []
+            if ids:
+                fetched = self.db.query(f"SELECT {select} FROM {self.source} WHERE rid IN "
+                                        f"({', '.join(str(int(i)) for i in ids)})")
+                by_id = {r[0]: r for r in fetched}
+                got = [by_id[i] for i in ids]
+        convert = [c.convert for c in self.cols]
+        out = []
+        for r in got:
+            cells = [f(v) for f, v in zip(convert, r[1:])]
+            out.append(row(r[0], cells, has_children=True if self.has_children else None))
+        return out, self.count(filter)
+
+    def _ordered(self, where: str, params: list[Any], terms: list[tuple[str, bool]]) -> str:
+        """A temporary table of (rid, pos) in this order and filter, made once and kept for the
+        last two orders asked deep into the table."""
+        key = (where, tuple(params), tuple(terms))
+        if key in self._orders:
+            self._orders.move_to_end(key)
+            return self._orders[key]
+        Relation._order_tables += 1
+        name = f"order{Relation._order_tables}"
+        self.db.query(f"CREATE TEMP TABLE {name} AS SELECT rid, (row_number() OVER (ORDER BY "
+                      f"{self._order_by(terms)}) - 1) AS pos FROM {self.source}"
+                      + (f" WHERE {where}" if where else "") + " ORDER BY pos", params)
+        self._orders[key] = name
+        while len(self._orders) > 2:
+            _, old = self._orders.popitem(last=False)
+            self.db.query(f"DROP TABLE IF EXISTS {old}")
+        return name
+
+    def early_rows(self, offset: int, limit: int) -> tuple[list, None]:
+        """A page in the file's order read straight from the file (its row ids: positions)."""
+        inner = ", ".join(f"{quote_ident(n)} AS c{i}" for i, n in enumerate(self.early_names))
+        select = ", ".join(c.select for c in self.cols)
+        try:
+            got = self.db.query(f"SELECT {select} FROM (SELECT {inner} FROM {self.early_scan} "
+                                f"LIMIT {int(limit)} OFFSET {int(offset)})")
+        finally:
+            self.go.set()
+        convert = [c.convert for c in self.cols]
+        return [row(offset + i, [f(v) for f, v in zip(convert, r)]) for i, r in enumerate(got)], None
+
+    def locate(self, ids: list[str], sort: list[dict[str, str]], filter: Any) -> tuple[str, int] | None:
+        """The offset of a row = the number of rows before it in this order and filter: one
+        counting scan, with the row's own key values beside every row (no sort of the table)."""
+        self.wait()
+        where, params = self._filter(filter)
+        terms = self._terms(sort)
+        keys = ", ".join(f"{e} AS k{i}" for i, (e, _) in enumerate(terms))
+        before = []
+        for i, (e, desc) in enumerate(terms):
+            k = f"t.k{i}"
+            same = [f"({terms[j][0]} IS NOT DISTINCT FROM t.k{j})" for j in range(i)]
+            if desc:  # nulls last: after a null key every value comes first
+                first = f"({e} > {k} OR ({k} IS NULL AND {e} IS NOT NULL))"
+            else:     # nulls first: a null comes before every value
+                first = f"({e} < {k} OR ({e} IS NULL AND {k} IS NOT NULL))"
+            before.append("(" + " AND ".join(same + [first]) + ")")
+        cond = " OR ".join(before)
+        for wanted in ids:
+            try:
+                rid = int(wanted)
+            except (TypeError, ValueError):
+                continue
+            in_view = f"rid = {rid}" + (f" AND {where}" if where else "")
+            sql = (f"WITH t AS (SELECT {keys} FROM {self.source} WHERE {in_view}) "
+                   f"SELECT (SELECT count(*) FROM t), "
+                   f"(SELECT count(*) FROM {self.source}, t WHERE ({cond})" + (f" AND {where}" if where else "") + ")")
+            present, offset = self.db.query(sql, params)[0]
+            if present:
+                return str(rid), int(offset)
+        return None
+
+
+# --------------------------------------------------------------------------- the database
+
+class Database:
+    """The plugin's DuckDB connection: an in-memory database (a Parquet file's view; loaded
+    tables up to IN_MEMORY_BYTES), else a database file; either way in a private temporary
+    folder with DuckDB's spill files, removed when the plugin stops."""
+
+    def __init__(self, plugin: "DuckPlugin", on_disk: bool) -> None:
+        self.plugin = plugin
+        self.dir = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
+        config = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
+                  "extension_directory": os.path.join(self.dir, "extensions"),
+                  "temp_directory": os.path.join(self.dir, "spill")}
+        path = os.path.join(self.dir, "tables.duckdb") if on_disk else ":memory:"
+        self.con = duckdb.connect(path, config=config)
+        self.con.execute("SET TimeZone = 'UTC'")
+        self.con.execute("SET enable_progress_bar = false")
+        self._fifo = 0
+        self.closing = threading.Event()
+        # Background loads (their cursor and thread) and decompressing threads, stopped first
+        # at close: closing a connection under a running query aborts the process.
+        self.loads: list[tuple[Any, threading.Thread, threading.Event]] = []
+        self.feeders: list["Feeder"] = []
+
+    def query(self, sql: str, params: list[Any] | None = None) -> list[tuple]:
+        """Run a query for the current request; a `$/cancel` interrupts it (-32800). An interrupt
+        meant for a request that had just ended runs the query again. A query that takes more
+        than 2 s sends `progress` every 2 s, which keeps the host's request timer (10 s) alive."""
+        done = threading.Event()
+
+        def tick() -> None:
+            start = time.monotonic()
+            while not done.wait(2.0):
+                self.plugin.progress(round(time.monotonic() - start, 1), None,
+                                     f"working on {os.path.basename(self.plugin.path)}")
+
+        threading.Thread(target=tick, daemon=True, name="progress").start()
+        try:
+            for _ in range(3):
+                try:
+                    return self.con.execute(sql, params or []).fetchall()
+                except duckdb.InterruptException:
+                    if self.plugin.is_cancelled():
+                        raise Cancelled() from None
+            raise Cancelled()
+        finally:
+            done.set()
+
+    def fifo(self) -> str:
+        self._fifo += 1
+        path = os.path.join(self.dir, f"stream{self._fifo}")
+        os.mkfifo(path)
+        return path
+
+    def close(self) -> None:
+        self.closing.set()
+        for feeder in self.feeders:
+            feeder.stop.set()
+        for cursor, thread, go in self.loads:
+            go.set()
+            try:
+                cursor.interrupt()
+            except Exception:  # noqa: BLE001 - already closed
+                pass
+            thread.join(5)
+        try:
+            self.con.close()
+        except Exception:  # noqa: BLE001 - closing at exit: nothing left to tell
+            pass
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def remove_stale_temp_dirs() -> None:
+    """Temporary folders of plugins that died without cleaning up (SIGKILL)."""
+    root = tempfile.gettempdir()
+    for name in os.listdir(root):
+        m = re.match(re.escape(TEMP_PREFIX) + r"(\d+)-", name)
+        if not m:
+            continue
+        try:
+            os.kill(int(m.group(1)), 0)
+        except ProcessLookupError:
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+        except OSError:
+            pass
+
+
+class Feeder(threading.Thread):
+    """Decompresses a file into a named pipe that DuckDB reads (nothing unpacked to disk), or
+    into nothing (`fifo` None: a check beside DuckDB's own reading, which takes a truncated
+    gzip file for a short one), counting bytes and lines, and keeping the decompressor's error
+    (a truncated or damaged file) for later."""
+
+    def __init__(self, path: str, compression: str, fifo: str | None) -> None:
+        super().__init__(daemon=True, name="feeder")
+        self.path, self.compression, self.fifo = path, compression, fifo
+        self.bytes = 0
+        self.lines = 0
+        self.error: BaseException | None = None
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        try:
+            with sniff.open_decompressed(self.path, self.compression) as src, \
+                    (open(self.fifo, "wb") if self.fifo else open(os.devnull, "wb")) as out:
+                read = getattr(src, "read1", src.read)  # what is decompressed so far, so a
+                while not self.stop.is_set():            # truncated file's place is exact
+                    chunk = read(1 << 16)
+                    if not chunk:
+                        break
+                    self.bytes += len(chunk)
+                    self.lines += chunk.count(b"\n")
+                    if self.fifo:
+                        out.write(chunk)
+        except BrokenPipeError:
+            pass  # DuckDB stopped reading (an error of its own)
+        except Exception as e:  # noqa: BLE001 - kept and reported with the file's name
+            self.error = e
+
+    def finish(self) -> None:
+        """Unblock a writer still waiting for a reader, then wait for the thread."""
+        if self.fifo is None:
+            self.join()
+            return
+        if self.is_alive():
+            try:
+                fd = os.open(self.fifo, os.O_RDONLY | os.O_NONBLOCK)
+                os.close(fd)
+            except OSError:
+                pass
+        self.join(5)
+
+
+# --------------------------------------------------------------------------- errors
+
+class FileError(RpcError):
+    """An error about the file, naming it and the place: `message` starts with the file's name."""
+
+    def __init__(self, path: str, text: str, code: int = INTERNAL_ERROR, **place: Any) -> None:
+        super().__init__(code, f"{os.path.basename(path) or path}: {text}", {"path": path, **place})
+
+
+def duck_message(e: BaseException, path: str, fifo: str | None = None) -> str:
+    """DuckDB's message, first line only, with the file's name for a pipe's."""
+    text = str(e).strip().split("\n")[0]
+    text = re.sub(r"^(\w+ )*Error: ", "", text)
+    if fifo:
+        text = text.replace(fifo, os.path.basename(path))
+    return text
+
+
+def first_bad_json_line(path: str, compression: str | None) -> tuple[int, str] | None:
+    """The first line that is not a JSON value on its own, and why (the JSON lines rule)."""
+    with sniff.open_decompressed(path, compression) as f:
+        for n, line in enumerate(f, 1):
+            text = line.strip()
+            if not text:
+                continue
+            try:
+                json.loads(text)
+            except ValueError as e:
+                return n, str(e).split(":")[0]
+    return None
+
+
+# --------------------------------------------------------------------------- loading files
+
+class Loader:
+    """Makes the source relation of a file in `db`; `open_file` returns the root Relation."""
+
+    def __init__(self, plugin: "DuckPlugin", path: str, kind: sniff.Kind) -> None:
+        self.plugin, self.path, self.kind = plugin, path, kind
+        self.name = os.path.basename(path)
+        self.db: Database | None = None
+        self.workbook_ref: Workbook | None = None
+        self.tables = 0
+
+    def new_table_name(self) -> str:
+        self.tables += 1
+        return f"data{self.tables}"
+
+    def relation(self, table: str, title: str, has_children: bool = False, con: Any = None) -> Relation:
+        """A relation over a loaded table: its columns renamed c0, c1, ... (the names of the
+        file become the column ids), its DuckDB row id the row id. `con`: the background
+        load's own cursor."""
+        assert self.db is not None
+        con = con or self.db.con
+        rel = con.sql(f"SELECT * FROM {table}")
+        names, types = list(rel.columns), list(rel.types)
+        for i, name in enumerate(names):
+            con.execute(f"ALTER TABLE {table} RENAME COLUMN {quote_ident(name)} TO c{i}")
+        view = f"v_{table}"
+        cols = ", ".join(f"c{i}" for i in range(len(names)))
+        con.execute(f"CREATE VIEW {view} AS SELECT {cols}, rowid AS rid FROM {table}")
+        return Relation(self.db, view, names, types, title, has_children)
+
+    def with_progress(self, what: str, work: Callable[[], Any]) -> Any:
+        """Runs a long load while sending `progress` every second (it keeps the host's timer)."""
+        done = threading.Event()
+        start = time.monotonic()
+
+        def tick() -> None:
+            while not done.wait(1.0):
+                self.plugin.progress(round(time.monotonic() - start, 1), None, f"{what} {self.name}")
+
+        threading.Thread(target=tick, daemon=True).start()
+        try:
+            return work()
+        finally:
+            done.set()
+
+    def open_file(self) -> Relation:
+        fmt, comp = self.kind.format, self.kind.compression
+        # Loaded tables stay in memory (1.5x faster to load than a database file, measured at
+        # 1M rows) unless the data may be big: then a database file (DuckDB spills either way).
+        size = os.path.getsize(self.path) * (5 if comp else 1)
+        loads = not (fmt == "parquet" and comp is None)
+        self.db = Database(self.plugin, on_disk=loads and size > IN_MEMORY_BYTES)
+        self.plugin.db = self.db
+        if fmt == "parquet" and comp is None:
+            return self.parquet_view()
+        if fmt in ("csv", "tsv", "jsonl", "json"):
+            if comp in (None, "gzip", "zstd") and size > EARLY_BYTES:
+                return self.early_text()
+            return self.with_progress("reading", self.load_text)
+        if fmt in ("parquet", "arrow"):
+            return self.with_progress("reading", self.load_arrow)
+        if fmt == "xlsx":
+            return self.with_progress("reading", self.load_workbook)
+        raise FileError(self.path, f"unknown format {fmt}", INVALID_PARAMS)
+
+    # -- Parquet, read where it lies
+
+    def parquet_view(self) -> Relation:
+        assert self.db is not None
+        scan = f"read_parquet({quote_literal(self.path)}, file_row_number = true)"
+        try:
+            rel = self.db.con.sql(f"SELECT * EXCLUDE (file_row_number) FROM {scan}")
+            names, types = list(rel.columns), list(rel.types)
+            cols = ", ".join(f"{quote_ident(n)} AS c{i}" for i, n in enumerate(names))
+            self.db.con.execute(f"CREATE VIEW src AS SELECT {cols}, file_row_number AS rid FROM {scan}")
+        except duckdb.Error as e:
+            raise self.explain(e) from None
+        return Relation(self.db, "src", names, types, self.name)
+
+    # -- text formats, loaded once into a table
+
+    def text_scan(self, source: str, native: str | None, layout: str | None, whole_sample: bool) -> str:
+        sample = ", sample_size = -1" if whole_sample else ""
+        if layout is None:
+            delim = ", delim = '\\t'" if self.kind.format == "tsv" else ""
+            return f"read_csv({quote_literal(source)}{delim}{sample}, compression = '{native or 'none'}')"
+        return (f"read_json({quote_literal(source)}, format = '{layout}'{sample}, "
+                f"compression = '{native or 'uncompressed'}')")
+
+    def load_text(self, con: Any = None, sniffed: str | None = None) -> Relation:
+        """Loads a text file into a table; `sniffed`: a CSV scan with every option spelled out
+        (sniff_csv's), used first so that the file is not sniffed again."""
+        fmt, comp = self.kind.format, self.kind.compression
+        run = con.execute if con is not None else self.db.query
+        table = self.new_table_name()
+        layout = {"jsonl": "newline_delimited", "json": "array"}.get(fmt)
+        whole_sample = False
+        while True:
+            feeder = None
+            source, native = self.path, None
+            if comp in ("gzip", "zstd"):  # DuckDB reads these itself; a thread checks them whole
+                native = comp
+                feeder = Feeder(self.path, comp, None)
+            elif comp is not None:  # bzip2, xz: decompressed by Python into a pipe DuckDB reads
+                source = self.db.fifo()
+                feeder = Feeder(self.path, comp, source)
+            if feeder is not None:
+                self.db.feeders.append(feeder)
+                feeder.start()
+            scan = self.text_scan(source, native, layout, whole_sample)
+            if sniffed and not whole_sample and source == self.path:
+                scan = sniffed
+            error = None
+            try:
+                run(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM {scan}")
+            except duckdb.Error as e:
+                error = e
+            finally:
+                if feeder is not None:
+                    feeder.finish()
+            if self.db.closing.is_set():
+                raise Cancelled("the plugin is stopping")
+            if feeder is not None and feeder.error is not None:
+                raise self.truncated(feeder)
+            if error is None:
+                break
+            if not whole_sample and isinstance(error, duckdb.ConversionException):
+                whole_sample = True  # a type chosen from the first rows failed later: read them all
+                continue
+            if layout == "newline_delimited" and (first_bad_json_line(self.path, comp) or (0,))[0] == 1:
+                layout = "auto"  # not one object a line: one pretty-printed document
+                continue
+            raise self.explain(error, source if source != self.path else None)
+        return self.relation(table, self.name, con=con)
+
+    def early_text(self) -> Relation:
+        """A big text file: `open` answers at once (total unknown) and the first pages in the
+        file's order come straight from the file, while the whole file loads into a table in
+        the background; sorted, filtered and counted requests wait for it, and an `invalidate`
+        with the total says it is done."""
+        comp = self.kind.compression
+        layout = {"jsonl": "newline_delimited", "json": "array"}.get(self.kind.format)
+        scan = self.text_scan(self.path, comp, layout, False)
+        sniffed = None
+        try:
+            if layout is None:
+                # DuckDB's CSV sniffer once: its answer, a read_csv call with every option and
+                # column type spelled out, serves the early pages and the load without sniffing again.
+                delim = ", delim = '\\t'" if self.kind.format == "tsv" else ""
+                prompt = self.db.con.execute(f"SELECT Prompt FROM sniff_csv({quote_literal(self.path)}{delim}, "
+                                             f"compression = '{comp or 'none'}')").fetchone()[0]
+                sniffed = scan = prompt.strip().removeprefix("FROM ").rstrip(";").strip()
+            described = self.db.con.sql(f"SELECT * FROM {scan}")  # DuckDB's sniffer, no reading
+            names, types = list(described.columns), list(described.types)
+        except duckdb.Error:
+            return self.with_progress("reading", self.load_text)  # its error, said the usual way
+        rel = Relation(self.db, "", names, types, self.name)
+        rel.ready.clear()
+        rel.early_scan, rel.early_names = scan, names
+        cursor = self.db.con.cursor()
+
+        def load() -> None:
+            rel.go.wait(2.0)
+            try:
+                if self.db.closing.is_set():
+                    raise Cancelled("the plugin is stopping")
+                final = self.load_text(con=cursor, sniffed=sniffed)
+                if [c.duck_type for c in final.cols] != [c.duck_type for c in rel.cols]:
+                    for new, old in zip(final.cols, rel.cols):  # types of the whole file: keep the ids
+                        new.id, new.desc["id"], new.desc["title"] = old.id, old.id, old.desc["title"]
+                    rel.cols, rel.by_id = final.cols, {c.id: c for c in final.cols}
+                rel._totals[None] = int(cursor.execute(f"SELECT count(*) FROM {final.source}").fetchone()[0])
+                rel.source = final.source
+            except RpcError as e:
+                rel.load_error = e
+            except Exception as e:  # noqa: BLE001 - any failure becomes the table's error
+                rel.load_error = FileError(self.path, duck_message(e, self.path))
+            finally:
+                rel.ready.set()
+                cursor.close()
+            if not self.db.closing.is_set():
+                self.plugin.invalidate("root", total=rel._totals.get(None))
+
+        thread = threading.Thread(target=load, daemon=True, name="load")
+        self.db.loads.append((cursor, thread, rel.go))
+        thread.start()
+        return rel
+
+    def truncated(self, feeder: Feeder) -> FileError:
+        e = feeder.error
+        what = {"gzip": "gzip", "zstd": "zstd", "bzip2": "bzip2", "xz": "xz"}[feeder.compression]
+        reason = str(e) or type(e).__name__
+        return FileError(self.path, f"the {what} data ends early or is damaged after "
+                         f"{feeder.bytes:,} bytes ({feeder.lines:,} lines) of {self.kind.format}: {reason}",
+                         line=feeder.lines + 1, offset=feeder.bytes)
+
+    def explain(self, e: BaseException, fifo: str | None = None) -> FileError:
+        text = duck_message(e, self.path, fifo)
+        if "No magic bytes found at end of file" in text or "too small to be a Parquet file" in text:
+            return FileError(self.path, f"not a complete Parquet file ({sniff.human_size(os.path.getsize(self.path))}, "
+                             "no footer at its end: truncated?)")
+        if "Malformed JSON" in text and self.kind.format == "jsonl":
+            bad = first_bad_json_line(self.path, self.kind.compression)
+            if bad:
+                return FileError(self.path, f"line {bad[0]} is not valid JSON ({bad[1]})", line=bad[0])
+        m = re.search(r"\bline (\d+)", text)
+        if m:
+            return FileError(self.path, text, line=int(m.group(1)))
+        return FileError(self.path, text)
+
+    # -- Arrow IPC / Feather, and compressed Parquet, through pyarrow
+
+    def load_arrow(self) -> Relation:
+        import pyarrow as pa  # noqa: PLC0415 - only for these formats
+        import pyarrow.ipc  # noqa: PLC0415,F401
+        comp = self.kind.compression
+        try:
+            if comp is None:
+                source: Any = pa.memory_map(self.path)
+            else:
+                with sniff.open_decompressed(self.path, comp) as f:
+                    source = pa.BufferReader(f.read())
+            if self.kind.format == "parquet":
+                import pyarrow.parquet as pq  # noqa: PLC0415
+                data = pq.read_table(source)
+            else:
+                data = read_arrow(source)
+        except (EOFError, OSError, ValueError, pa.ArrowException) as e:
+            raise FileError(self.path, f"cannot read it as {self.kind.format}"
+                            + (f" ({comp})" if comp else "") + f": {e}") from None
+        table = self.new_table_name()
+        data = data.unify_dictionaries()
+        self.db.con.register("arrow_input", data)
+        try:
+            self.db.query(f"CREATE TABLE {table} AS SELECT {enum_casts(data)} FROM arrow_input")
+        finally:
+            self.db.con.unregister("arrow_input")
+        return self.relation(table, self.name)
+
+    # -- Excel and other workbooks, through python-calamine
+
+    def load_workbook(self) -> Relation:
+        wb = self.workbook_ref = Workbook(self)
+        return wb.root(self.plugin.args.get("sheet"))
+
+
+MAX_ENUM_VALUES = 1000
+
+
+def enum_casts(data: Any) -> str:
+    """The select list of an Arrow table with its dictionary-encoded text columns (pandas'
+    categoricals) as DuckDB ENUMs in the dictionary's order, which DuckDB would read as VARCHAR."""
+    import pyarrow as pa  # noqa: PLC0415
+    out = []
+    for i, field in enumerate(data.schema):
+        q = quote_ident(field.name)
+        t = field.type
+        if pa.types.is_dictionary(t) and (pa.types.is_string(t.value_type) or pa.types.is_large_string(t.value_type)):
+            col = data.column(i)  # after Table.unify_dictionaries: one dictionary in every chunk
+            values = col.chunk(0).dictionary.to_pylist() if col.num_chunks else []
+            if (0 < len(values) <= MAX_ENUM_VALUES and len(set(values)) == len(values)
+                    and all(isinstance(v, str) for v in values)):
+                out.append(f"CAST({q} AS ENUM({', '.join(quote_literal(v) for v in values)})) AS {q}")
+                continue
+        out.append(q)
+    return ", ".join(out)
+
+
+def read_arrow(source: Any) -> Any:
+    """An Arrow IPC file (`ARROW1`), stream, or Feather v1 file, as a pyarrow Table."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.feather  # noqa: PLC0415,F401
+    import pyarrow.ipc  # noqa: PLC0415,F401
+    errors = []
+    for reader in (lambda s: pa.ipc.open_file(s).read_all(), lambda s: pa.ipc.open_stream(s).read_all(),
+                   pa.feather.read_table):
+        try:
+            source.seek(0)
+            return reader(source)
+        except (pa.ArrowException, OSError, ValueError) as e:
+            errors.append(str(e))
+    raise ValueError(errors[0])
+
+
+def excel_letters(n: int) -> str:
+    s = ""
+    n += 1
+    while n:
+        n, r = divmod(n - 1, 26)
+        s = chr(65 + r) + s
+    return s
+
+
+class Workbook:
+    """A workbook's sheets, each loaded into a DuckDB table: the root lists the sheets (name,
+    rows, columns) and each row opens its sheet (PROTOCOL 11.4); a workbook of one sheet, or the
+    `sheet` arg, opens straight on that sheet."""
+
+    def __init__(self, loader: Loader) -> None:
+        from python_calamine import CalamineWorkbook  # noqa: PLC0415 - only for workbooks
+        self.loader = loader
+        path, comp = loader.path, loader.kind.compression
+        try:
+            if comp is None:
+                self.book = CalamineWorkbook.from_path(path)
+            else:
+                import io  # noqa: PLC0415
+                with sniff.open_decompressed(path, comp) as f:
+                    self.book = CalamineWorkbook.from_filelike(io.BytesIO(f.read()))
+        except Exception as e:  # noqa: BLE001 - calamine's errors are of its own types
+            raise FileError(path, f"cannot read it as a workbook: {e}") from None
+        self.names: list[str] = list(self.book.sheet_names)
+        self.sheets: dict[int, Relation] = {}
+
+    def sheet(self, index: int) -> Relation:
+        if index not in self.sheets:
+            self.sheets[index] = self.load_sheet(index)
+        return self.sheets[index]
+
+    def load_sheet(self, index: int) -> Relation:
+        import pyarrow as pa  # noqa: PLC0415
+        loader = self.loader
+        name = self.names[index]
+        try:
+            data = self.book.get_sheet_by_index(index).to_python(skip_empty_area=True)
+        except Exception as e:  # noqa: BLE001
+            raise FileError(loader.path, f"sheet {name!r}: {e}", sheet=name) from None
+        data = [list(r) for r in data]
+        while data and all(v in (None, "") for v in data[-1]):
+            data.pop()
+        width = max((len(r) for r in data), default=0)
+        if width == 0:
+            data, width = [[None]], 1
+        for r in data:
+            r.extend([None] * (width - len(r)))
+        first = data[0]
+        header = (len(data) > 1 and any(isinstance(v, str) and v.strip() for v in first)
+                  and all(v is None or isinstance(v, str) for v in first))
+        if header:
+            names = [str(v).strip() if v not in (None, "") else excel_letters(i) for i, v in enumerate(first)]
+            body = data[1:]
+        else:
+            names = [excel_letters(i) for i in range(width)]
+            body = data
+        arrays = [sheet_column([r[i] for r in body]) for i in range(width)]
+        table = loader.new_table_name()
+        frame = pa.table(dict(zip([f"x{i}" for i in range(width)], arrays)))
+        loader.db.con.register("sheet_input", frame)
+        try:
+            loader.db.query(f"CREATE TABLE {table} AS SELECT * FROM sheet_input")
+        finally:
+            loader.db.con.unregister("sheet_input")
+        rel = loader.relation(table, name)
+        for col, cid in zip(rel.cols, unique_ids(names)):  # the header's names, not x0, x1, ...
+            col.id = cid
+            col.desc["id"] = col.desc["title"] = cid
+        rel.by_id = {c.id: c for c in rel.cols}
+        return rel
+
+    def root(self, wanted: Any) -> Relation:
+        loader = self.loader
+        if wanted is not None:
+            if not isinstance(wanted, str) or wanted not in self.names:
+                raise FileError(loader.path, f"no sheet named {wanted!r} (sheets: {', '.join(self.names)})",
+                                INVALID_PARAMS, sheet=wanted)
+            return self.sheet(self.names.index(wanted))
+        if len(self.names) == 1:
+            return self.sheet(0)
+        if not self.names:
+            raise FileError(loader.path, "a workbook without sheets")
+        rels = [self.sheet(i) for i in range(len(self.names))]
+        values = [(n, r.count(None), len(r.cols)) for n, r in zip(self.names, rels)]
+        table = loader.new_table_name()
+        loader.db.con.execute(f"CREATE TABLE {table} (sheet VARCHAR, rows BIGINT, columns BIGINT)")
+        loader.db.con.executemany(f"INSERT INTO {table} VALUES (?, ?, ?)", values)
+        return loader.relation(table, loader.name, has_children=True)
+
+
+def sheet_column(values: list[Any]) -> Any:
+    """A pyarrow array for one column of a sheet: bool, integer, double, date, timestamp when
+    every value is one, else text (Excel keeps every number as a double: whole ones are integers)."""
+    import datetime as dt  # noqa: PLC0415
+    import pyarrow as pa  # noqa: PLC0415
+    vals = [None if v == "" else v for v in values]
+    present = [v for v in vals if v is not None]
+    kinds = {type(v) for v in present}
+    if kinds and kinds <= {bool}:
+        return pa.array(vals, pa.bool_())
+    if kinds and kinds <= {int, float}:
+        if all(isinstance(v, int) or v.is_integer() for v in present):
+            if all(abs(v) < 2 ** 63 for v in present):
+                return pa.array([None if v is None else int(v) for v in vals], pa.int64())
+        return pa.array([None if v is None else float(v) for v in vals], pa.float64())
+    if kinds and kinds <= {dt.date}:
+        return pa.array(vals, pa.date32())
+    if kinds and kinds <= {dt.datetime, dt.date} and all(
+            not isinstance(v, dt.datetime) or v.time() == dt.time() for v in present):
+        return pa.array([v if v is None or not isinstance(v, dt.datetime) else v.date() for v in vals], pa.date32())
+    if kinds and kinds <= {dt.datetime, dt.date}:
+        return pa.array([v if v is None or isinstance(v, dt.datetime) else dt.datetime(v.year, v.month, v.day)
+                         for v in vals], pa.timestamp("us"))
+
+    def text(v: Any) -> Any:
+        if v is None:
+            return None
+        if isinstance(v, float) and v.is_integer():
+            return str(int(v))
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        return v.isoformat() if hasattr(v, "isoformat") else str(v)
+    return pa.array([text(v) for v in vals], pa.string())
+
+
+# --------------------------------------------------------------------------- the plugin
+
+class SheetTable(Table):
+    """A child table (a sheet of a workbook)."""
+
+    def __init__(self, plugin: "DuckPlugin", rel: Relation) -> None:
+        self.plugin, self.rel, self.title = plugin, rel, rel.title
+
+    def columns(self) -> list[dict[str, Any]]:
+        return self.rel.columns()
+
+    def count(self) -> int | None:
+        return self.plugin.guard(lambda: self.rel.count(None))
+
+    def rows(self, offset: int, limit: int, sort: list, filter: Any) -> Any:
+        self.plugin.check_file()
+        return self.plugin.guard(lambda: self.rel.rows(offset, limit, sort, filter))
+
+    def locate(self, ids: list[str], sort: list, filter: Any) -> Any:
+        self.plugin.check_file()
+        return self.plugin.guard(lambda: self.rel.locate(ids, sort, filter))
+
+
+class DuckPlugin(TablePlugin):
+    name, version = "duckdb", VERSION
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.db: Database | None = None
+        self.rel: Relation | None = None
+        self.workbook: Workbook | None = None
+        self.path = ""
+        self.in_place = False  # a Parquet file queried where it lies (not a loaded copy)
+        self.seen: tuple[int, int] | None = None  # the file's (size, mtime) last looked at
+        self.changed: RpcError | None = None
+        self.input_ended = threading.Event()  # stdin closed: a request waiting for a load stops
+
+    def capabilities(self) -> dict[str, bool]:
+        return {"sort": True, "multiSort": True, "filter": True, "locate": True, "children": True}
+
+    def guard(self, work: Callable[[], Any]) -> Any:
+        """DuckDB's errors as protocol errors naming the file: never a traceback."""
+        try:
+            return work()
+        except RpcError:
+            raise
+        except duckdb.Error as e:
+            raise FileError(self.path, duck_message(e, self.path)) from None
+        except (OSError, ValueError, EOFError) as e:
+            raise FileError(self.path, str(e)) from None
+
+    def open(self, args: dict[str, Any]) -> dict[str, Any]:
+        if self.rel is not None:
+            raise RpcError(INVALID_PARAMS, "already open")
+        path = args.get("path")
+        if not isinstance(path, str) or not path:
+            raise RpcError(INVALID_PARAMS, 'args.path: missing (the file to open, e.g. {"path": "sales.parquet"})',
+                           {"field": "path"})
+        path = os.path.expanduser(path)
+        self.path = path
+        fmt = args.get("format")
+        if fmt is not None and fmt not in sniff.FORMATS:
+            raise RpcError(INVALID_PARAMS, f"args.format: {fmt!r} is not one of {', '.join(sniff.FORMATS)}",
+                           {"field": "format"})
+        if not os.path.exists(path):
+            raise FileError(path, "no such file", INVALID_PARAMS)
+        if os.path.isdir(path):
+            raise FileError(path, "a folder, not a file (the files plugin opens folders)", INVALID_PARAMS)
+        try:
+            kind = sniff.detect(path, fmt)
+        except sniff.NotATable as e:
+            raise FileError(path, f"not a table ({e})", INVALID_PARAMS) from None
+        except sniff.Encrypted as e:
+            raise FileError(path, f"{e}: it cannot be opened without its password", INVALID_PARAMS) from None
+        except OSError as e:
+            raise FileError(path, e.strerror or str(e), INVALID_PARAMS) from None
+        loader = Loader(self, path, kind)
+        self.seen = self.stamp()
+        self.in_place = kind.format == "parquet" and kind.compression is None
+        self.rel = self.guard(loader.open_file)
+        if self.rel.has_children:
+            self.workbook = loader.workbook_ref
+        desc = self.guard(self.rel.describe)
+        return {"table": "root", **desc}
+
+    def columns(self) -> list[dict[str, Any]]:
+        return self.rel.columns() if self.rel else [{"id": "none", "type": "text"}]
+
+    def count(self) -> int | None:
+        return self.guard(lambda: self.rel.count(None)) if self.rel else 0
+
+    def rows(self, offset: int, limit: int, sort: list, filter: Any) -> Any:
+        if self.rel is None:
+            raise RpcError(INVALID_PARAMS, "open first")
+        self.check_file()
+        return self.guard(lambda: self.rel.rows(offset, limit, sort, filter))
+
+    def locate(self, ids: list[str], sort: list, filter: Any) -> Any:
+        if self.rel is None:
+            raise RpcError(INVALID_PARAMS, "open first")
+        self.check_file()
+        return self.guard(lambda: self.rel.locate(ids, sort, filter))
+
+    def stamp(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return st.st_size, st.st_mtime_ns
+
+    def check_file(self) -> None:
+        """A file that changed while open. A loaded copy (every format but plain Parquet) goes on
+        showing the file as it was, and says so in the tab's status; a Parquet file read in place
+        is read anew: the same columns give an `invalidate` with the new total, other columns
+        (or no file, or a damaged one) an error on every request until it is right again."""
+        now = self.stamp()
+        if now != self.seen:
+            self.seen = now
+            name = os.path.basename(self.path)
+            if not self.in_place:
+                self.status(f"{name} changed on disk since it was opened: shown as it was then")
+            elif now is None:
+                self.changed = FileError(self.path, "the file was removed while open")
+            else:
+                self.changed = self.reread_parquet()
+                if self.changed is None:
+                    self.invalidate("root", total=self.rel.count(None))
+        if self.changed is not None:
+            raise self.changed
+
+    def reread_parquet(self) -> RpcError | None:
+        assert self.rel is not None and self.db is not None
+        scan = f"read_parquet({quote_literal(self.path)}, file_row_number = true)"
+        try:
+            rel = self.db.con.sql(f"SELECT * EXCLUDE (file_row_number) FROM {scan}")
+            now = list(zip(unique_ids(list(rel.columns)), [str(t) for t in rel.types]))
+        except duckdb.Error as e:
+            return FileError(self.path, "changed while open, and cannot be read now: " + duck_message(e, self.path))
+        if now != [(c.id, c.duck_type) for c in self.rel.cols]:
+            return FileError(self.path, "changed while open, and its columns are not the ones shown: open it again")
+        self.rel._totals.clear()
+        while self.rel._orders:
+            _, old = self.rel._orders.popitem()
+            self.db.query(f"DROP TABLE IF EXISTS {old}")
+        return None
+
+    def children(self, table: str, row_id: str) -> Table:
+        if self.workbook is None or self.rel is None or not self.rel.has_children:
+            raise RpcError(NOT_SUPPORTED, "the rows of this table have no children")
+        try:
+            index = int(row_id)
+        except ValueError:
+            index = -1
+        if not 0 <= index < len(self.workbook.names):
+            raise RpcError(INVALID_PARAMS, f"unknown row: {row_id}", {"row": row_id})
+        return SheetTable(self, self.guard(lambda: self.workbook.sheet(index)))
+
+    def _lines(self, read_chunk: Callable[[], bytes]) -> Any:
+        yield from super()._lines(read_chunk)
+        self.input_ended.set()
+
+    def _cancel(self, params: Any) -> None:
+        super()._cancel(params)
+        with self._state_lock:
+            running = self._current_id is not None and self._current_id in self._cancelled
+        if running and self.db is not None:
+            self.db.con.interrupt()
+
+    def on_shutdown(self) -> None:
+        if self.db is not None:
+            self.db.close()
+
+
+def main() -> int:
+    try:
+        remove_stale_temp_dirs()
+    except OSError:
+        pass
+    plugin = DuckPlugin()
+    try:
+        return plugin.run()
+    finally:
+        if plugin.db is not None:
+            plugin.db.close()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
