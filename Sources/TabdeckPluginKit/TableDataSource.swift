@@ -62,6 +62,10 @@ public protocol TableDataSource: Sendable {
     /// only when ``capabilities`` declares `locate`). Default: not supported.
     func locate(_ request: LocateRequest, cancel: CancellationFlag) throws -> LocateResult
 
+    /// The whole text of a cell the plugin sent cut (`cell`, sent only when ``capabilities``
+    /// declares `cells`): the kit answers the part the host asked for. Default: not supported.
+    func cell(table: String, row: String, column: String, cancel: CancellationFlag) throws -> String
+
     /// The host no longer needs a table. Default: nothing.
     func close(table: String)
 
@@ -89,6 +93,10 @@ extension TableDataSource {
 
     public func locate(_ request: LocateRequest, cancel: CancellationFlag) throws -> LocateResult {
         throw RPCError(code: RPCError.methodNotFound, message: "method not found: locate")
+    }
+
+    public func cell(table: String, row: String, column: String, cancel: CancellationFlag) throws -> String {
+        throw RPCError(code: RPCError.methodNotFound, message: "method not found: cell")
     }
 
     public func close(table: String) {}
