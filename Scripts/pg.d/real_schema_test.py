@@ -8,8 +8,12 @@ The plugin is spoken to over its pipes (Scripts/bench.d/pg_bench.py's driver); p
 reference: its text of every value, its order for every sort. Prints one line per check and
 `real schema: N passed, M failed`; exits 1 if any failed.
 """
+import hashlib
+import json
 import os
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "bench.d"))
 import pg_bench  # noqa: E402
@@ -167,12 +171,60 @@ with section("the orders table") as p:
           types["status"]["type"] == "enum" and types["status"]["values"] == ["pending", "paid", "shipped", "cancelled"])
     check("the planner's estimate is marked as an estimate", d.get("totalIsEstimate") is True and d.get("total") == ROWS,
           f"total {d.get('total')}, totalIsEstimate {d.get('totalIsEstimate')}")
-    first = p.page(0, [], limit=100)["rows"]
+    page = p.page(0, [], limit=100)
+    first = page["rows"]
     amounts = {r["id"]: r["cells"][2] for r in first}
     notes = {r["id"]: r["cells"][6] for r in first}
-    check("a page holding a 5 MB value comes whole, the value cut with its size",
-          len(first) == 100 and len(notes["42"].encode()) <= 65536 and notes["42"].endswith(" bytes)"),
-          f"{len(first)} rows, note of 42: {len(notes.get('42', '').encode())} bytes")
+    cut = {r["id"]: r.get("cut") for r in first}
+    line = len(json.dumps({"jsonrpc": "2.0", "id": 1, "result": page}, ensure_ascii=False, separators=(",", ":")).encode())
+    size, digest = psql("SELECT octet_length(note), encode(sha256(convert_to(note, 'UTF8')), 'hex') FROM store.orders WHERE id = 42")[0]
+    check("a page holding a 5 MB value comes under 4 MiB, the value cut with the protocol's marker of its size (issue 23 point 6)",
+          len(first) == 100 and line < 4 * 1024 * 1024 and len(notes["42"].encode()) <= 65536
+          and cut["42"] == {"note": int(size)} and cut["41"] is None,
+          f"{len(first)} rows, {line} bytes, note of 42: {len(notes.get('42', '').encode())} bytes, cut {cut.get('42')}")
+    whole, parts = "", 0
+    while True:
+        got = p.request("cell", {"table": "root", "row": "42", "column": "note", "offset": len(whole.encode()), "length": 1048576})
+        parts += 1
+        whole += got["text"]
+        if len(whole.encode()) >= got["size"] or not got["text"] or parts > 40:
+            break
+    check("the whole-cell fetch returns exactly psql's value (length and sha256), in parts under 4 MiB",
+          len(whole.encode()) == int(size) and hashlib.sha256(whole.encode()).hexdigest() == digest and notes["42"] and whole.startswith(notes["42"]),
+          f"{len(whole.encode())} bytes in {parts} parts, psql {size}")
+    # Pages of long notes are cut short with `more`, not failed and not taken for the end.
+    psql("CREATE TABLE store.long_notes AS SELECT g AS id, repeat('x', 60000) AS note FROM generate_series(1, 100) g; "
+         "ALTER TABLE store.long_notes ADD PRIMARY KEY (id)")
+    try:
+        q = Plugin()
+        q.open("store.long_notes")
+        got, replies = [], 0
+        while len(got) < 100 and replies < 10:
+            r = q.page(len(got), [], limit=100 - len(got))
+            replies += 1
+            got += r["rows"]
+            if not r.get("more"):
+                break
+        q.close()
+        check("a page of 100 rows of 60 KB comes short with more, and the rest joins it (issue 23 point 6)",
+              [int(r["id"]) for r in got] == list(range(1, 101)) and replies > 1, f"{len(got)} rows in {replies} replies")
+    finally:
+        psql("DROP TABLE store.long_notes")
+    # `export` writes the value whole (the host fetches the cut cell).
+    with tempfile.TemporaryDirectory() as folder:
+        config = os.path.join(folder, "config.json")
+        with open(config, "w") as f:
+            json.dump({"tabs": [{"id": "orders", "title": "Orders", "command": [PLUGIN],
+                                 "args": {"url": URL, "table": "store.orders"}}]}, f)
+        tabdeck = os.path.join(os.path.dirname(PLUGIN), "tabdeck")
+        out = os.path.join(folder, "orders.json")
+        r = subprocess.run([tabdeck, "--config", config, "--state-dir", os.path.join(folder, "state")],
+                           input=f"filter five megabytes\nexport {out}\n", capture_output=True, text=True, timeout=300)
+        exported = json.load(open(out, encoding="utf-8")) if os.path.exists(out) else []
+        note = exported[0].get("note", "") if len(exported) == 1 else ""
+        check("export writes the 5 MB value whole, exactly psql's (length and sha256)",
+              len(note.encode()) == int(size) and hashlib.sha256(note.encode()).hexdigest() == digest,
+              f"{len(exported)} rows, {len(note.encode())} bytes; {r.stdout[-200:]} {r.stderr[-300:]}")
     check("amounts keep their scale (959.50)", amounts.get("11") == "959.50", repr(amounts.get("11")))
     for sort in ([{"column": "status", "direction": "asc"}], [{"column": "status", "direction": "desc"}],
                  [{"column": "amount", "direction": "asc"}], [{"column": "amount", "direction": "desc"}],
@@ -238,6 +290,18 @@ with section("column grants", user="clerk") as p:
     check("columns without a grant are left out (the others open, sorted), with a note",
           [c["id"] for c in d["columns"]] == ["id", "status", "created"] and len(rows) == 5 and said,
           f"{[c['id'] for c in d['columns']]}, {len(rows)} rows, notes {said}")
+    # A grant taken away while the table is open: the page's error names the table and the rows asked.
+    psql("REVOKE SELECT (status) ON store.orders FROM clerk")
+    try:
+        try:
+            p.page(100, [], limit=100)
+            message = "(no error)"
+        except RuntimeError as e:
+            message = str(e)
+    finally:
+        psql("GRANT SELECT (status) ON store.orders TO clerk")
+    check("a permission error names the table and the rows asked (issue 23 point 7)",
+          "permission denied" in message and "store.orders, rows 101–200 asked" in message, message)
 
 # 7. A query that runs long: the plugin says it still works (point 3).
 with section("a long query") as p:

@@ -210,8 +210,25 @@ final class CheckContext {
     /// An error response or an invalid page aborts the check.
     /// `other` asks for the rows of another table than the root (a child table); its rows are
     /// not remembered with the root's.
+    /// A page that comes short with `more` (PROTOCOL.md 11.3) is completed with requests for
+    /// the rest, as the host does; the result is the whole page.
     func page(offset: Int, limit: Int, sort: [SortKey] = [], filter: String? = nil, of other: TableDescription? = nil,
               into f: inout Findings) throws(CheckAbort) -> RowsResult {
+        var result = try onePage(offset: offset, limit: limit, sort: sort, filter: filter, of: other, into: &f)
+        while result.more && result.rows.count < limit {
+            let rest = try onePage(offset: offset + result.rows.count, limit: limit - result.rows.count, sort: sort,
+                                   filter: filter, of: other, into: &f)
+            if rest.totalSent { result.total = rest.total; result.totalSent = true }
+            result.rows += rest.rows
+            result.more = rest.more
+            if rest.rows.isEmpty { break }
+        }
+        result.more = false
+        return result
+    }
+
+    private func onePage(offset: Int, limit: Int, sort: [SortKey] = [], filter: String? = nil, of other: TableDescription? = nil,
+                         into f: inout Findings) throws(CheckAbort) -> RowsResult {
         guard let table = other ?? table else { throw CheckAbort(reason: "there is no table", skip: true) }
         let request = RowsRequest(table: table.table, offset: offset, limit: limit, sort: sort, filter: filter,
                                   generation: nextGeneration())

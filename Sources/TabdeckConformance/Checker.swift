@@ -56,7 +56,8 @@ public struct CheckOptions: Sendable {
 ///    `children` and `close` (``ChildrenCheck``), `actions` (``ActionsCheck``), `invalidate`
 ///    (``InvalidateCheck``: the notifications sent during the run agree with the table).
 ///    `locate` (``LocateCheck``, only for plugins that declare it): rows are found at the offsets a
-///    `rows` read puts them, an unknown id gives `row: null`.
+///    `rows` read puts them, an unknown id gives `row: null`. `cell` (``CellCheck``, only for
+///    plugins that declare `cells`): a cut cell fetched whole starts with the page's part.
 /// 6. `cancel`: `$/cancel` of an in-flight request is tolerated and the next one answered.
 /// 7. `errors: …`: unknown method (-32601), invalid `rows` params, unknown table, unknown
 ///    sort column.
@@ -89,6 +90,7 @@ public struct PluginChecker: Sendable {
         ActionsCheck.run(ctx)
         InvalidateCheck.run(ctx)
         LocateCheck.run(ctx)
+        CellCheck.run(ctx)
         CancelCheck.run(ctx)
         ErrorChecks.run(ctx)
         ShutdownCheck.run(ctx)
@@ -99,7 +101,7 @@ public struct PluginChecker: Sendable {
             let c = id.capabilities
             let names: [(String, Bool)] = [("sort", c.sort), ("multiSort", c.multiSort), ("filter", c.filter),
                                            ("sections", c.sections), ("children", c.children), ("actions", c.actions),
-                                           ("live", c.live)]
+                                           ("live", c.live), ("cells", c.cells)]
             report.plugin = PluginIdentity(name: id.name, version: id.version, protocolVersion: id.protocolVersion,
                                            capabilities: names.filter(\.1).map(\.0) + (c.paging ? [] : ["paging:false"]))
         }

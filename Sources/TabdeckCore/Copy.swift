@@ -95,7 +95,7 @@ extension Workspace {
             a.copy = CopyBuffer(target: target, format: format, columns: columns)
         }
         if target == .selection, case .ids(let ids) = t.view.selection, let rows = cachedRows(ids, t) {
-            for row in rows { a.copy!.add(cells: copyCells(row, a.copy!.columns, t)) }
+            if let problem = collectCopy(rows, &a, t) { return .failed(problem) }
             return finishCopy(a.copy!, &effects)
         }
         // Rows not all at hand: read the whole table in view order, as `export` does.
@@ -107,7 +107,25 @@ extension Workspace {
         case .ready: break
         }
         let now = tabs[tab]!.table!
-        guard let row = now.cache.row(at: cursor) else { throw CommandError("the table is empty: nothing to copy") }
+        guard var row = now.cache.row(at: cursor) else { throw CommandError("the table is empty: nothing to copy") }
+        let ids = a.copy!.columns.map(\.id)
+        if let column = ids.first(where: { row.cut[$0] != nil }) {
+            let size = row.cut[column]!
+            let what = "row \(Sanitizer.clean(row.id)), column \(Sanitizer.clean(column))"
+            guard target == .cell else {
+                throw CommandError("copy: \(what) is a cell of \(formatCount(size)) bytes, of which the table holds the first part; "
+                                   + "`copy cell \(Sanitizer.clean(column))` copies it whole, `export FILE` writes every value whole")
+            }
+            guard size <= settings.maxCopyBytes else {
+                throw CommandError("copy: \(what) is \(formatCount(size)) bytes, more than \(formatCount(settings.maxCopyBytes)), "
+                                   + "too much for a clipboard; use `export FILE` instead")
+            }
+            switch wholeRow(&a, now, &row, columns: ids, &effects) {
+            case .waiting: return .waiting
+            case .failed(let message): return .failed("copy: \(message)")
+            case .done: break
+            }
+        }
         a.copy!.add(cells: copyCells(row, a.copy!.columns, now))
         return finishCopy(a.copy!, &effects)
     }
@@ -130,6 +148,11 @@ extension Workspace {
     mutating func collectCopy(_ rows: [Row], _ a: inout ActiveCommand, _ t: TableState) -> String? {
         guard var buffer = a.copy else { return nil }
         for row in rows where buffer.target == .column || t.view.selection.contains(row.id) {
+            if let column = buffer.columns.first(where: { row.cut[$0.id] != nil }) {
+                a.copy = buffer
+                return "copy: row \(Sanitizer.clean(row.id)), column \(Sanitizer.clean(column.id)) is a cell of "
+                    + "\(formatCount(row.cut[column.id]!)) bytes, of which the table holds the first part; use `export FILE` instead"
+            }
             buffer.add(cells: copyCells(row, buffer.columns, t))
             if buffer.bytes > settings.maxCopyBytes {
                 a.copy = buffer

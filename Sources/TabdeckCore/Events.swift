@@ -49,6 +49,9 @@ public enum Event: Hashable, Sendable {
     /// Move the selected table by a page, like `page`, but leave saving the view to
     /// ``saveViews`` (keys PgDn PgUp g G; nothing is printed; errors are ignored).
     case page(Command.PageMove)
+    /// The detail view shows the cursor's row: fetch the whole values of its cut cells (from a
+    /// plugin with `cells`) into ``TableState/wholeValues`` (nothing is printed).
+    case wholeCells
     /// Save the views that `cursor` and `page` events moved (the screen sends it when keys pause
     /// and before quitting).
     case saveViews

@@ -36,6 +36,8 @@ public struct FindState: Hashable, Sendable {
     /// Chunks asked for (by first row) and chunks arrived, not yet passed.
     var inflight: [Int: RequestID] = [:]
     var arrived: [Int: [Row]] = [:]
+    /// The first rows of chunks that came short with more to follow (`more`), by chunk start.
+    var parts: [Int: [Row]] = [:]
     /// The row count learned from a short chunk when the table's total is unknown.
     var end: Int?
 
@@ -137,6 +139,7 @@ extension Workspace {
             for id in f.inflight.values { cancel(id, &effects) }
             f.inflight = [:]
             f.arrived = [:]
+            f.parts = [:]
         }
         find = f
     }
@@ -179,7 +182,19 @@ extension Workspace {
             do {
                 let result = try RowsResult(value).checked()
                 guard result.generation == f.generation else { find = f; return }
-                f.arrived[offset] = result.rows
+                let got = (f.parts.removeValue(forKey: offset) ?? []) + result.rows
+                let chunk = settings.scanPageSize
+                if result.more && got.count < chunk, let t = tabs[f.tab]?.stack.first(where: { $0.key == f.table }) {
+                    // A short chunk that is not the end: ask for the rest of it.
+                    f.parts[offset] = got
+                    let params = RowsRequest(table: t.description.table, offset: offset + got.count, limit: chunk - got.count,
+                                             sort: wireSort(t, f.tab), filter: wireFilter(t, f.tab), generation: t.generation)
+                    f.inflight[offset] = request(f.tab, Method.rows, params.json,
+                                                 .find(table: t.key, generation: t.generation, offset: offset), &effects)
+                    find = f
+                    return
+                }
+                f.arrived[offset] = got
                 if result.totalSent, let total = result.total, let i = tabs[f.tab]?.stack.firstIndex(where: { $0.key == f.table }) {
                     tabs[f.tab]!.stack[i].total = total
                 }

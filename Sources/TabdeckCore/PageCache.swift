@@ -14,6 +14,9 @@ public struct PageCache: Hashable, Sendable {
     private var clock: UInt64 = 0
     /// Pages requested and not yet answered, with their request id.
     public internal(set) var inflight: [Int: RequestID] = [:]
+    /// The first rows of pages that came short with more to follow (PROTOCOL.md 11.3, `more`):
+    /// the rest is asked for from the row after them; the page is stored once it is whole.
+    public internal(set) var partial: [Int: [Row]] = [:]
 
     public init(pageSize: Int = 100, capacity: Int = 64) {
         precondition(pageSize > 0 && capacity > 0)
@@ -51,6 +54,7 @@ public struct PageCache: Hashable, Sendable {
         pages[page] = rows
         lastUse[page] = clock
         inflight[page] = nil
+        partial[page] = nil
         while pages.count > capacity {
             guard let victim = lastUse.filter({ !keep.contains($0.key) && $0.key != page })
                 .min(by: { $0.value < $1.value })?.key else { break }
@@ -61,7 +65,7 @@ public struct PageCache: Hashable, Sendable {
 
     /// Drops every page (rows changed or the order changed).
     public mutating func removeAll() {
-        pages = [:]; lastUse = [:]; inflight = [:]
+        pages = [:]; lastUse = [:]; inflight = [:]; partial = [:]
     }
 
     /// Drops the pages that hold any of `ids`.
@@ -69,5 +73,6 @@ public struct PageCache: Hashable, Sendable {
         for (page, rows) in pages where rows.contains(where: { ids.contains($0.id) }) {
             pages[page] = nil; lastUse[page] = nil
         }
+        for (page, rows) in partial where rows.contains(where: { ids.contains($0.id) }) { partial[page] = nil }
     }
 }

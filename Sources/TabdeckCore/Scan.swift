@@ -23,6 +23,9 @@ extension Workspace {
         // Write what arrived, in order.
         let indices = t.visibleColumns.map { t.cellIndex(of: $0.id)! }
         while let rows = scan.arrived.removeValue(forKey: scan.written) {
+            let offset = scan.written
+            let end = scan.ends.removeValue(forKey: offset) ?? (offset + settings.scanPageSize)
+            let more = scan.more.remove(offset) != nil
             if a.copy != nil {
                 if let tooMuch = collectCopy(rows, &a, t) {
                     for id in scan.inflight.values { cancel(id, &effects) }
@@ -31,18 +34,40 @@ extension Workspace {
                     return .failed(tooMuch)
                 }
             } else if case .export = a.command {
-                if !rows.isEmpty {
-                    effects.append(.exportRows(rows.map { row in indices.map { $0 < row.cells.count ? row.cells[$0] : .null } }))
-                }
+                a.exportQueue.append(contentsOf: rows)
             } else {
                 let selection = t.view.selection
                 a.resolved!.append(contentsOf: rows.lazy.map(\.id).filter { selection.contains($0) })
             }
             scan.written += rows.count
-            if rows.count < settings.scanPageSize { scan.finished = true }
+            // A short page ends the table, unless it says more follow (PROTOCOL.md 11.3).
+            if rows.count < end - offset && !more { scan.finished = true }
         }
         if let total = t.total, scan.written >= total { scan.finished = true }
-        if scan.finished {
+        if case .export = a.command, !a.exportQueue.isEmpty {
+            // Rows go out in order; a row with cut cells waits for their whole values.
+            let ids = t.visibleColumns.map(\.id)
+            var ready: [Row] = []
+            var stalled = false
+            while !a.exportQueue.isEmpty {
+                var row = a.exportQueue[0]
+                if !row.cut.isEmpty {
+                    switch wholeRow(&a, t, &row, columns: ids, &effects) {
+                    case .waiting: stalled = true
+                    case .failed(let message):
+                        writeExport(ready, indices, &effects)
+                        a.scan = scan
+                        return .failed("export: \(message)")
+                    case .done: a.exportQueue[0] = row
+                    }
+                    if stalled { break }
+                }
+                ready.append(row)
+                a.exportQueue.removeFirst()
+            }
+            writeExport(ready, indices, &effects)
+        }
+        if scan.finished && a.exportQueue.isEmpty {
             for id in scan.inflight.values { cancel(id, &effects) }
             scan.inflight = [:]
             a.scan = scan
@@ -54,18 +79,34 @@ extension Workspace {
             }
             return .done(CommandOutput(text: "", json: .null))
         }
+        // The rest of pages that came short with more to follow.
+        for (offset, end) in scan.refills.sorted(by: { $0.key < $1.key }) {
+            let params = RowsRequest(table: t.description.table, offset: offset, limit: end - offset,
+                                     sort: wireSort(t, tab), filter: wireFilter(t, tab), generation: t.generation)
+            scan.inflight[offset] = request(tab, Method.rows, params.json,
+                                            .scan(table: t.key, generation: t.generation, offset: offset), &effects)
+            scan.ends[offset] = end
+        }
+        scan.refills = [:]
         // Keep two pages in flight.
-        while scan.inflight.count < 2 && scan.arrived.count < 4 {
+        while scan.inflight.count < 2 && scan.arrived.count < 4 && a.exportQueue.count < 4 * settings.scanPageSize {
             if let total = t.total, scan.nextOffset >= total { break }
             let params = RowsRequest(table: t.description.table, offset: scan.nextOffset, limit: settings.scanPageSize,
                                      sort: wireSort(t, tab), filter: wireFilter(t, tab), generation: t.generation)
             scan.inflight[scan.nextOffset] = request(tab, Method.rows, params.json,
                                                      .scan(table: t.key, generation: t.generation, offset: scan.nextOffset), &effects)
+            scan.ends[scan.nextOffset] = scan.nextOffset + settings.scanPageSize
             scan.nextOffset += settings.scanPageSize
         }
         a.scan = scan
         tabs[tab]!.table = t
         return .waiting
+    }
+
+    /// Appends rows to the export file (cells in the order of `indices`).
+    func writeExport(_ rows: [Row], _ indices: [Int], _ effects: inout [Effect]) {
+        guard !rows.isEmpty else { return }
+        effects.append(.exportRows(rows.map { row in indices.map { $0 < row.cells.count ? row.cells[$0] : .null } }))
     }
 
     mutating func scanReply(id: RequestID, offset: Int, _ outcome: ReplyOutcome) {
@@ -78,6 +119,11 @@ extension Workspace {
             do {
                 let result = try RowsResult(value).checked()
                 scan.arrived[offset] = result.rows
+                if result.more {
+                    scan.more.insert(offset)
+                    let end = scan.ends[offset] ?? (offset + result.rows.count)
+                    if offset + result.rows.count < end { scan.refills[offset + result.rows.count] = end }
+                }
             } catch {
                 active?.reply = .error("bad rows result: \(error)")
             }

@@ -58,9 +58,30 @@ public struct TableState: Hashable, Sendable {
     public var cache: PageCache
     /// The breadcrumb label.
     public var label: String
-    /// `rows` requests for this table failed (error answer or bad result): the next one waits
-    /// for the backoff instead of hammering the plugin.
-    public var rowsFailure: RequestFailure?
+    /// Failed `rows` requests, by page: each page waits for its own backoff, and its failure
+    /// ends when that page arrives (an error belongs to the request that failed).
+    public var pageFailures: [Int: RequestFailure] = [:]
+    /// Whole values of the cursor row's cut cells, fetched for the detail view (``Event/wholeCells``),
+    /// by column id, for the row ``wholeRow``; a value that could not be fetched has its error in
+    /// ``wholeErrors``.
+    public internal(set) var wholeValues: [String: String] = [:]
+    public internal(set) var wholeErrors: [String: String] = [:]
+    /// The row the whole values are of.
+    public internal(set) var wholeRow: String?
+    /// The cut cell being fetched: its request, column, size and the text so far.
+    var wholeFetch: DetailCellFetch?
+    /// The pages the view last needed (``Workspace/fetch``): their failures are the ones shown.
+    var neededPages: ClosedRange<Int>?
+    /// The failure to show: that of the first page the view needs that failed (a read-ahead
+    /// page's failure is not shown). Setting nil forgets them all.
+    public var rowsFailure: RequestFailure? {
+        get {
+            guard !pageFailures.isEmpty else { return nil }
+            guard let needed = neededPages else { return pageFailures[pageFailures.keys.min()!] }
+            return needed.lazy.compactMap { pageFailures[$0] }.first
+        }
+        set { if newValue == nil { pageFailures = [:] } }
+    }
     /// After a restart: the id of the row the cursor was on, so the cursor follows that row
     /// when the first page around it arrives (nil once settled).
     public var cursorRowID: String?
@@ -103,6 +124,14 @@ public struct TableState: Hashable, Sendable {
 
     /// The index of a column in the plugin's cell order.
     public func cellIndex(of column: String) -> Int? { description.columns.firstIndex { $0.id == column } }
+}
+
+/// The whole value of one cut cell being fetched for the detail view.
+struct DetailCellFetch: Hashable, Sendable {
+    var id: RequestID
+    var column: String
+    var size: Int
+    var text = ""
 }
 
 /// Requests of one kind that failed, and when the next one may be sent: exponential backoff

@@ -238,6 +238,7 @@ extension Workspace {
         t.generation += 1
         for id in t.cache.inflight.values { cancel(id, &effects) }
         t.cache.removeAll()
+        t.pageFailures = [:]
     }
 
     /// Where the find a command waits for is: nil while it searches, the row it found, or an
@@ -326,8 +327,8 @@ extension Workspace {
 
     /// Makes sure the rows in `range` are cached, requesting missing pages (plus read-ahead)
     /// and cancelling in-flight pages that are no longer wanted. Nothing is sent while the
-    /// plugin is not ready or its stack is being reopened; after failed `rows` requests, nothing
-    /// before the backoff has passed, and then only the first missing page, as a probe.
+    /// plugin is not ready or its stack is being reopened. A page whose `rows` request failed
+    /// is asked for again only after its own backoff; the other pages are asked for as usual.
     mutating func fetch(_ tab: String, _ range: Range<Int>, _ effects: inout [Effect]) -> Readiness {
         guard case .ready = tabs[tab]!.phase, tabs[tab]!.reopenLevel == nil, !tabs[tab]!.terminating else { return .waiting }
         if tabs[tab]!.loadCancelled { return .unavailable("loading was cancelled (move, press r or run `refresh` to load again)") }
@@ -339,17 +340,7 @@ extension Workspace {
         let firstPage = t.cache.page(of: range.lowerBound)
         let lastPage = t.cache.page(of: range.upperBound - 1)
         let needed = Set(firstPage...lastPage)
-        if let failure = t.rowsFailure, needed.contains(where: { !t.cache.has(page: $0) }) {
-            if now < failure.retryAt {
-                effects.append(.wake(at: failure.retryAt))
-                return .unavailable("\(failure.message) (tried \(failure.count) times, next try in \(String(format2: failure.retryAt - now)) s; `restart` tries now)")
-            }
-            if !t.cache.inflight.isEmpty { return .waiting }  // the probe is on its way
-            let probe = needed.sorted().first { !t.cache.has(page: $0) }!
-            t.cache.inflight[probe] = sendRows(t, tab, page: probe, &effects)
-            tabs[tab]!.table = t
-            return .waiting
-        }
+        t.neededPages = firstPage...lastPage
         var wanted = needed
         for p in max(0, firstPage - settings.readAhead)...(lastPage + settings.readAhead) {
             if let total = t.total, p * t.cache.pageSize >= total { continue }
@@ -359,18 +350,35 @@ extension Workspace {
             cancel(id, &effects)
             t.cache.inflight[page] = nil
         }
+        var backingOff: RequestFailure?
+        var wake: Double?
         for page in wanted.sorted() where !t.cache.has(page: page) && t.cache.inflight[page] == nil {
+            if let failure = t.pageFailures[page], now < failure.retryAt || !needed.contains(page) {
+                // A failed page waits for its backoff; a failed read-ahead page until it is needed.
+                if needed.contains(page) {
+                    wake = min(wake ?? failure.retryAt, failure.retryAt)
+                    if backingOff == nil { backingOff = failure }
+                }
+                continue
+            }
             t.cache.inflight[page] = sendRows(t, tab, page: page, &effects)
         }
+        if let wake { effects.append(.wake(at: wake)) }
         for page in needed { t.cache.touch(page: page) }
         tabs[tab]!.table = t
         let missing = needed.filter { !t.cache.has(page: $0) }
-        return missing.isEmpty ? .ready : .waiting
+        if missing.isEmpty { return .ready }
+        if let failure = backingOff, missing.allSatisfy({ t.cache.inflight[$0] == nil }) {
+            return .unavailable("\(failure.message) (tried \(failure.count) times, next try in \(String(format2: failure.retryAt - now)) s; `restart` tries now)")
+        }
+        return .waiting
     }
 
     /// Sends the `rows` request for one page of `t` in its current order and generation.
+    /// A page that came short with more to follow is asked for from the row after its part.
     mutating func sendRows(_ t: TableState, _ tab: String, page: Int, _ effects: inout [Effect]) -> RequestID {
-        let params = RowsRequest(table: t.description.table, offset: page * t.cache.pageSize, limit: t.cache.pageSize,
+        let have = t.cache.partial[page]?.count ?? 0
+        let params = RowsRequest(table: t.description.table, offset: page * t.cache.pageSize + have, limit: t.cache.pageSize - have,
                                  sort: wireSort(t, tab), filter: wireFilter(t, tab), generation: t.generation)
         return request(tab, Method.rows, params.json, .rows(table: t.key, generation: t.generation, page: page), &effects)
     }
@@ -381,42 +389,74 @@ extension Workspace {
         var t = tabs[tab]!.stack[i]
         guard generation == t.generation else { return }  // a page of an old sort order
         t.cache.inflight[page] = nil
-        let rows = "rows \(page * t.cache.pageSize + 1)–\((page + 1) * t.cache.pageSize)"
+        let have = t.cache.partial[page]?.count ?? 0
+        let rows = "rows \(page * t.cache.pageSize + have + 1)–\((page + 1) * t.cache.pageSize)"
         switch outcome {
         case .error(let message):
-            pageFailed(&t, "\(rows): \(message)", &effects)
+            pageFailed(&t, page: page, "\(rows): \(message)", &effects)
             tabs[tab]!.stack[i] = t
             if active?.tab == tab { finish(.failed("tab \(tab): \(rows): \(message)"), &effects) }
         case .result(let value):
             do {
                 let result = try RowsResult(value).checked()
                 guard result.generation == generation else { tabs[tab]!.stack[i] = t; return }
+                let start = page * t.cache.pageSize + have
+                guard result.offset == start || result.offset <= page * t.cache.pageSize else {
+                    // The rest of a part dropped meanwhile (an invalidation): not this page's start.
+                    t.cache.partial[page] = nil
+                    tabs[tab]!.stack[i] = t
+                    return
+                }
+                let got = (t.cache.partial[page] ?? []) + result.rows
+                if result.more && got.count < t.cache.pageSize {
+                    // A short page that is not the end: keep its part, ask for the rest.
+                    t.cache.partial[page] = got
+                    t.pageFailures[page] = nil
+                    if result.totalSent, let total = result.total { t.takeTotal(total, estimate: result.totalIsEstimate) }
+                    t.cache.inflight[page] = sendRows(t, tab, page: page, &effects)
+                    tabs[tab]!.stack[i] = t
+                    return
+                }
                 let visible = Set(t.cache.page(of: t.view.scrollOffset)...t.cache.page(of: t.view.scrollOffset + viewportRows))
-                t.cache.store(page: page, rows: result.rows, keep: visible)
+                t.cache.store(page: page, rows: Array(got.prefix(t.cache.pageSize)), keep: visible)
                 if result.totalSent, let total = result.total { t.takeTotal(total, estimate: result.totalIsEstimate) }
                 if let sections = result.sections { t.updateSections(sections) }
                 // A short page ends the table when the count is unknown, or only estimated (an
                 // empty page past an estimate says nothing of where the rows end).
-                if result.rows.count < t.cache.pageSize
-                    && (t.total == nil || !result.totalSent || (t.totalIsEstimate && !result.rows.isEmpty)) {
-                    t.total = page * t.cache.pageSize + result.rows.count
+                if got.count < t.cache.pageSize
+                    && (t.total == nil || !result.totalSent || (t.totalIsEstimate && !got.isEmpty)) {
+                    t.total = page * t.cache.pageSize + got.count
                 }
-                t.rowsFailure = nil
+                t.pageFailures[page] = nil
+                Self.clampView(&t, viewportRows: viewportRows)
                 followCursorRow(&t, page: page)
                 tabs[tab]!.stack[i] = t
                 settleViewJob(tab)
             } catch {
-                pageFailed(&t, "\(rows): bad result: \(error)", &effects)
+                pageFailed(&t, page: page, "\(rows): bad result: \(error)", &effects)
                 tabs[tab]!.stack[i] = t
                 if active?.tab == tab { finish(.failed("tab \(tab): \(rows): bad result: \(error)"), &effects) }
             }
         }
     }
 
-    /// A `rows` request failed: the table's requests back off (the next one waits), pages in
-    /// flight are left to answer, and the failure is shown in the tab.
-    mutating func pageFailed(_ t: inout TableState, _ message: String, _ effects: inout [Effect]) {
-        t.rowsFailure = .next(after: t.rowsFailure, message, now: now, settings: settings)
-        effects.append(.wake(at: t.rowsFailure!.retryAt))
+    /// A `rows` request failed: that page backs off (its next request waits), other pages are
+    /// not held back, and the failure is shown in the tab while the page is wanted.
+    mutating func pageFailed(_ t: inout TableState, page: Int, _ message: String, _ effects: inout [Effect]) {
+        t.cache.partial[page] = nil
+        t.pageFailures[page] = .next(after: t.pageFailures[page], message, now: now, settings: settings)
+        effects.append(.wake(at: t.pageFailures[page]!.retryAt))
+    }
+
+    /// Keeps the cursor and the view inside the table when its count went down (a table
+    /// re-created smaller, rows deleted): the cursor goes to the last row, and the view shows
+    /// the last screen rather than blank rows past the end.
+    static func clampView(_ t: inout TableState, viewportRows: Int) {
+        guard let total = t.total, !t.totalIsEstimate else { return }  // an estimate may be short
+        let cursor = min(t.view.cursor, max(0, total - 1))
+        let scroll = min(t.view.scrollOffset, max(0, total - viewportRows), cursor)
+        if cursor != t.view.cursor { t.cursorPath = [] }
+        t.view.cursor = cursor
+        t.view.scrollOffset = scroll
     }
 }

@@ -14,6 +14,19 @@ public enum CellText {
         }
     }
 
+    /// The text of `row`'s cell at `index` (in the plugin's cell order) of `column`, as
+    /// ``of(_:in:)``; a cell the plugin sent cut (PROTOCOL.md 10.5, `cut`) after a marker of its
+    /// whole size, so that its first part is never taken for the whole value.
+    public static func of(_ row: Row, _ index: Int, in column: ColumnSpec) -> String {
+        guard index >= 0, index < row.cells.count else { return "" }
+        let text = of(row.cells[index], in: column)
+        guard let size = row.cut[column.id] else { return text }
+        return cutMarker(size) + text
+    }
+
+    /// `[cut: 5,242,880 bytes] `: the mark before the first part of a cut cell.
+    public static func cutMarker(_ size: Int) -> String { "[cut: \(formatCount(size)) bytes] " }
+
     /// The text of a cell of `column`: numbers of a decimal column with its `decimals` (if it
     /// gives them) digits after the point, everything else as ``of(_:)``. A number sent as text
     /// in an integer or decimal column (PROTOCOL.md 10.3, *Exact numbers*) is shown as sent, its

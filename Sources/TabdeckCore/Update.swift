@@ -47,6 +47,8 @@ extension Workspace {
         case .refresh:
             followsView = true
             refreshSelected(&effects)
+        case .wholeCells:
+            fetchDetailCells(&effects)
         case .cursor(let delta):
             resumeLoading(layout.selected)
             moveCursor(by: delta, &effects)
@@ -298,7 +300,7 @@ extension Workspace {
             for i in tabs[tab]!.stack.indices where table == nil || tabs[tab]!.stack[i].description.table == table {
                 anchorCursor(&tabs[tab]!.stack[i], droppedRows: rows.map(Set.init))
                 if let rows { tabs[tab]!.stack[i].cache.remove(ids: Set(rows)) } else { tabs[tab]!.stack[i].cache.removeAll() }
-                if let total { tabs[tab]!.stack[i].total = total }
+                if let total { tabs[tab]!.stack[i].total = total; Self.clampView(&tabs[tab]!.stack[i], viewportRows: viewportRows) }
                 if let sections { tabs[tab]!.stack[i].updateSections(sections) }
             }
         }
@@ -322,7 +324,9 @@ extension Workspace {
         case .expand(let table, let path): expandReply(tab, table: table, path: path, outcome, &effects)
         case .childRows(let table, let path, let generation, let page):
             childRowsReply(tab, table: table, path: path, generation: generation, page: page, outcome)
-        case .children, .action, .move:
+        case .detailCell(let table):
+            detailCellReply(tab, table: table, id: id, outcome, &effects)
+        case .children, .action, .move, .cell:
             if active?.awaiting == id { active?.reply = outcome; active?.awaiting = nil }
         }
     }

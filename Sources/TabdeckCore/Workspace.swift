@@ -68,6 +68,10 @@ enum RequestPurpose: Hashable, Sendable {
     case childRows(table: String, path: [String], generation: Int, page: Int)
     case action(String)
     case move
+    /// A part of a cut cell's whole value, for the active command (`copy cell`, `export`).
+    case cell
+    /// A part of a cut cell's whole value, for the detail view of table `table` (its key).
+    case detailCell(table: String)
     /// Opening level `level` of a tab's stack again in a restarted plugin (0: `open`, deeper:
     /// `children`).
     case reopen(level: Int)
@@ -102,6 +106,20 @@ struct ActiveCommand: Hashable, Sendable {
     var sent: [String]?
     /// The text `copy` collected so far while it reads the table.
     var copy: CopyBuffer?
+    /// The whole value of a cut cell being fetched (`cell` requests, in parts).
+    var whole: WholeCellFetch?
+    /// Rows `export` has read and not yet written: they wait for their cut cells' whole values.
+    var exportQueue: [Row] = []
+}
+
+/// A cut cell's whole value, fetched part by part (PROTOCOL.md 11.10).
+struct WholeCellFetch: Hashable, Sendable {
+    var row: String
+    var column: String
+    /// The whole value's size in bytes, as the row's `cut` said (then as the plugin says).
+    var size: Int
+    var text = ""
+    var bytes = 0
 }
 
 enum ReplyOutcome: Hashable, Sendable {
@@ -117,6 +135,12 @@ struct ScanProgress: Hashable, Sendable {
     var inflight: [Int: RequestID] = [:]
     /// Pages that arrived out of order, waiting for their turn.
     var arrived: [Int: [Row]] = [:]
+    /// Where each request in flight or arrived ends (its offset plus its limit).
+    var ends: [Int: Int] = [:]
+    /// Arrived pages that came short with more to follow (`more`): not the end of the table.
+    var more: Set<Int> = []
+    /// The rest of such pages, to ask for: offset → end.
+    var refills: [Int: Int] = [:]
     var written = 0
     var finished = false
     var started = false

@@ -61,8 +61,35 @@ public enum LineEncoder {
 
     /// The line of a reply to a `rows` request, written straight from the rows (the same
     /// bytes as `line(for: .response(id: id, result: result.json))`).
-    public static func rowsReply(id: RequestID, _ result: RowsResult) -> [UInt8] {
-        finish(MessageCodec.encodeRowsResponse(id: id, result), for: nil, replyTo: id)!
+    /// A page too long for the line limit is cut short: as many rows as fit, with `"more": true`
+    /// (PROTOCOL.md 11.3), so the host asks again for the rest; a single row too long for a line
+    /// becomes an internal error naming it.
+    public static func rowsReply(id: RequestID, _ result: RowsResult, maxLine: Int = LineSplitter.defaultMaxLineLength) -> [UInt8] {
+        let whole = MessageCodec.encodeRowsResponse(id: id, result)
+        if whole.count <= maxLine { return finish(whole, for: nil, replyTo: id)! }
+        var short = result
+        short.rows = []
+        short.more = true
+        var used = MessageCodec.encodeRowsResponse(id: id, short).count
+        var fit = 0
+        var row: [UInt8] = []
+        for r in result.rows {
+            row.removeAll(keepingCapacity: true)
+            r.write(into: &row)
+            let add = row.count + (fit > 0 ? 1 : 0)
+            if used + add > maxLine { break }
+            used += add
+            fit += 1
+        }
+        guard fit > 0 else {
+            PluginLog.error("row \(result.rows.first?.id ?? "?") alone exceeds the 4 MiB line limit")
+            return finish(MessageCodec.encode(.failure(id: id, error: RPCError(
+                code: RPCError.internalError,
+                message: "row \(result.rows.first?.id ?? "?") (row \(result.offset + 1)) alone is longer than the protocol's 4 MiB line limit"))),
+                for: nil)!
+        }
+        short.rows = Array(result.rows.prefix(fit))
+        return finish(MessageCodec.encodeRowsResponse(id: id, short), for: nil, replyTo: id)!
     }
 
     /// Applies the line limit and appends the `\n`. An over-long reply (to `replyTo`, or

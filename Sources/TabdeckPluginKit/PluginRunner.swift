@@ -179,7 +179,7 @@ public final class PluginRunner: @unchecked Sendable {
             state.broadcast()
             state.unlock()
             reply(id, .success(.null))
-        case Method.open, Method.rows, Method.children, Method.action, Method.move, Method.locate:
+        case Method.open, Method.rows, Method.children, Method.action, Method.move, Method.locate, Method.cell:
             let flag = CancellationFlag()
             state.lock()
             inFlight[id] = flag
@@ -309,6 +309,18 @@ public final class PluginRunner: @unchecked Sendable {
                                             input: input).json)
         case Method.move:
             return .value(try source.move(try MoveRequest(params)).json)
+        case Method.cell:
+            let request = try CellRequest(params, path: "params")
+            let text = try source.cell(table: request.table, row: request.row, column: request.column, cancel: cancel)
+            // A part whose escaped line would be long (control characters take 6 bytes) is halved.
+            var maxBytes = CutCell.partBytes
+            while true {
+                let part = request.part(of: text, maxBytes: maxBytes)
+                if maxBytes <= 4096 || MessageCodec.encode(.response(id: .int(0), result: part.json)).count < 3 * 1_048_576 {
+                    return .value(part.json)
+                }
+                maxBytes /= 2
+            }
         default:
             throw RPCError(code: RPCError.methodNotFound, message: "method not found: \(method)")
         }

@@ -68,6 +68,10 @@ public protocol TableDataSource: Sendable {
     /// Check `cancel` while waiting. Default: not supported.
     func stream(_ request: RowsRequest, send: ([Row]) -> Void, cancel: CancellationFlag) throws -> RowsResult
 
+    /// The whole text of a cell the plugin sent cut (`cell`, sent only when ``capabilities``
+    /// declares `cells`): the kit answers the part the host asked for. Default: not supported.
+    func cell(table: String, row: String, column: String, cancel: CancellationFlag) throws -> String
+
     /// The host no longer needs a table. Default: nothing.
     func close(table: String)
 
@@ -99,6 +103,10 @@ extension TableDataSource {
 
     public func stream(_ request: RowsRequest, send: ([Row]) -> Void, cancel: CancellationFlag) throws -> RowsResult {
         throw RPCError.unsupported("this table is not streamed")
+    }
+
+    public func cell(table: String, row: String, column: String, cancel: CancellationFlag) throws -> String {
+        throw RPCError(code: RPCError.methodNotFound, message: "method not found: cell")
     }
 
     public func close(table: String) {}

@@ -13,6 +13,8 @@ public struct PluginCapabilities: Hashable, Sendable {
     public var paging = true
     /// Answers `locate`: where rows are in an order (optional, false by default).
     public var locate = false
+    /// Answers `cell`: the whole value of a cell it sent cut (PROTOCOL.md 11.10).
+    public var cells = false
 
     public init(sort: Bool = false, multiSort: Bool = false, filter: Bool = false, sections: Bool = false,
                 children: Bool = false, actions: Bool = false, live: Bool = false, paging: Bool = true, move: Bool = false) {
@@ -32,6 +34,7 @@ public struct PluginCapabilities: Hashable, Sendable {
         paging = try r.bool("paging", default: true)
         move = try r.bool("move", default: false)
         locate = try r.bool("locate", default: false)
+        cells = try r.bool("cells", default: false)
     }
 
     public var json: JSONValue {
@@ -39,6 +42,7 @@ public struct PluginCapabilities: Hashable, Sendable {
                              "children": .bool(children), "actions": .bool(actions), "live": .bool(live), "paging": .bool(paging)]
         if move { o["move"] = .bool(true) }
         if locate { o["locate"] = true }
+        if cells { o["cells"] = true }
         return .object(o)
     }
 }

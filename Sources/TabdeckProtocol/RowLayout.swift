@@ -2,7 +2,7 @@
 /// every row with the same keys, so reading a page does not compare key strings per row.
 struct RowLayout {
     let keys: [String]
-    private var id = -1, cells = -1, section = -1, detail = -1, hasChildren = -1
+    private var id = -1, cells = -1, section = -1, detail = -1, hasChildren = -1, cut = -1
 
     init(keys: [String]) {
         self.keys = keys
@@ -13,6 +13,7 @@ struct RowLayout {
             case "section": section = i
             case "detail": detail = i
             case "hasChildren": hasChildren = i
+            case "cut": cut = i
             default: continue  // unknown members are ignored
             }
         }
@@ -51,6 +52,12 @@ struct RowLayout {
             case .null: break
             default: return nil
             }
+        }
+        if cut >= 0 && values[cut] != .null {
+            // Read by the reader, which checks the sizes (rare: only rows with cut cells).
+            guard let reader = try? JSONReader(.object(JSONObject(uniqueKeys: ["cut"], values: [values[cut]]))),
+                  let sizes = try? Row.cutSizes(reader) else { return nil }
+            row.cut = sizes
         }
         return row
     }

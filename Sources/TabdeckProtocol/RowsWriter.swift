@@ -42,6 +42,8 @@ extension RowsResult {
             MessageCodec.appendASCII(#","sections":"#, to: &out)
             JSONWriter.write(.array(sections.map(\.json)), into: &out)
         }
+        if totalIsEstimate { MessageCodec.appendASCII(#","totalIsEstimate":true"#, to: &out) }
+        if more { MessageCodec.appendASCII(#","more":true"#, to: &out) }
         out.append(UInt8(ascii: "}"))
     }
 }
@@ -66,6 +68,16 @@ extension Row {
             JSONWriter.writeString(detail, into: &out)
         }
         if hasChildren { MessageCodec.appendASCII(#","hasChildren":true"#, to: &out) }
+        if !cut.isEmpty {
+            MessageCodec.appendASCII(#","cut":{"#, to: &out)
+            for (i, key) in cut.keys.sorted().enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                JSONWriter.writeString(key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                JSONWriter.writeInteger(Int64(cut[key]!), into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
         out.append(UInt8(ascii: "}"))
     }
 }

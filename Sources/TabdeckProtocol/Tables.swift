@@ -128,6 +128,9 @@ public struct Row: Hashable, Sendable {
     public var section: String?
     public var detail: String?
     public var hasChildren: Bool
+    /// The text cells the plugin sent cut (PROTOCOL.md 10.5, `cut`): column id → the whole
+    /// value's size in UTF-8 bytes; the cell holds only its first part. Empty: every cell whole.
+    public var cut: [String: Int] = [:]
 
     public init(id: String, cells: [JSONValue], section: String? = nil, detail: String? = nil, hasChildren: Bool = false) {
         self.id = id; self.cells = cells; self.section = section; self.detail = detail; self.hasChildren = hasChildren
@@ -143,6 +146,20 @@ public struct Row: Hashable, Sendable {
         }
         self.init(id: id, cells: try r.array("cells"), section: try r.optionalString("section"),
                   detail: try r.optionalString("detail"), hasChildren: try r.bool("hasChildren", default: false))
+        cut = try Row.cutSizes(r)
+    }
+
+    /// The `cut` member: an object of column ids to whole sizes in bytes (integers ≥ 0).
+    static func cutSizes(_ r: JSONReader) throws(JSONFieldError) -> [String: Int] {
+        guard let o = try r.optionalObject("cut") else { return [:] }
+        var sizes: [String: Int] = [:]
+        for key in o.object.keys {
+            guard let size = try o.optionalInt(key), size >= 0 else {
+                throw JSONFieldError(path: o.pathOf(key), reason: "expected the whole value's size in bytes (an integer ≥ 0)")
+            }
+            sizes[key] = size
+        }
+        return sizes
     }
 
     public var json: JSONValue {
@@ -150,6 +167,7 @@ public struct Row: Hashable, Sendable {
         if let section { o["section"] = .string(section) }
         if let detail { o["detail"] = .string(detail) }
         if hasChildren { o["hasChildren"] = .bool(true) }
+        if !cut.isEmpty { o["cut"] = .object(JSONObject(uniqueKeys: cut.keys.sorted(), values: cut.keys.sorted().map { .int(Int64(cut[$0]!)) })) }
         return .object(o)
     }
 }
@@ -196,6 +214,9 @@ public struct RowsResult: Hashable, Sendable {
     public var sections: [SectionSpec]?
     /// True when `total` is an estimate (shown as `≈` until an exact one comes).
     public var totalIsEstimate: Bool
+    /// A short page that is not the end (PROTOCOL.md 11.3, `more`): the page would not fit the
+    /// line limit, so the plugin sent fewer rows; the rest starts at `offset + rows.count`.
+    public var more = false
 
     public init(generation: Int, offset: Int, rows: [Row], total: Int?, totalSent: Bool = true, sections: [SectionSpec]? = nil,
                 totalIsEstimate: Bool = false) {
@@ -211,6 +232,7 @@ public struct RowsResult: Hashable, Sendable {
                       rows: payload.rows, total: try r.optionalInt("total"), totalSent: r.value("total") != nil,
                       sections: try SectionSpec.optionalList(r, "sections"),
                       totalIsEstimate: try r.bool("totalIsEstimate", default: false))
+            more = try r.bool("more", default: false)
             return
         }
         let r = try JSONReader(value, path: path)
@@ -232,6 +254,8 @@ public struct RowsResult: Hashable, Sendable {
                   total: try r.optionalInt("total"), totalSent: r.value("total") != nil,
                   sections: try SectionSpec.optionalList(r, "sections"),
                   totalIsEstimate: try r.bool("totalIsEstimate", default: false))
+        more = try r.bool("more", default: false)
+        if more && rows.isEmpty { throw JSONFieldError(path: r.pathOf("more"), reason: "a page with more to come holds at least one row") }
     }
 
     public var json: JSONValue {
@@ -239,6 +263,7 @@ public struct RowsResult: Hashable, Sendable {
         if totalSent { o["total"] = total.map { .int(Int64($0)) } ?? .null }
         if let sections { o["sections"] = .array(sections.map(\.json)) }
         if totalIsEstimate { o["totalIsEstimate"] = .bool(true) }
+        if more { o["more"] = .bool(true) }
         return .object(o)
     }
 }

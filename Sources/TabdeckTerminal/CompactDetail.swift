@@ -18,7 +18,7 @@ enum CompactDetail {
     static func segments(_ row: Row, _ columns: [ColumnSpec], _ cells: [Int], _ layout: ColumnLayout) -> [(column: Int, text: String, value: String)] {
         layout.hidden(count: columns.count).map { c in
             let i = cells[c]
-            let value = i >= 0 && i < row.cells.count ? CellText.of(row.cells[i], in: columns[c]) : ""
+            let value = CellText.of(row, i, in: columns[c])
             return (c, Sanitizer.clean(columns[c].title) + ": " + value, value)
         }
     }

@@ -10,7 +10,15 @@ enum DetailView {
         var out: [(String, String)] = []
         for spec in child?.columns ?? t.orderedColumns.map(\.spec) {
             let i = (child.map { d in d.columns.firstIndex { $0.id == spec.id } } ?? t.cellIndex(of: spec.id)) ?? -1
-            out.append((spec.title, i >= 0 && i < row.cells.count ? CellText.of(row.cells[i], in: spec) : ""))
+            if row.cut[spec.id] != nil, row.id == t.wholeRow, let whole = t.wholeValues[spec.id] {
+                out.append((spec.title, CellText.of(.string(whole), in: spec)))
+            } else if let size = row.cut[spec.id] {
+                let why = row.id == t.wholeRow ? t.wholeErrors[spec.id].map { "the whole value: \($0)" } : nil
+                out.append((spec.title, CellText.of(row, i, in: spec) + " … (the first \(formatCount(i < row.cells.count ? (row.cells[i].stringValue?.utf8.count ?? 0) : 0)) of \(formatCount(size)) bytes"
+                            + (why.map { "; " + $0 } ?? "") + ")"))
+            } else {
+                out.append((spec.title, CellText.of(row, i, in: spec)))
+            }
         }
         if let detail = row.detail { out.append(("detail", detail)) }
         if let section = row.section {

@@ -101,14 +101,14 @@ extension TableView {
         let cells = columns.map { c in own.firstIndex { $0.id == c.id } ?? -1 }
         func text(_ c: Int) -> String {
             let i = cells[c]
-            return i >= 0 && i < row.cells.count ? CellText.of(row.cells[i], in: columns[c]) : ""
+            return CellText.of(row, i, in: columns[c])
         }
         let marker = row.hasChildren ? (t.isExpanded(ids) ? "▾" : "▸") : " "
         let indent = String(repeating: " ", count: 2 * depth - 1) + marker
         guard let firstPlaced = layout.placed.first else { return }
         if layout.compact || cells.allSatisfy({ $0 < 0 }) {
             let folded = cells.allSatisfy({ $0 < 0 })
-                ? own.indices.map { i in i < row.cells.count ? CellText.of(row.cells[i], in: own[i]) : "" }.joined(separator: " · ")
+                ? own.indices.map { i in CellText.of(row, i, in: own[i]) }.joined(separator: " · ")
                 : columns.indices.map(text).joined(separator: " · ")
             let width = layout.compact ? firstPlaced.width : rect.maxX - x0
             buf.set(x: x0 + firstPlaced.x, y: y, TextFit.fit(indent + folded, width), style: .plain, maxWidth: width)

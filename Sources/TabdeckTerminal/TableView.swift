@@ -189,7 +189,7 @@ enum TableView {
         if row.hasChildren { buf.set(x: x0 - gutter + 1, y: y, t.isExpanded([row.id]) ? "▾" : "▸", style: Palette.mark) }
         func text(_ c: Int) -> String {
             let i = cells[c]
-            return i >= 0 && i < row.cells.count ? CellText.of(row.cells[i], in: columns[c]) : ""
+            return CellText.of(row, i, in: columns[c])
         }
         for p in layout.placed {
             let value = text(p.column)

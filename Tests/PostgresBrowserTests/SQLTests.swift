@@ -112,13 +112,29 @@ import TabdeckProtocol
         #expect(PGColumn(name: "a", sqlType: "inet", notNull: false).valueExpression == "CASE WHEN \"a\" IS NULL THEN NULL ELSE format('%s', \"a\") END")
     }
 
-    @Test func aHugeCellIsCutAtACharacterBoundaryWithItsSize() {
+    @Test func aHugeCellIsCutAtACharacterBoundaryWithTheProtocolsMarker() {
         let note = PGColumn(name: "note", sqlType: "text", notNull: false)
         let huge = String(repeating: "é", count: 2_621_440)  // 5 MiB
-        guard case .string(let cut) = note.cell(huge) else { Issue.record("not a string"); return }
-        #expect(cut.utf8.count <= PGColumn.maxCellBytes)
-        #expect(cut.hasSuffix("é… (5,242,880 bytes)"))
-        #expect(note.cell("short") == .string("short"))
+        #expect(note.cell(huge) == .string(huge), "the column gives the value whole")
+        var row = Row(id: "42", cells: [.int(42), note.cell(huge), .string("short")])
+        row.cutLongCells(columns: ["id", "note", "other"])
+        #expect(row.cut == ["note": 5_242_880])
+        guard case .string(let cut) = row.cells[1] else { Issue.record("not a string"); return }
+        #expect(cut.utf8.count == 65_536 && huge.hasPrefix(cut))
+        #expect(row.cells[2] == .string("short"))
+        // The page's line says so, exactly.
+        let line = String(decoding: LineEncoder.rowsReply(id: .int(1), RowsResult(generation: 1, offset: 0, rows: [row], total: 1)), as: UTF8.self)
+        #expect(line.hasSuffix(#","cut":{"note":5242880}}],"total":1}}"# + "\n"))
+    }
+
+    @Test func aPageTooLongForItsLineComesShortWithMore() {
+        let rows = (0..<100).map { i in Row(id: String(i), cells: [.string(String(repeating: "x", count: 60_000))]) }
+        let line = LineEncoder.rowsReply(id: .int(7), RowsResult(generation: 3, offset: 200, rows: rows, total: 1000))
+        #expect(line.count <= LineSplitter.defaultMaxLineLength + 1)
+        guard case .response(_, let result)? = try? MessageCodec.decode(Array(line.dropLast())), let page = try? RowsResult(result) else {
+            Issue.record("not a rows response"); return
+        }
+        #expect(page.more && (60..<100).contains(page.rows.count) && page.offset == 200 && page.rows == Array(rows.prefix(page.rows.count)), "\(page.rows.count) rows")
     }
 
     @Test func aPartitionedTableIsIdentifiedByPartitionAndPlace() {

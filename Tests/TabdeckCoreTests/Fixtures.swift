@@ -58,6 +58,35 @@ struct FakePlugin {
     var unstableIDs = false
     /// How `open` and `children` describe the name column.
     var nameColumn = ColumnSpec(id: "name")
+    /// `rows` answers hold at most this many rows, with `more: true` when rows were left out
+    /// (a page too long for its line, PROTOCOL.md 11.3).
+    var maxRowsPerReply: Int?
+    /// Rows (by number) whose name is sent cut, with the whole value's size in bytes
+    /// (``FakePlugin/whole(_:)``).
+    var bigNames: [Int: Int] = [:]
+    /// Whether the plugin declares and answers `cell`.
+    var cells = false
+    /// `rows` requests reaching a row at or after this one fail (as a permission error would).
+    var failRowsFrom: Int?
+
+    /// The whole name of a big row: `size` bytes of "é" (and an "x" when odd).
+    static func whole(_ size: Int) -> String { String(repeating: "é", count: size / 2) + (size % 2 == 1 ? "x" : "") }
+
+    /// A `rows` result with big names cut and the page shortened as configured.
+    func shaped(_ value: JSONValue) -> JSONValue {
+        guard !bigNames.isEmpty || maxRowsPerReply != nil, var r = try? RowsResult(value) else { return value }
+        for i in r.rows.indices {
+            if let n = Int(r.rows[i].id), let size = bigNames[n] {
+                r.rows[i].cells[1] = .string(Self.whole(size))
+                r.rows[i].cutLongCells(columns: ["id", "name"])
+            }
+        }
+        if let most = maxRowsPerReply, r.rows.count > most {
+            r.rows = Array(r.rows.prefix(most))
+            r.more = true
+        }
+        return r.json
+    }
 
     var sections: [SectionSpec] {
         guard sectioned else { return [] }
@@ -104,6 +133,7 @@ struct FakePlugin {
                     var c = PluginCapabilities(sort: sortable, multiSort: sortable, filter: filters, sections: sectioned,
                                                children: children, actions: true)
                     c.locate = locates
+                    c.cells = cells
                     return c
                 }()).json)
         case Method.open, Method.children:
@@ -123,11 +153,20 @@ struct FakePlugin {
         case Method.rows:
             if holdRows { held.append((id, params)); return nil }
             if failRows { return .failure(id: id, error: RPCError(code: -32603, message: "disk on fire")) }
+            if let from = failRowsFrom, let r = try? RowsRequest(params), r.offset + r.limit > from {
+                return .failure(id: id, error: RPCError(code: -32603, message: "permission denied (rows \(r.offset + 1)–\(r.offset + r.limit) asked)"))
+            }
             if badRows { return .response(id: id, result: ["rows": "disk on fire"]) }  // a result of the wrong shape
             if handlesPerProcess, let table = params["table"]?.stringValue, !table.hasSuffix("@\(processes)") {
                 return .failure(id: id, error: RPCError(code: -32001, message: "unknown table \(table)"))
             }
-            return .response(id: id, result: rows(params))
+            return .response(id: id, result: shaped(rows(params)))
+        case Method.cell:
+            let r = try! CellRequest(params)
+            guard cells, let n = Int(r.row), let size = bigNames[n], r.column == "name" else {
+                return .failure(id: id, error: RPCError(code: -32602, message: "no cut cell \(r.row)/\(r.column)"))
+            }
+            return .response(id: id, result: r.part(of: Self.whole(size)).json)
         case Method.locate:
             if holdLocates { heldLocates.append((id, params)); holdLocates = false; return nil }
             // Where the first of the rows is in the whole ordered (filtered) table.

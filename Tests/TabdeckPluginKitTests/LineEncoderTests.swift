@@ -24,13 +24,26 @@ import TabdeckProtocol
         #expect(try RowsResult(value).sections == sections)
     }
 
-    @Test func anOverLongRowsReplyBecomesAnErrorForItsID() throws {
+    /// A page too long for its line comes short with `more` (PROTOCOL.md 11.3): as many rows as
+    /// fit, so the host asks for the rest.
+    @Test func anOverLongRowsReplyComesShortWithMore() throws {
         let big = String(repeating: "x", count: 1 << 16)
         let result = RowsResult(generation: 1, offset: 0, rows: (0..<70).map { Row(id: String($0), cells: [.string(big)]) }, total: 70)
+        let line = LineEncoder.rowsReply(id: .string("r"), result)
+        #expect(line.count <= LineSplitter.defaultMaxLineLength + 1)
+        guard case .response(.string("r"), let value) = try MessageCodec.decode(Array(line.dropLast())) else { Issue.record("not a response"); return }
+        let page = try RowsResult(value)
+        #expect(page.more && page.rows == Array(result.rows.prefix(page.rows.count)) && page.rows.count == 63, "\(page.rows.count) rows")
+        #expect(page.total == 70)
+    }
+
+    /// One row alone longer than a line becomes an error for its id, naming the row.
+    @Test func aRowLongerThanALineBecomesAnErrorForItsID() throws {
+        let result = RowsResult(generation: 1, offset: 9, rows: [Row(id: "huge", cells: [.string(String(repeating: "x", count: 5 << 20))])], total: 70)
         let line = LineEncoder.rowsReply(id: .string("r"), result)
         let message = try MessageCodec.decode(Array(line.dropLast()))
         guard case .failure(.string("r")?, let error) = message else { Issue.record("not an error: \(message)"); return }
         #expect(error.code == RPCError.internalError)
-        #expect(error.message.contains("4 MiB"))
+        #expect(error.message.contains("4 MiB") && error.message.contains("row huge (row 10)"), "\(error.message)")
     }
 }

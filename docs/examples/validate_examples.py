@@ -20,13 +20,14 @@ from jsonschema.exceptions import best_match
 HERE = pathlib.Path(__file__).resolve().parent
 DOCS = HERE.parent
 DEF_BY_METHOD = {"initialize": "InitializeRequest", "open": "OpenRequest", "rows": "RowsRequest",
-                 "children": "ChildrenRequest", "locate": "LocateRequest", "action": "ActionRequest", "move": "MoveRequest",
+                 "children": "ChildrenRequest", "locate": "LocateRequest", "cell": "CellRequest", "action": "ActionRequest",
+                 "move": "MoveRequest",
                  "shutdown": "ShutdownRequest",
                  "close": "CloseNotification", "$/cancel": "CancelNotification", "badge": "BadgeNotification",
                  "invalidate": "InvalidateNotification", "progress": "ProgressNotification",
                  "status": "StatusNotification", "log": "LogNotification",
                  "rows/chunk": "RowsChunkNotification"}
-HOST_METHODS = {"initialize", "open", "rows", "children", "locate", "action", "move", "shutdown", "close", "$/cancel"}
+HOST_METHODS = {"initialize", "open", "rows", "children", "locate", "cell", "action", "move", "shutdown", "close", "$/cancel"}
 PLUGIN_NOTIFICATIONS = {"badge", "invalidate", "progress", "status", "log", "rows/chunk"}
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$")
 
@@ -195,6 +196,8 @@ class Session:
             self.fail(where, "`children` sent to a plugin without the `children` capability")
         if msg["method"] == "action" and caps is not None and not caps.get("actions"):
             self.fail(where, "`action` sent to a plugin without the `actions` capability")
+        if msg["method"] == "cell" and caps is not None and not caps.get("cells"):
+            self.fail(where, "`cell` sent to a plugin without the `cells` capability")
 
     def check_response(self, where, msg):
         key = json.dumps(msg["id"])
@@ -221,6 +224,11 @@ class Session:
             self.tables[result["table"]] = result
         elif method == "rows":
             self.check_rows(where, request["params"], result)
+        elif method == "cell":
+            if result["offset"] != request["params"]["offset"]:
+                self.fail(where, "`offset` must echo the request's")
+            if result["offset"] + len(result["text"].encode()) > result["size"]:
+                self.fail(where, "the part runs past the value's `size`")
 
     def check_table(self, where, table):
         ids = [c["id"] for c in table["columns"]]
@@ -243,6 +251,19 @@ class Session:
         rows = result["rows"]
         if len(rows) > params["limit"]:
             self.fail(where, "more rows than `limit`")
+        if result.get("more") and not rows:
+            self.fail(where, "a page with `more` holds at least one row")
+        for row in rows:
+            for column, size in row.get("cut", {}).items():
+                table = self.tables.get(params["table"])
+                ids = [c["id"] for c in table["columns"]] if table else [column]
+                cell = row["cells"][ids.index(column)] if column in ids and ids.index(column) < len(row["cells"]) else None
+                if column not in ids:
+                    self.fail(where, f"row {row['id']!r}: `cut` names {column!r}, which is not a column")
+                elif not isinstance(cell, str):
+                    self.fail(where, f"row {row['id']!r}: only text cells may be cut ({column!r})")
+                elif len(cell.encode()) > min(size, 65536):
+                    self.fail(where, f"row {row['id']!r}: the cut part of {column!r} is longer than 65,536 bytes or its size")
         total = result.get("total")
         if isinstance(total, int) and rows and params["offset"] + len(rows) > total:
             self.fail(where, "rows beyond `total`")

@@ -119,7 +119,8 @@ public struct PGColumn: Hashable, Sendable {
     }
 
     /// A cell from the server's text of a value: integers as JSON integers, exact decimals as
-    /// their text (PROTOCOL.md 10.3, *Exact numbers*), floats as JSON numbers when finite.
+    /// their text (PROTOCOL.md 10.3, *Exact numbers*), floats as JSON numbers when finite; text
+    /// whole (the table cuts long cells with the protocol's marker, ``PGTable``).
     func cell(_ text: String?) -> JSONValue {
         guard let text else { return .null }
         switch type {
@@ -129,24 +130,7 @@ public struct PGColumn: Hashable, Sendable {
             if let d = Double(text), d.isFinite { return .double(d) }
             return .string(text)
         case .bool: return .bool(text == "true")
-        default: return .string(Self.cut(text))
+        default: return .string(text)
         }
-    }
-
-    /// Cells are cut to this many bytes, so that a page of 100 rows with a 5 MB value in it
-    /// stays far under the protocol's 4 MiB line.
-    public static let maxCellBytes = 65_536
-
-    /// `text` cut at a character boundary within ``maxCellBytes``, with its whole size:
-    /// `…… (5,242,880 bytes)`.
-    static func cut(_ text: String) -> String {
-        let size = text.utf8.count
-        guard size > maxCellBytes else { return text }
-        var bytes = Array(text.utf8.prefix(maxCellBytes - 64))
-        while let last = bytes.last, last & 0xC0 == 0x80 { bytes.removeLast() }  // continuation bytes
-        if let last = bytes.last, last >= 0xC0 { bytes.removeLast() }  // a lead byte without its tail
-        var digits = String(size), grouped = ""
-        while digits.count > 3 { grouped = "," + digits.suffix(3) + grouped; digits.removeLast(3) }
-        return String(decoding: bytes, as: UTF8.self) + "… (\(digits + grouped) bytes)"
     }
 }

@@ -82,7 +82,9 @@ public final class PGTable: @unchecked Sendable {
             let sql = PGSQL.page(select: cells, source: source, conditions: conditions, branches: nil, terms: terms + all,
                                  limit: limit, offset: offset)
             return try connection.query(sql, binds, cancel: cancel).enumerated().map { i, r in
-                Row(id: "#\(offset + i)", cells: zip(columns, r).map { $0.cell($1) })
+                var row = Row(id: "#\(offset + i)", cells: zip(columns, r).map { $0.cell($1) })
+                row.cutLongCells(columns: columnIDs)
+                return row
             }
         }
         let keyList = terms.map { "(\($0.expression))::text" }
@@ -166,8 +168,31 @@ public final class PGTable: @unchecked Sendable {
         let idCount = identity.terms.count
         return fetched.map { r in
             let key = Array(r.prefix(keyCount).suffix(idCount))
-            return Row(id: Self.rowID(key), cells: zip(columns, r.dropFirst(keyCount)).map { $0.cell($1) })
+            var row = Row(id: Self.rowID(key), cells: zip(columns, r.dropFirst(keyCount)).map { $0.cell($1) })
+            row.cutLongCells(columns: columnIDs)
+            return row
         }
+    }
+
+    /// The column ids in cell order.
+    var columnIDs: [String] { columns.map(\.name) }
+
+    /// The whole text of one cell (`cell`, for a cell sent cut): the row found by its id.
+    func wholeText(row id: String, column: String, cancel: CancellationFlag?) throws -> String {
+        guard let c = columns.first(where: { $0.name == column }) else {
+            throw RPCError.badParams("params.column: \(name) has no column \"\(column)\"", path: "params.column")
+        }
+        let terms = identity.terms
+        guard !terms.isEmpty else {
+            throw RPCError.unsupported("\(name) has no key: its rows cannot be found again by id")
+        }
+        let values = try keyValues(id, count: terms.count)
+        let condition = terms.enumerated().map { i, t in "\(t.expression) = \(t.parameter(i + 1))" }.joined(separator: " AND ")
+        let found = try connection.query("SELECT \(c.valueExpression) FROM \(source) WHERE \(condition) LIMIT 1", values, cancel: cancel)
+        guard let first = found.first else {
+            throw RPCError.badParams("params.row: \(name) has no row \(id) (any more)", path: "params.row")
+        }
+        return first[0] ?? ""
     }
 
     /// A row id from the identity values: the value itself for one column, else a JSON array.

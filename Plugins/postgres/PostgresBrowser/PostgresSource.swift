@@ -21,7 +21,11 @@ import TabdeckProtocol
 /// the total. A lost connection fails the request with a clear message; the
 /// next request reconnects.
 public final class PostgresSource: TableDataSource, @unchecked Sendable {
-    public let capabilities = PluginCapabilities(sort: true, multiSort: true, filter: true, children: true, actions: true)
+    public let capabilities = {
+        var c = PluginCapabilities(sort: true, multiSort: true, filter: true, children: true, actions: true)
+        c.cells = true
+        return c
+    }()
 
     private let lock = NSLock()
     private var connection: PGConnection?
@@ -109,6 +113,16 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         }
     }
 
+    // MARK: cell
+
+    public func cell(table handle: String, row: String, column: String, cancel: CancellationFlag) throws -> String {
+        lock.lock()
+        let table = tables[handle]
+        lock.unlock()
+        guard let table else { throw RPCError.unknown(table: handle) }
+        return try table.wholeText(row: row, column: column, cancel: cancel)
+    }
+
     // MARK: rows
 
     public func rows(_ request: RowsRequest, cancel: CancellationFlag) throws -> RowsResult {
@@ -119,8 +133,15 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         lastFilter[request.table] = filter
         lock.unlock()
         if let table {
-            let rows = try table.page(offset: request.offset, limit: request.limit, sort: request.sort, filter: filter,
+            let rows: [Row]
+            do {
+                rows = try table.page(offset: request.offset, limit: request.limit, sort: request.sort, filter: filter,
                                       exactTotal: exact, cancel: cancel)
+            } catch let error as RPCError {
+                // The rows asked named, so the host shows the failure against that request.
+                throw RPCError(code: error.code, message: "\(error.message) (\(table.schema).\(table.name), rows "
+                               + "\(request.offset + 1)–\(request.offset + request.limit) asked)", data: error.data)
+            }
             let total = total(of: table, handle: request.table, filter: filter)
             return request.result(rows, total: total.count, totalIsEstimate: total.estimated)
         }

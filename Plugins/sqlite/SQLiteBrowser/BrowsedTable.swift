@@ -27,6 +27,8 @@ public struct Page: Sendable {
     public var rows: [TabdeckProtocol.Row]
     public var total: Int?
     public var plan: PagePlan
+    /// The page was cut short by size: more rows follow (PROTOCOL.md 11.3, `more`).
+    public var more = false
 }
 
 /// A table or view opened for browsing: pages sorted, filtered and counted by SQLite.
@@ -48,11 +50,11 @@ public final class BrowsedTable: @unchecked Sendable {
     let lead: Int
     let selectList: String
 
-    /// A page's rows and cells are cut short past this many bytes (when the total is known,
-    /// so that the host asks again for the rest), to keep replies under the 4 MiB line limit.
+    /// A page is cut short past this many bytes, with `more` (the host asks again for the
+    /// rest), to keep replies under the 4 MiB line limit.
     static let pageBudget = 3 << 20
-    /// The most rows one page returns. A longer page is only served short when the row count
-    /// is known (a short page with an unknown count would mean "end of table").
+    /// The most rows one page returns. A longer page is served short, and then comes with the
+    /// row count (a short page with an unknown count would mean "end of table").
     public static let maxPageRows = 10_000
 
     init(file: DatabaseFile, entry: CatalogEntry, columns: [ColumnInfo], identity: RowIdentity) {
@@ -180,12 +182,62 @@ public final class BrowsedTable: @unchecked Sendable {
                 }
             }
 
-            let rows = try makeRows(fetched, previous: previous, offset: offset, filter: filter, terms: terms, db: db,
-                                    canShorten: total != nil)
+            let rows = try makeRows(fetched, previous: previous, offset: offset, filter: filter, terms: terms, db: db)
             if identity != .allColumns, let last = fetched.prefix(rows.count).last {
                 file.anchors.remember(order, position: offset + rows.count, key: terms.map { last[$0.valueIndex] })
             }
-            return Page(rows: rows, total: total, plan: plan)
+            var page = Page(rows: rows, total: total, plan: plan)
+            page.more = rows.count < fetched.count
+            return page
+        }
+    }
+
+    /// The whole text of one cell (`cell`, for a cell sent cut), the row found by its id.
+    public func wholeText(row id: String, column: String) throws -> String {
+        guard let c = columnIDs.firstIndex(of: column) else {
+            throw RPCError.badParams("params.column: \(name) has no column \"\(column)\"", path: "params.column")
+        }
+        var condition: String
+        var arguments: [DatabaseValue]
+        switch identity {
+        case .rowid(let r):
+            guard let n = Int64(id) else { throw RPCError.badParams("params.row: \"\(id)\" is not a row id of \(name)", path: "params.row") }
+            condition = "\(r) = ?"; arguments = [n.databaseValue]
+        case .primaryKey(let key):
+            let values = try Self.keyValues(id, count: key.count, table: name)
+            condition = key.map { "\(SQLText.quote(columns[$0].name)) IS ?" }.joined(separator: " AND ")
+            arguments = values
+        case .allColumns:
+            throw RPCError.unsupported("\(name) has no key: its rows cannot be found again by id")
+        }
+        let value = try file.pages.read(nil) { db in
+            try DatabaseValue.fetchOne(db, sql: "SELECT \(SQLText.quote(columns[c].name)) FROM \(source) WHERE \(condition) LIMIT 1",
+                                       arguments: StatementArguments(arguments))
+        }
+        guard let value else { throw RPCError.badParams("params.row: \(name) has no row \(id) (any more)", path: "params.row") }
+        switch value.storage {
+        case .null: return ""
+        case .string(let s): return s
+        default:
+            if case .string(let s) = Cells.cell(value, type: .text) { return s }
+            return ""
+        }
+    }
+
+    /// The primary key values of a row id (``Cells/id(primaryKey:)`` reversed).
+    static func keyValues(_ id: String, count: Int, table: String) throws -> [DatabaseValue] {
+        if count == 1 && !id.hasPrefix("[") { return [Int64(id).map(\.databaseValue) ?? id.databaseValue] }
+        guard case .array(let items)? = try? JSONParser.parse(id), items.count == count else {
+            throw RPCError.badParams("params.row: \"\(id)\" is not a row id of \(table)", path: "params.row")
+        }
+        return try items.map { item throws -> DatabaseValue in
+            switch item {
+            case .null: return .null
+            case .int(let i): return i.databaseValue
+            case .double(let d): return d.databaseValue
+            case .string(let s): return s.databaseValue
+            default: throw RPCError.unsupported("a key of \(table) that is a blob: its rows cannot be found again by id")
+            }
         }
     }
 

@@ -4,13 +4,11 @@ import TabdeckProtocol
 
 /// Turning SQLite values into protocol cells and row ids.
 public enum Cells {
-    /// Text cells are cut to this many characters (with "…"), so that pages stay well under
-    /// the protocol's 4 MiB line.
-    public static let maxTextLength = 1_000
     /// Blobs show this many bytes in hex.
     static let blobPreview = 16
 
-    /// The cell for a stored value in a column of the given type. Values that do not fit the
+    /// The cell for a stored value in a column of the given type, whole (a page cuts text over
+    /// 64 KiB with the protocol's marker, `Row.cutLongCells`). Values that do not fit the
     /// type (SQLite's flexible typing allows text in an INTEGER column) are sent as text.
     public static func cell(_ value: DatabaseValue, type: ColumnType) -> JSONValue {
         switch value.storage {
@@ -34,20 +32,23 @@ public enum Cells {
             }
         case .string(let s):
             switch type {
-            case .bool: return bool(s).map { .bool($0) } ?? .string(cut(s))
-            case .date: return .string(isoDate(s) ?? cut(s))
-            default: return .string(cut(s))
+            case .bool: return bool(s).map { .bool($0) } ?? .string(s)
+            case .date: return .string(isoDate(s) ?? s)
+            default: return .string(s)
             }
         case .blob(let data):
             return .string(blobText(data))
         }
     }
 
-    /// Text cut to ``maxTextLength`` characters.
+    /// The catalog's summaries (a table's columns, its SQL) are cut to this many characters.
+    static let summaryLength = 1_000
+
+    /// A catalog summary cut to ``summaryLength`` characters, with "…" (information about a
+    /// table, not its data: data cells are cut only past 64 KiB, with the protocol's marker).
     static func cut(_ s: String) -> String {
-        // utf8.count bounds the character count: the common short case costs no walk.
-        if s.utf8.count <= maxTextLength { return s }
-        guard let end = s.index(s.startIndex, offsetBy: maxTextLength, limitedBy: s.endIndex), end < s.endIndex else { return s }
+        if s.utf8.count <= summaryLength { return s }
+        guard let end = s.index(s.startIndex, offsetBy: summaryLength, limitedBy: s.endIndex), end < s.endIndex else { return s }
         return String(s[..<end]) + "…"
     }
 

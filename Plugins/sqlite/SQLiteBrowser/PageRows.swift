@@ -6,10 +6,11 @@ import TabdeckProtocol
 /// Rows and ids of a page: cells typed by column, view rows numbered among identical ones.
 extension BrowsedTable {
     /// The rows of the fetched values (the rowid first for rowid tables, then the columns).
-    /// `previous` is the row before the page (views only). With `canShorten`, the page ends
-    /// early past ``pageBudget`` bytes.
+    /// `previous` is the row before the page (views only). Text cells over 64 KiB are cut with
+    /// the protocol's marker; the page ends early past ``pageBudget`` bytes (the result then
+    /// says `more`, PROTOCOL.md 11.3).
     func makeRows(_ fetched: [[DatabaseValue]], previous: [DatabaseValue]?, offset: Int, filter: String?,
-                  terms: [OrderTerm], db: Database, canShorten: Bool) throws -> [TabdeckProtocol.Row] {
+                  terms: [OrderTerm], db: Database) throws -> [TabdeckProtocol.Row] {
         var rows: [TabdeckProtocol.Row] = []
         rows.reserveCapacity(fetched.count)
         var bytes = 0
@@ -34,13 +35,16 @@ extension BrowsedTable {
             var cells: [JSONValue] = []
             cells.reserveCapacity(columns.count)
             for (c, column) in columns.enumerated() {
-                let cell = Cells.cell(values[lead + c], type: column.type)
-                if case .string(let s) = cell { bytes += s.utf8.count + 8 } else { bytes += 12 }
-                cells.append(cell)
+                cells.append(Cells.cell(values[lead + c], type: column.type))
             }
-            bytes += id.utf8.count + 24
-            if canShorten, bytes > Self.pageBudget, !rows.isEmpty { break }
-            rows.append(TabdeckProtocol.Row(id: id, cells: cells))
+            var row = TabdeckProtocol.Row(id: id, cells: cells)
+            row.cutLongCells(columns: columnIDs)
+            for cell in row.cells {
+                if case .string(let s) = cell { bytes += s.utf8.count + 8 } else { bytes += 12 }
+            }
+            bytes += id.utf8.count + 24 + row.cut.count * 32
+            if bytes > Self.pageBudget, !rows.isEmpty { break }
+            rows.append(row)
         }
         return rows
     }

@@ -20,7 +20,11 @@ import TabdeckProtocol
 /// - When another process changes the database, caches are dropped and every open table is
 ///   invalidated.
 public final class SQLiteSource: TableDataSource, @unchecked Sendable {
-    public let capabilities = PluginCapabilities(sort: true, multiSort: true, filter: true, children: true)
+    public let capabilities = {
+        var c = PluginCapabilities(sort: true, multiSort: true, filter: true, children: true)
+        c.cells = true
+        return c
+    }()
 
     enum Opened {
         case catalog
@@ -112,7 +116,21 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
             }
             PluginLog.debug("\(name) offset \(request.offset): \(page.rows.count) rows via \(page.plan) in \(Int(Date().timeIntervalSince(watch.started) * 1000)) ms")
             if page.total == nil { table.requestCount(filter: filter, urgent: true) }
-            return request.result(page.rows, total: page.total)
+            var result = request.result(page.rows, total: page.total)
+            result.more = page.more
+            return result
+        }
+    }
+
+    // MARK: cell
+
+    public func cell(table handle: String, row: String, column: String, cancel: CancellationFlag) throws -> String {
+        let (_, opened) = try lookup(handle)
+        guard case .table(let table) = opened else { throw RPCError.unsupported("the catalog's cells are never cut") }
+        do {
+            return try table.wholeText(row: row, column: column)
+        } catch let error as DatabaseError {
+            throw RPCError(code: RPCError.internalError, message: "\(table.name): \(SchemaReader.describe(error))")
         }
     }
 

@@ -114,7 +114,7 @@ extension ScreenModel {
             return run(t.view.selection.contains(row.id) ? .unselect([row.id]) : .select([row.id]))
         case .open: return run(.open(nil))
         case .back: return run(.back)
-        case .detail: ui.mode = .detail(scroll: 0); return []
+        case .detail: ui.mode = .detail(scroll: 0); return [.core(.wholeCells)]  // a cut cell's whole value
         case .help: ui.mode = .help(scroll: 0); return []
         case .dismiss: return dismiss(ws)
         case .refresh: return run(.refresh)
