@@ -6,10 +6,14 @@ public enum LineMode {
     /// away; returns the exit status (1 if any command failed, or stdout was gone).
     /// SIGINT stops the running command; SIGTERM, SIGHUP and SIGINT between commands quit
     /// (`prompt`: at the readline prompt Ctrl-C only empties the line).
-    public static func run(_ runtime: Runtime, prompt: Bool = false, nextLine: () -> String?) -> Int32 {
+    ///
+    /// `wholeTables`: the commands start once every stream has ended (scripts: `-e`,
+    /// `--commands`, and the first page printed without a terminal).
+    public static func run(_ runtime: Runtime, prompt: Bool = false, wholeTables: Bool = false, nextLine: () -> String?) -> Int32 {
         let signals = SignalWatch(queue: runtime.queue)
         defer { signals.cancel() }
         runtime.launch()
+        if wholeTables { runtime.waitForStreams() }
         nonisolated(unsafe) let blocked = runtime
         let quit: @Sendable (Int32) -> Void = { _ in
             // The main thread is blocked reading: every change is committed already.

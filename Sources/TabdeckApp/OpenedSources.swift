@@ -15,6 +15,18 @@ public enum OpenedSources {
         arguments.map { tab(for: $0, currentDirectory: currentDirectory, pluginRoot: pluginRoot) }
     }
 
+    /// The id of the tab that reads standard input (`cmd | tabdeck`, `tabdeck -`).
+    public static let standardInputID = "stdin"
+
+    /// The tab that reads standard input: the pipe plugin, given the data as its descriptor 3
+    /// (``Runtime/dataDescriptors``, ``StandardInputData``).
+    public static func standardInput(pluginRoot: String?) -> TabConfig {
+        let name = SourceName(id: standardInputID, title: "stdin")
+        guard let root = pluginRoot else { return failed(name, noPlugins("-")) }
+        return TabConfig(id: name.id, title: name.title, command: [root + "/Plugins/pipe/tabdeck-pipe"],
+                         args: ["fd": 3, "title": "stdin"])
+    }
+
     static func tab(for argument: String, currentDirectory: String, pluginRoot: String?) -> TabConfig {
         let shown = Sanitizer.clean(argument)
         if let url = PostgresURL(argument) {

@@ -91,8 +91,8 @@ struct RunWorkspace: ParsableCommand {
         guard OutputFormat(rawValue: output) != nil else {
             throw ValidationError("--output must be text or json, not \"\(output)\"")
         }
-        if sources.contains("-") {
-            throw ValidationError("reading a table from standard input (-) is not supported yet: save it to a file and open that")
+        if sources.filter({ $0 == "-" }).count > 1 {
+            throw ValidationError("standard input (-) can be a source once")
         }
     }
 
@@ -121,20 +121,37 @@ struct RunWorkspace: ParsableCommand {
         let runtime: Runtime
         let state = Locations.stateDirectory(option: stateDir, environment: env, currentDirectory: cwd)
         let script = try script()
-        let piped = isatty(STDIN_FILENO) == 0
-        let mode = script != nil ? "a script (-e, --commands)" : piped ? "line mode, commands from stdin" : line ? "line mode" : "full screen"
+        // What standard input is for (the mode rule, COMMANDS.md): a pipe's data moves to a
+        // descriptor of its own and the terminal, if any, takes its place.
+        let role = StandardInputRole.decide(isTerminal: isatty(STDIN_FILENO) != 0, dashSource: sources.contains("-"),
+                                            lineMode: line, scripted: script != nil)
+        var handover: StandardInputData.Handover?
+        if role == .data {
+            guard let taken = StandardInputData.handOver() else {
+                Descriptors.writeAll(STDERR_FILENO, "tabdeck: cannot read standard input: \(String(cString: strerror(errno)))\n")
+                throw ExitCode(2)
+            }
+            handover = taken
+        }
+        let mode = script != nil ? "a script (-e, --commands)" : role == .commands ? "line mode, commands from stdin"
+            : role == .data && handover?.terminal == false ? "the first page of stdin" : line ? "line mode" : "full screen"
         do {
             let tracer = try trace.map { (path) throws(TraceError) in try ProtocolTracer(allTabsPath: path) }
             let configPath: String?
             do { configPath = try Locations.configFile(option: config, environment: env, currentDirectory: cwd) } catch {
                 // Sources need no config: without one found, they are the workspace.
-                guard let missing = error as Any as? AppError, case .noConfig = missing, !sources.isEmpty else { throw error }
+                guard let missing = error as Any as? AppError, case .noConfig = missing, !sources.isEmpty || handover != nil else { throw error }
                 configPath = nil
             }
-            let opened = OpenedSources.tabs(sources, currentDirectory: cwd,
-                                            pluginRoot: Locations.pluginRoot(executableDirectory: Runtime.executableDirectory))
+            let pluginRoot = Locations.pluginRoot(executableDirectory: Runtime.executableDirectory)
+            var opened = OpenedSources.tabs(sources.filter { $0 != "-" }, currentDirectory: cwd, pluginRoot: pluginRoot)
+            if handover != nil {
+                // Where `-` was named, else first.
+                opened.insert(OpenedSources.standardInput(pluginRoot: pluginRoot), at: sources.firstIndex(of: "-") ?? 0)
+            }
             runtime = try Runtime(configPath: configPath, opened: opened, stateDirectory: state,
                                   output: OutputFormat(rawValue: output)!, tracer: tracer, mode: mode)
+            if let handover { runtime.dataDescriptors[OpenedSources.standardInputID] = handover.data }
         } catch {
             Descriptors.writeAll(STDERR_FILENO, "tabdeck: \(error)\n")
             throw ExitCode(2)
@@ -144,10 +161,15 @@ struct RunWorkspace: ParsableCommand {
         if let script {
             runtime.reportUnopenedSources()
             var lines = script.makeIterator()
-            status = LineMode.run(runtime) { lines.next() }
-        } else if piped {
+            status = LineMode.run(runtime, wholeTables: true) { lines.next() }
+        } else if role == .commands {
             runtime.reportUnopenedSources()
             status = LineMode.run(runtime) { Swift.readLine(strippingNewline: true) }
+        } else if handover?.terminal == false {
+            // A pipe and no terminal at all (cron, CI): the first page, then exit.
+            runtime.reportUnopenedSources()
+            var lines = ["show"].makeIterator()
+            status = LineMode.run(runtime, wholeTables: true) { lines.next() }
         } else if line {
             runtime.reportUnopenedSources()
             let prompt = editor()

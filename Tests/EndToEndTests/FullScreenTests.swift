@@ -39,6 +39,22 @@ import Testing
         try await screen.waitFor("row 1 of 500")
     }
 
+    /// `cmd | tabdeck`: the rows come from the pipe as they arrive, the keys from the terminal.
+    @Test(.enabled(if: available)) func aPipeIsATableAndKeysComeFromTheTerminal() async throws {
+        let screen = try Screen(config: Self.root + "/config.json",
+                                pipe: "printf 'name qty\\nbolt   3\\n'; sleep 1; printf 'nut   12\\nwasher 7\\n'")
+        defer { screen.close() }
+        try await screen.waitFor("row 1 of 3")          // the whole stream, the last lines a second later
+        #expect(screen.lines().joined().contains("stdin"))
+        #expect(screen.lines()[0].contains("name") && screen.lines()[0].contains("qty"))
+        await screen.keys("l", "s", "s")                 // qty, descending: keys read from /dev/tty
+        try await screen.waitFor("qty ↓")
+        try await screen.waitUntil { lines in
+            let rows = lines.filter { $0.contains("bolt") || $0.contains("nut") || $0.contains("washer") }
+            return rows.count == 3 && rows[0].contains("nut") && rows[1].contains("washer") && rows[2].contains("bolt")
+        }
+    }
+
     @Test(.enabled(if: available)) func commandLineCompletesAndRemembers() async throws {
         let screen = try Screen(config: Self.root + "/config.json")
         defer { screen.close() }
@@ -332,10 +348,12 @@ private final class Screen {
 
     /// `fromShell`: typed into an interactive bash (job control, for Ctrl-Z and `fg`) instead
     /// of run as the pane's command.
-    init(config: String, state: String? = nil, width: Int = 120, height: Int = 40, fromShell: Bool = false) throws {
+    /// `pipe`: a shell command whose output is piped into tabdeck (`cmd | tabdeck`).
+    init(config: String, state: String? = nil, width: Int = 120, height: Int = 40, fromShell: Bool = false,
+         pipe: String? = nil) throws {
         let stateDir = try state ?? temporaryDirectory()
         marker = stateDir + "/exited"
-        let tabdeck = "'\(FullScreenTests.binary)' --config '\(config)' --state-dir '\(stateDir)'"
+        let tabdeck = (pipe.map { "(\($0)) | " } ?? "") + "'\(FullScreenTests.binary)' --config '\(config)' --state-dir '\(stateDir)'"
         guard fromShell else {
             try tmux(["new-session", "-d", "-x", String(width), "-y", String(height), tabdeck + "; echo $? > '\(marker)'; sleep 30"])
             return
