@@ -49,14 +49,7 @@ enum PipeTarget {
     }
 
     static func read(_ data: [UInt8], piece: Int) -> (format: StreamFormat?, columns: [ColumnSpec], rows: [Row]) {
-        var table = PipeTable(sampleLimit: 8)
-        var i = 0
-        while i < data.count {
-            table.feed(Array(data[i..<min(i + piece, data.count)]))
-            i += piece
-        }
-        table.finish()
-        let columns = table.describe()
-        return (table.format, columns, table.takeRows())
+        let read = PipeTable.read(data, piece: piece, sampleLimit: 8)
+        return (read.format, read.columns, read.rows)
     }
 }

@@ -5,16 +5,8 @@ import TabdeckProtocol
 /// Reads `text` through a PipeTable fed in pieces of `piece` bytes (so records and lines are
 /// split across reads as a pipe splits them), ended, described.
 func read(_ text: String, piece: Int = 7) -> (columns: [ColumnSpec], rows: [Row], table: PipeTable) {
-    var table = PipeTable()
-    let bytes = Array(text.utf8)
-    var i = 0
-    while i < bytes.count {
-        table.feed(Array(bytes[i..<min(i + piece, bytes.count)]))
-        i += piece
-    }
-    table.finish()
-    let columns = table.describe()
-    return (columns, table.takeRows(), table)
+    let read = PipeTable.read(Array(text.utf8), piece: piece)
+    return (read.columns, read.rows, read.table)
 }
 
 @Suite struct StreamFormatTests {

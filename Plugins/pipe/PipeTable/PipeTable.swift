@@ -276,3 +276,21 @@ public struct PipeTable: Sendable {
         }
     }
 }
+
+extension PipeTable {
+    /// The whole of `bytes` read as a pipe delivers it, `piece` bytes at a time, then ended and
+    /// described: its format, columns and rows (tests and the fuzz target).
+    public static func read(_ bytes: [UInt8], piece: Int, sampleLimit: Int = 1000)
+        -> (format: StreamFormat?, columns: [ColumnSpec], rows: [Row], table: PipeTable) {
+        var table = PipeTable(sampleLimit: sampleLimit)
+        var i = 0
+        while i < bytes.count {
+            table.feed(Array(bytes[i..<min(i + max(piece, 1), bytes.count)]))
+            i += max(piece, 1)
+        }
+        table.finish()
+        let columns = table.describe()
+        let rows = table.takeRows()
+        return (table.format, columns, rows, table)
+    }
+}
