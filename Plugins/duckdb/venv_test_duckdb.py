@@ -364,6 +364,34 @@ class FormatsTest(unittest.TestCase):
         self.check_format("arrows", ["id", "name", "amount", "huge", "tags"])
 
 
+class CommandLineTest(unittest.TestCase):
+    """`tabdeck FILE -e ...` with the real host: recognised by its content, opened in the DuckDB
+    plugin, sorted and filtered as DuckDB answers the same query."""
+
+    def run_tabdeck(self, path: str, *commands: str) -> dict:
+        binary = tabdeck_binary()
+        if binary is None:
+            self.fail("no tabdeck binary: run swift build --product tabdeck (or set TABDECK_BIN_DIR)")
+        state = tempfile.mkdtemp(prefix="tabdeck-duckdb-cli-")
+        self.addCleanup(shutil.rmtree, state, True)
+        argv = [binary, "--state-dir", state, "--output", "json", path]
+        for c in commands:
+            argv += ["-e", c]
+        r = subprocess.run(argv, capture_output=True, text=True, cwd=state, timeout=120, start_new_session=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout.splitlines()[-1])["result"]
+
+    def test_each_format_from_the_command_line(self) -> None:
+        for key in ("parquet", "jsonl.gz", "json", "feather", "csv.bz2", "parquet.zst"):
+            with self.subTest(key):
+                path, scan = FIX.files[key]
+                shown = self.run_tabdeck(path, "sort amount desc", "show 10")
+                self.assertEqual([r["id"] for r in shown["rows"]], reference_ids(scan, keys("amount desc"))[:10])
+                filtered = self.run_tabdeck(path, "filter ann", "sort name", "show 5")
+                self.assertEqual([r["id"] for r in filtered["rows"]],
+                                 reference_ids(scan, keys("name asc"), needle="ann")[:5])
+
+
 class SniffingTest(unittest.TestCase):
     """Files whose first rows mislead: the types, or the JSON layout."""
 
