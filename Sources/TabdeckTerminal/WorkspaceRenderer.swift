@@ -56,9 +56,9 @@ public enum WorkspaceRenderer {
     /// Whether the selected tab's table is open and every row it shows at `size` is loaded
     /// (no placeholder on screen).
     public static func visibleRowsLoaded(workspace ws: Workspace, size: (width: Int, height: Int), ui: UIState) -> Bool {
-        guard size.width > 0, size.height > 0, let t = ws.selectedTab.flatMap({ ws.tabs[$0]?.table }), let total = t.total else {
-            return false
-        }
+        guard size.width > 0, size.height > 0, let t = ws.selectedTab.flatMap({ ws.tabs[$0]?.table }) else { return false }
+        // A count still unknown (a stream, an index being built): the rows on screen must all be in.
+        let total = t.total ?? Int.max
         let rows = Regions(ws, width: size.width, height: size.height).table.height - 1
         guard rows > 0 else { return true }
         for line in TableView.lines(t, rows: rows) {
