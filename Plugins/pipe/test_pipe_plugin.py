@@ -74,6 +74,22 @@ class PipePlugin(unittest.TestCase):
         self.assertIn("1 line of events.jsonl left out", status["params"]["text"])
         self.assertEqual(p.shutdown(), 0)
 
+    def test_a_stream_read_to_its_end_before_it_is_asked_for_loses_no_row(self) -> None:
+        # 300,000 rows, all read before the stream request: more than one 4 MiB line holds.
+        path = os.path.join(self.tmp, "many.csv")
+        with open(path, "w") as f:
+            f.write("n,word\n" + "".join(f"{i},w{i}\n" for i in range(300000)))
+        p = self.plugin()
+        p.call("open", {"args": {"path": path}})
+        sid = p.start("rows", STREAM)
+        result = p.response(sid, timeout=120)["result"]
+        chunks = [n for n in p.notifications if n.get("method") == "rows/chunk" and n["params"]["id"] == sid]
+        ids = [r["id"] for n in chunks for r in n["params"]["rows"]] + [r["id"] for r in result["rows"]]
+        self.assertEqual(result["total"], 300000)
+        self.assertEqual(len(ids), 300000)
+        self.assertEqual(ids[-1], "300000")
+        self.assertEqual(p.shutdown(), 0)
+
     def test_a_missing_path_is_a_clear_error(self) -> None:
         p = self.plugin()
         error = p.request("open", {"args": {"path": os.path.join(self.tmp, "nope")}})

@@ -287,7 +287,20 @@ public final class PluginRunner: @unchecked Sendable {
             let request = try RowsRequest(params, path: "params")
             if request.offset < 0 { throw JSONFieldError(path: "params.offset", reason: "must not be negative") }
             if request.limit < 0 { throw JSONFieldError(path: "params.limit", reason: "must not be negative") }
-            if params["stream"] == .bool(true) { return .rows(try source.stream(request, send: chunk, cancel: cancel)) }
+            if params["stream"] == .bool(true) {
+                // The result's own rows go out as chunks too, a thousand at a time, so that no
+                // line passes the 4 MiB limit (a result cut short would lose the rest: a stream
+                // has no `more`).
+                var result = try source.stream(request, send: chunk, cancel: cancel)
+                var start = 0
+                while start < result.rows.count {
+                    let end = min(start + 1000, result.rows.count)
+                    chunk(Array(result.rows[start..<end]))
+                    start = end
+                }
+                result.rows = []
+                return .rows(result)
+            }
             return .rows(try source.rows(request, cancel: cancel))
         case Method.locate:
             return .value(try source.locate(try LocateRequest(params, path: "params"), cancel: cancel).json)
