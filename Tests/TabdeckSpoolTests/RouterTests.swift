@@ -243,9 +243,11 @@ extension RouterTests {
         let done: [JSONValue] = wire.delivered.compactMap {
             if case .notification("progress", .object(let o)) = $0 { o["done"] } else { nil }
         }
-        // The first chunk is reported at once: a core request waits for its rows, and it lives on
-        // progress (the core's ledger times out a request that hears nothing). Then every 10,000.
-        #expect(done == [0, 500, 10500, 20500])
+        // The stream started with the table's description, before any request: nothing to report
+        // then. The first chunk is reported at once: a core request waits for its rows, and it
+        // lives on progress (the core's ledger times out a request that hears nothing). Then
+        // every 10,000.
+        #expect(done == [500, 10500, 20500])
         r.removeAll()
     }
 }
