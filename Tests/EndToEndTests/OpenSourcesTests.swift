@@ -127,9 +127,14 @@ struct OpenSourcesTests {
         }
     }
 
-    @Test func standardInputAsASourceIsNotYetHandled() async throws {
-        let run = try await run(["-", "-e", "tabs"])
-        #expect(run.status == 64, "\(run)")
-        #expect(run.err.contains("standard input (-) is not supported yet"), "\(run.err)")
+    /// `-` is standard input, read by the pipe plugin; the script runs once the stream ended.
+    @Test func standardInputIsASourceOnce() async throws {
+        let piped = try await tabdeck(["-", "--state-dir", dir.state, "--output", "json", "-e", "sort qty desc", "-e", "show"],
+                                      input: "name,qty\nbolt,3\nnut,12\n", env: env, cwd: dir.path)
+        #expect(piped.status == 0, "\(piped)")
+        #expect(cells(result(piped, "show"), "name") == ["nut", "bolt"], "\(piped.out)")
+        let twice = try await run(["-", "-", "-e", "tabs"])
+        #expect(twice.status == 64, "\(twice)")
+        #expect(twice.err.contains("standard input (-) can be a source once"), "\(twice.err)")
     }
 }
