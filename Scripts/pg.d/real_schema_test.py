@@ -218,7 +218,7 @@ with section("the orders table") as p:
                                  "args": {"url": URL, "table": "store.orders"}}]}, f)
         tabdeck = os.path.join(os.path.dirname(PLUGIN), "tabdeck")
         out = os.path.join(folder, "orders.json")
-        r = subprocess.run([tabdeck, "--config", config, "--state-dir", os.path.join(folder, "state")],
+        r = subprocess.run([tabdeck, "--line", "--config", config, "--state-dir", os.path.join(folder, "state")],
                            input=f"filter five megabytes\nexport {out}\n", capture_output=True, text=True, timeout=300)
         exported = json.load(open(out, encoding="utf-8")) if os.path.exists(out) else []
         note = exported[0].get("note", "") if len(exported) == 1 else ""
