@@ -493,7 +493,10 @@ public final class SpoolRouter: @unchecked Sendable {
         let heartbeat = Heartbeat(every: Self.heartbeatInterval) { [deliver] in
             deliver(tab, .notification(method: Method.progress, params: ["done": 0, "message": "sorting rows"]))
         }
-        defer { heartbeat.stop() }
+        defer {
+            // The beats' progress ends with the answer.
+            if heartbeat.stop() { deliver(tab, .notification(method: Method.progress, params: ["done": 1, "total": 1])) }
+        }
         guard let file = state.file else {
             deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: "the spool of \(tab) is gone")))
             return

@@ -16,14 +16,18 @@ import Testing
         let count = Count()
         let heartbeat = Heartbeat(every: 0.01) { count.add() }
         while count.current < 3 { try await Task.sleep(for: .milliseconds(5)) }  // ends by the beats, not a time
-        heartbeat.stop()
-        #expect(count.current >= 3)
+        #expect(heartbeat.stop(), "the caller learns that beats were sent (and ends their progress)")
+        let after = count.current
+        #expect(after >= 3)
+        // No beat runs after stop returns.
+        for _ in 0..<5 { await Task.yield() }
+        #expect(count.current == after)
     }
 
     @Test func aQuickAnswerSendsNothing() {
         let count = Count()
         let heartbeat = Heartbeat(every: 3600) { count.add() }
-        heartbeat.stop()
+        #expect(!heartbeat.stop())
         #expect(count.current == 0)
     }
 }
