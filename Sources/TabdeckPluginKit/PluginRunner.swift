@@ -179,7 +179,7 @@ public final class PluginRunner: @unchecked Sendable {
             state.broadcast()
             state.unlock()
             reply(id, .success(.null))
-        case Method.open, Method.rows, Method.children, Method.action, Method.move, Method.locate, Method.cell:
+        case Method.open, Method.rows, Method.children, Method.action, Method.move, Method.locate, Method.cell, Method.aggregate:
             let flag = CancellationFlag()
             state.lock()
             inFlight[id] = flag
@@ -322,6 +322,8 @@ public final class PluginRunner: @unchecked Sendable {
                                             input: input).json)
         case Method.move:
             return .value(try source.move(try MoveRequest(params)).json)
+        case Method.aggregate:
+            return .value(try source.aggregate(try AggregateRequest(params, path: "params"), cancel: cancel).json)
         case Method.cell:
             let request = try CellRequest(params, path: "params")
             let text = try source.cell(table: request.table, row: request.row, column: request.column, cancel: cancel)

@@ -72,6 +72,10 @@ public protocol TableDataSource: Sendable {
     /// declares `cells`): the kit answers the part the host asked for. Default: not supported.
     func cell(table: String, row: String, column: String, cancel: CancellationFlag) throws -> String
 
+    /// The group counts of a table as a new table (`aggregate`, sent only when
+    /// ``capabilities`` declares `aggregate`; PROTOCOL.md 11.12). Default: not supported.
+    func aggregate(_ request: AggregateRequest, cancel: CancellationFlag) throws -> AggregateResult
+
     /// The host no longer needs a table. Default: nothing.
     func close(table: String)
 
@@ -107,6 +111,10 @@ extension TableDataSource {
 
     public func cell(table: String, row: String, column: String, cancel: CancellationFlag) throws -> String {
         throw RPCError(code: RPCError.methodNotFound, message: "method not found: cell")
+    }
+
+    public func aggregate(_ request: AggregateRequest, cancel: CancellationFlag) throws -> AggregateResult {
+        throw RPCError(code: RPCError.methodNotFound, message: "method not found: aggregate")
     }
 
     public func close(table: String) {}

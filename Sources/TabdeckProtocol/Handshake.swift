@@ -15,6 +15,10 @@ public struct PluginCapabilities: Hashable, Sendable {
     public var locate = false
     /// Answers `cell`: the whole value of a cell it sent cut (PROTOCOL.md 11.10).
     public var cells = false
+    /// Applies `where`, the structured filter, on every table (PROTOCOL.md 11.11).
+    public var `where` = false
+    /// Answers `aggregate`: group counts as a new table (PROTOCOL.md 11.12).
+    public var aggregate = false
 
     public init(sort: Bool = false, multiSort: Bool = false, filter: Bool = false, sections: Bool = false,
                 children: Bool = false, actions: Bool = false, live: Bool = false, paging: Bool = true, move: Bool = false) {
@@ -35,6 +39,8 @@ public struct PluginCapabilities: Hashable, Sendable {
         move = try r.bool("move", default: false)
         locate = try r.bool("locate", default: false)
         cells = try r.bool("cells", default: false)
+        `where` = try r.bool("where", default: false)
+        aggregate = try r.bool("aggregate", default: false)
     }
 
     public var json: JSONValue {
@@ -43,6 +49,8 @@ public struct PluginCapabilities: Hashable, Sendable {
         if move { o["move"] = .bool(true) }
         if locate { o["locate"] = true }
         if cells { o["cells"] = true }
+        if `where` { o["where"] = true }
+        if aggregate { o["aggregate"] = true }
         return .object(o)
     }
 }

@@ -7,10 +7,14 @@ public struct LocateRequest: Hashable, Sendable {
     public var rows: [String]
     public var sort: [SortKey]
     public var filter: String?
+    /// The structured filter (PROTOCOL.md 11.11); sent only when not empty.
+    public var `where`: WhereClause
     public var generation: Int
 
-    public init(table: String, rows: [String], sort: [SortKey] = [], filter: String? = nil, generation: Int = 0) {
-        self.table = table; self.rows = rows; self.sort = sort; self.filter = filter; self.generation = generation
+    public init(table: String, rows: [String], sort: [SortKey] = [], filter: String? = nil,
+                where clause: WhereClause = [], generation: Int = 0) {
+        self.table = table; self.rows = rows; self.sort = sort; self.filter = filter; self.where = clause
+        self.generation = generation
     }
 
     public init(_ value: JSONValue, path: String = "params") throws(JSONFieldError) {
@@ -18,12 +22,15 @@ public struct LocateRequest: Hashable, Sendable {
         var sort: [SortKey] = []
         for k in try r.optionalObjects("sort") { sort.append(try SortKey(reader: k)) }
         self.init(table: try r.string("table"), rows: try r.optionalStrings("rows") ?? [], sort: sort,
-                  filter: try r.optionalString("filter"), generation: try r.optionalInt("generation") ?? 0)
+                  filter: try r.optionalString("filter"), where: try Where.read(r),
+                  generation: try r.optionalInt("generation") ?? 0)
     }
 
     public var json: JSONValue {
-        ["table": .string(table), "rows": .array(rows.map { .string($0) }), "sort": .array(sort.map(\.json)),
-         "filter": filter.map { .string($0) } ?? .null, "generation": .int(Int64(generation))]
+        var o: JSONObject = ["table": .string(table), "rows": .array(rows.map { .string($0) }), "sort": .array(sort.map(\.json)),
+                             "filter": filter.map { .string($0) } ?? .null, "generation": .int(Int64(generation))]
+        if !`where`.isEmpty { o["where"] = Where.json(`where`) }
+        return .object(o)
     }
 }
 

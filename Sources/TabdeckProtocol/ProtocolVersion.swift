@@ -12,6 +12,7 @@ public enum Method {
     public static let children = "children"
     public static let locate = "locate"
     public static let cell = "cell"
+    public static let aggregate = "aggregate"
     public static let close = "close"
     public static let action = "action"
     public static let move = "move"

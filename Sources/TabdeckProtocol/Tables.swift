@@ -179,10 +179,14 @@ public struct RowsRequest: Hashable, Sendable {
     public var limit: Int
     public var sort: [SortKey]
     public var filter: String?
+    /// The structured filter (PROTOCOL.md 11.11); sent only when not empty.
+    public var `where`: WhereClause
     public var generation: Int
 
-    public init(table: String, offset: Int, limit: Int, sort: [SortKey] = [], filter: String? = nil, generation: Int = 0) {
-        self.table = table; self.offset = offset; self.limit = limit; self.sort = sort; self.filter = filter; self.generation = generation
+    public init(table: String, offset: Int, limit: Int, sort: [SortKey] = [], filter: String? = nil,
+                where clause: WhereClause = [], generation: Int = 0) {
+        self.table = table; self.offset = offset; self.limit = limit; self.sort = sort; self.filter = filter
+        self.where = clause; self.generation = generation
     }
 
     public init(_ value: JSONValue, path: String = "params") throws(JSONFieldError) {
@@ -190,13 +194,16 @@ public struct RowsRequest: Hashable, Sendable {
         var sort: [SortKey] = []
         for k in try r.optionalObjects("sort") { sort.append(try SortKey(reader: k)) }
         self.init(table: try r.string("table"), offset: try r.int("offset"), limit: try r.int("limit"), sort: sort,
-                  filter: try r.optionalString("filter"), generation: try r.optionalInt("generation") ?? 0)
+                  filter: try r.optionalString("filter"), where: try Where.read(r),
+                  generation: try r.optionalInt("generation") ?? 0)
     }
 
     public var json: JSONValue {
-        ["table": .string(table), "offset": .int(Int64(offset)), "limit": .int(Int64(limit)),
-         "sort": .array(sort.map(\.json)), "filter": filter.map { .string($0) } ?? .null,
-         "generation": .int(Int64(generation))]
+        var o: JSONObject = ["table": .string(table), "offset": .int(Int64(offset)), "limit": .int(Int64(limit)),
+                             "sort": .array(sort.map(\.json)), "filter": filter.map { .string($0) } ?? .null,
+                             "generation": .int(Int64(generation))]
+        if !`where`.isEmpty { o["where"] = Where.json(`where`) }
+        return .object(o)
     }
 }
 
