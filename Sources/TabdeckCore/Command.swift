@@ -34,6 +34,10 @@ public enum Command: Hashable, Sendable {
     case filterShow
     /// Set (a text) or clear (nil) the filter.
     case filterSet(String?)
+    /// `where`: show the structured filter.
+    case whereShow
+    /// `where COND [and COND]…` (nil: `where clear`).
+    case whereSet([WhereTerm]?)
     case show(Int?)
     case goto(Int)
     case page(PageMove)
@@ -109,6 +113,7 @@ public enum CommandParser {
         .init(name: "column reset", usage: "column reset", summary: "show all columns again, in the plugin's order and widths"),
         .init(name: "sort", usage: "sort [COL [asc|desc] | clear]", summary: "show the sort order, sort by a column (again flips it), or clear"),
         .init(name: "filter", usage: "filter [TEXT | clear]", summary: "show the filter, keep only rows with TEXT in a cell, or clear"),
+        .init(name: "where", usage: "where [COL OP VALUE [and …] | clear]", summary: "show the exact filter, keep rows meeting conditions on columns, or clear"),
         .init(name: "show", usage: "show [N]", summary: "print the rows in view, or N rows from the current position"),
         .init(name: "goto", usage: "goto ROW", summary: "move to a 1-based row number"),
         .init(name: "page", usage: "page next|prev|first|last", summary: "scroll by a page"),
@@ -208,6 +213,10 @@ public enum CommandParser {
             if rest.isEmpty { return .filterShow }
             if bare == ["clear"] { return .filterSet(nil) }
             return .filterSet(rest.joined(separator: " "))
+        case "where":
+            if rest.isEmpty { return .whereShow }
+            if bare == ["clear"] { return .whereSet(nil) }
+            return .whereSet(try WhereText.parse(afterVerb(line)))
         case "show":
             if rest.isEmpty { return .show(nil) }
             guard rest.count == 1 else { throw usage("show") }
@@ -347,6 +356,12 @@ public enum CommandParser {
         }
         guard let path else { throw usage("export") }
         return .export(path: path, format: format)
+    }
+
+    /// The raw text after the first word of `line` (the verb).
+    static func afterVerb(_ line: String) -> String {
+        let trimmed = line.drop { $0.isWhitespace }
+        return String(trimmed.drop { !$0.isWhitespace })
     }
 
     static func noArgs(_ rest: [String], _ name: String) throws(CommandError) {

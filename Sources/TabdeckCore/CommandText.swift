@@ -31,6 +31,8 @@ extension Command {
         case .sortClear: "sort clear"
         case .filterShow: "filter"
         case .filterSet(let text): text.map { "filter \(Self.word($0))" } ?? "filter clear"
+        case .whereShow: "where"
+        case .whereSet(let terms): terms.map { "where " + Self.whereText($0) } ?? "where clear"
         case .show(let n): n.map { "show \($0)" } ?? "show"
         case .goto(let n): "goto \(n)"
         case .page(let m): "page \(m.rawValue)"
@@ -67,6 +69,38 @@ extension Command {
     /// `word` as one word of a command line: bare when it reads back as itself and is no
     /// keyword, else in single quotes, or in double quotes with `\` before `"` and `\` when it
     /// holds a single quote.
+    /// `where`'s conditions as typed, so that they read back the same (a quoted literal stays
+    /// quoted: `'true'` is text, `true` a boolean).
+    static func whereText(_ terms: [WhereTerm]) -> String {
+        func quoted(_ w: String) -> String {
+            if !w.contains("'") { return "'" + w + "'" }
+            var out = "\""
+            for ch in w {
+                if ch == "\"" || ch == "\\" { out.append("\\") }
+                out.append(ch)
+            }
+            return out + "\""
+        }
+        func column(_ w: String) -> String {
+            let keywords: Set<String> = ["and", "between", "in", "is", "not", "null", "clear"]
+            let plain = !w.isEmpty && !keywords.contains(w.lowercased()) && w.allSatisfy {
+                !$0.isWhitespace && !WhereText.symbolChars.contains($0) && $0 != "'" && $0 != "\"" && $0 != "\\" && $0 != "#"
+            }
+            return plain ? w : quoted(w)
+        }
+        func literal(_ l: WhereTerm.Literal) -> String { l.quoted ? quoted(l.text) : l.text }
+        return terms.map { t in
+            let c = column(t.column)
+            switch t.op {
+            case .null: return "\(c) is null"
+            case .notNull: return "\(c) is not null"
+            case .between: return "\(c) between \(literal(t.literals[0])) and \(literal(t.literals[1]))"
+            case .in: return "\(c) in (\(t.literals.map(literal).joined(separator: ", ")))"
+            default: return "\(c) \(t.op.rawValue) \(literal(t.literals[0]))"
+            }
+        }.joined(separator: " and ")
+    }
+
     static func word(_ word: String) -> String {
         let keywords: Set<String> = ["clear", "all", "none", "--yes", "--back", "--format", "--set"]
         let plain = !word.isEmpty && !keywords.contains(word) && !word.hasPrefix("--format=") && word.allSatisfy {

@@ -58,7 +58,7 @@ extension Workspace {
         t.locateWanted = false
         guard tabs[tab]!.capabilities?.locate == true else { tabs[tab]!.table = t; return }
         let params = LocateRequest(table: t.description.table, rows: [id] + t.cursorFallbacks, sort: wireSort(t, tab),
-                                   filter: wireFilter(t, tab), generation: t.generation)
+                                   filter: wireFilter(t, tab), where: wireWhere(t, tab), generation: t.generation)
         t.locating = (request(tab, Method.locate, params.json, .locate(table: t.key, generation: t.generation), &effects), t.view.cursor)
         tabs[tab]!.table = t
     }

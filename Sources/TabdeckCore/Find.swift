@@ -164,7 +164,7 @@ extension Workspace {
         if next >= 0, (t.total ?? f.end).map({ next < $0 }) ?? true { wanted.append(next) }
         for offset in wanted where f.inflight[offset] == nil && f.arrived[offset] == nil {
             let params = RowsRequest(table: t.description.table, offset: offset, limit: chunk,
-                                     sort: wireSort(t, f.tab), filter: wireFilter(t, f.tab), generation: t.generation)
+                                     sort: wireSort(t, f.tab), filter: wireFilter(t, f.tab), where: wireWhere(t, f.tab), generation: t.generation)
             f.inflight[offset] = request(f.tab, Method.rows, params.json,
                                          .find(table: t.key, generation: t.generation, offset: offset), &effects)
         }
@@ -188,7 +188,7 @@ extension Workspace {
                     // A short chunk that is not the end: ask for the rest of it.
                     f.parts[offset] = got
                     let params = RowsRequest(table: t.description.table, offset: offset + got.count, limit: chunk - got.count,
-                                             sort: wireSort(t, f.tab), filter: wireFilter(t, f.tab), generation: t.generation)
+                                             sort: wireSort(t, f.tab), filter: wireFilter(t, f.tab), where: wireWhere(t, f.tab), generation: t.generation)
                     f.inflight[offset] = request(f.tab, Method.rows, params.json,
                                                  .find(table: t.key, generation: t.generation, offset: offset), &effects)
                     find = f

@@ -10,7 +10,7 @@ extension Workspace {
     /// in its current order, under a sort or a filter.
     mutating func noteLostRequest(_ tab: String, _ purpose: RequestPurpose) {
         guard case .rows(let key, let generation, _) = purpose, let t = tabs[tab]?.table,
-              t.key == key, t.generation == generation, !t.view.sort.isEmpty || t.view.filter != nil else { return }
+              t.key == key, t.generation == generation, !t.view.sort.isEmpty || t.view.isFiltered else { return }
         tabs[tab]!.lostViewRequest = true
     }
 
@@ -22,6 +22,7 @@ extension Workspace {
         var clear: [String] = []
         if !t.view.sort.isEmpty { what.append("sort \(SortOrder.describe(t.view.sort))"); clear.append(":sort clear") }
         if let filter = t.view.filter { what.append("filter \"\(Sanitizer.clean(filter))\""); clear.append(":filter clear") }
+        if !t.view.where.isEmpty { what.append("where \(WhereText.text(t.view.where))"); clear.append(":where clear") }
         guard !what.isEmpty else { return nil }
         return "the last request with \(what.joined(separator: " and ")) failed: \(reason); \(clear.joined(separator: " / "))"
     }

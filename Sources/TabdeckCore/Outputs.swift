@@ -36,6 +36,16 @@ extension Workspace {
         return CommandOutput(text: note.map { text + "\n" + $0 } ?? text, json: .object(json))
     }
 
+    /// `where: amount >= 10 and state = done (1,204 rows)`, or `no exact filter (… rows)`.
+    func whereOutput(_ t: TableState, note: String? = nil) -> CommandOutput {
+        let rows = t.totalText + (t.total == 1 ? " row" : " rows")
+        let text = t.view.where.isEmpty ? "no exact filter (\(rows))" : "where: \(WhereText.text(t.view.where)) (\(rows))"
+        var json: JSONObject = ["where": Where.json(t.view.where), "total": t.totalJSON]
+        t.markEstimate(&json)
+        if let note { json["note"] = .string(note) }
+        return CommandOutput(text: note.map { text + "\n" + $0 } ?? text, json: .object(json))
+    }
+
     mutating func positionOutput(_ tab: String, _ effects: inout [Effect]) -> CommandOutput {
         let t = tabs[tab]!.table!
         // Prefetch the new view so a following `show` is quick; not waited for.

@@ -125,11 +125,13 @@ extension Workspace {
         // A stored filter holds only while the plugin can filter; the table's count is then
         // the filtered one, which the first page brings (the description counts every row).
         if view.filter != nil && tabs[tab]?.capabilities?.filter != true { view.filter = nil }
+        // A stored exact filter holds while the plugin can apply it and its columns are there.
+        if tabs[tab]?.capabilities?.where != true || view.where.contains(where: { !ids.contains($0.column) }) { view.where = [] }
         // Ids that may name other rows now: a stored selection would pick the wrong ones.
         if description.rowIDs == .unstable { view.selection = [] }
         var table = TableState(key: key, description: description, view: view, label: label,
                                cache: PageCache(pageSize: settings.pageSize, capacity: settings.cachePages))
-        if view.filter != nil { table.total = nil }
+        if view.isFiltered { table.total = nil }
         return table
     }
 

@@ -82,7 +82,7 @@ extension Workspace {
         // The rest of pages that came short with more to follow.
         for (offset, end) in scan.refills.sorted(by: { $0.key < $1.key }) {
             let params = RowsRequest(table: t.description.table, offset: offset, limit: end - offset,
-                                     sort: wireSort(t, tab), filter: wireFilter(t, tab), generation: t.generation)
+                                     sort: wireSort(t, tab), filter: wireFilter(t, tab), where: wireWhere(t, tab), generation: t.generation)
             scan.inflight[offset] = request(tab, Method.rows, params.json,
                                             .scan(table: t.key, generation: t.generation, offset: offset), &effects)
             scan.ends[offset] = end
@@ -92,7 +92,7 @@ extension Workspace {
         while scan.inflight.count < 2 && scan.arrived.count < 4 && a.exportQueue.count < 4 * settings.scanPageSize {
             if let total = t.total, scan.nextOffset >= total { break }
             let params = RowsRequest(table: t.description.table, offset: scan.nextOffset, limit: settings.scanPageSize,
-                                     sort: wireSort(t, tab), filter: wireFilter(t, tab), generation: t.generation)
+                                     sort: wireSort(t, tab), filter: wireFilter(t, tab), where: wireWhere(t, tab), generation: t.generation)
             scan.inflight[scan.nextOffset] = request(tab, Method.rows, params.json,
                                                      .scan(table: t.key, generation: t.generation, offset: scan.nextOffset), &effects)
             scan.ends[scan.nextOffset] = scan.nextOffset + settings.scanPageSize

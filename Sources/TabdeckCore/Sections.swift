@@ -121,14 +121,14 @@ extension TableState {
         let known = Set(updated.map(\.id))
         updated += new.filter { !known.contains($0.id) }
         description.sections = updated
-        if view.filter == nil { unfilteredSections = updated }
+        if !view.isFiltered { unfilteredSections = updated }
     }
 
     /// After a filter the sections' counts and footers describe rows no longer shown: they go
     /// (headers then come from the rows' `section`) until the plugin sends new ones; clearing
     /// the filter brings back the whole table's.
     mutating func forgetSectionCounts() {
-        description.sections = view.filter == nil ? unfilteredSections
+        description.sections = !view.isFiltered ? unfilteredSections
             : unfilteredSections.map { SectionSpec(id: $0.id, title: $0.title) }
     }
 }

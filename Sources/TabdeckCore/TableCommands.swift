@@ -77,6 +77,23 @@ extension Workspace {
             case .unavailable(let reason): return .failed(reason)
             case .ready: return .done(filterOutput(tabs[tab]!.table!, note: a.note))
             }
+        case .whereShow, .whereSet:
+            if case .whereSet(let terms) = a.command, !a.applied {
+                try requireWhere(tab)
+                var clause: WhereClause = []
+                for term in terms ?? [] { clause.append(try term.typed(in: t.description.columns, label: t.label)) }
+                a.applied = true
+                let hadAll = t.view.selection.isAll
+                setWhere(&t, clause, tab, &effects)
+                if hadAll && !t.view.selection.isAll { a.note = "the selection of all rows was cleared with the old filter" }
+                saveTable(t, tab, &effects, ())
+            }
+            let start = tabs[tab]!.table!.view.scrollOffset
+            switch fetch(tab, start..<(start + viewportRows), &effects) {
+            case .waiting: return .waiting
+            case .unavailable(let reason): return .failed(reason)
+            case .ready: return .done(whereOutput(tabs[tab]!.table!, note: a.note))
+            }
         case .show(let n):
             let count = n ?? viewportRows
             guard count <= settings.maxShow else {
@@ -204,12 +221,38 @@ extension Workspace {
         return t.view.filter
     }
 
+    /// The exact filter sent to the plugin (none if it cannot apply one: a clause restored from
+    /// the store for a plugin that lost the capability is not sent).
+    func wireWhere(_ t: TableState, _ tab: String) -> WhereClause {
+        guard let caps = tabs[tab]!.capabilities, caps.where else { return [] }
+        return t.view.where
+    }
+
+    /// Changes the exact filter, as ``setFilter(_:_:_:_:)`` changes the text filter.
+    mutating func setWhere(_ t: inout TableState, _ clause: WhereClause, _ tab: String, _ effects: inout [Effect]) {
+        guard clause != t.view.where else { return }
+        t.view.where = clause
+        rowSetChanged(&t, &effects)
+    }
+
+    func requireWhere(_ tab: String) throws(CommandError) {
+        guard let caps = tabs[tab]!.capabilities, caps.where else {
+            throw CommandError("the plugin of tab \(tab) cannot apply an exact filter (it does not declare the where capability); filter TEXT finds text instead")
+        }
+    }
+
     /// Changes the filter: a new generation, an empty cache, an unknown row count, in-flight
     /// pages cancelled, the cursor on its row (or the nearest one) once it is found.
     mutating func setFilter(_ t: inout TableState, _ filter: String?, _ tab: String, _ effects: inout [Effect]) {
         guard filter != t.view.filter else { return }
         t.view.filter = filter
-        // "All rows" meant all rows matching the old filter: it does not carry over.
+        rowSetChanged(&t, &effects)
+    }
+
+    /// The rows the view keeps changed (a filter): "all rows" meant all rows matching the old
+    /// filters, so it does not carry over; a new generation; the count and the sections'
+    /// counts are unknown.
+    mutating func rowSetChanged(_ t: inout TableState, _ effects: inout [Effect]) {
         if t.view.selection.isAll { t.view.selection = [] }
         startGeneration(&t, &effects)
         t.total = nil
@@ -379,7 +422,7 @@ extension Workspace {
     mutating func sendRows(_ t: TableState, _ tab: String, page: Int, _ effects: inout [Effect]) -> RequestID {
         let have = t.cache.partial[page]?.count ?? 0
         let params = RowsRequest(table: t.description.table, offset: page * t.cache.pageSize + have, limit: t.cache.pageSize - have,
-                                 sort: wireSort(t, tab), filter: wireFilter(t, tab), generation: t.generation)
+                                 sort: wireSort(t, tab), filter: wireFilter(t, tab), where: wireWhere(t, tab), generation: t.generation)
         return request(tab, Method.rows, params.json, .rows(table: t.key, generation: t.generation, page: page), &effects)
     }
 

@@ -48,9 +48,15 @@ public struct TableViewState: Hashable, Sendable, Codable {
     /// The filter: only rows with this text in a cell (case-insensitive), as the plugin
     /// filters; nil for every row.
     public var filter: String?
+    /// The exact filter (`where`): conditions on columns that every row shown meets, applied
+    /// together with ``filter``; empty for none.
+    public var `where`: WhereClause = []
     /// The expanded rows (`o`), each as the path of row ids from a row of this table down to
     /// it, oldest first; at most ``maxExpanded`` are kept.
     public var expanded: [[String]]
+
+    /// Whether a filter (text or exact) keeps only some rows.
+    public var isFiltered: Bool { filter != nil || !`where`.isEmpty }
 
     /// The most expanded rows a table keeps (the oldest expansions go first).
     public static let maxExpanded = 200

@@ -25,7 +25,7 @@ public enum WhereOperator: String, Hashable, Sendable, CaseIterable {
 /// One condition of a structured filter: a column, an operator and its values (cells of the
 /// column's type, PROTOCOL.md 10.3). The wire form carries one value as `value`, several as
 /// `values`.
-public struct WhereCondition: Hashable, Sendable, CustomStringConvertible {
+public struct WhereCondition: Hashable, Sendable {
     public var column: String
     public var op: WhereOperator
     public var values: [JSONValue]
@@ -69,21 +69,6 @@ public struct WhereCondition: Hashable, Sendable, CustomStringConvertible {
         default: o["values"] = .array(values)
         }
         return .object(o)
-    }
-
-    /// The condition as the command language writes it: `amount >= 10`, `state in ('a', 'b')`.
-    public var description: String {
-        func literal(_ v: JSONValue) -> String {
-            if case .string(let s) = v { return "'" + s.replacingOccurrences(of: "'", with: "''") + "'" }
-            return JSONWriter.string(v, terminalSafe: true)
-        }
-        switch op {
-        case .null: return "\(column) is null"
-        case .notNull: return "\(column) is not null"
-        case .between: return "\(column) between \(literal(values[0])) and \(literal(values[1]))"
-        case .in: return "\(column) in (\(values.map(literal).joined(separator: ", ")))"
-        default: return "\(column) \(op.rawValue) \(literal(values[0]))"
-        }
     }
 }
 
@@ -203,5 +188,18 @@ public enum Where {
             if x.utf8.elementsEqual(y.utf8) { return 0 }
             return x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1
         }
+    }
+}
+
+/// Kept (in the state file) as its wire form's JSON text.
+extension WhereCondition: Codable {
+    public init(from decoder: Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        self = try WhereCondition(reader: try JSONReader(try JSONParser.parse(text), path: "where"))
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(JSONWriter.string(json))
     }
 }

@@ -44,7 +44,7 @@ public enum PageRoute: Hashable, Sendable {
     /// and filtered pages always wait for every row.
     public static func decide(_ request: RowsRequest, pluginPages: Bool, fill: SpoolFill, arrived: Int,
                               soFar: Bool = true) -> PageRoute {
-        let natural = request.sort.isEmpty && request.filter == nil
+        let natural = request.sort.isEmpty && request.filter == nil && request.where.isEmpty
         if pluginPages && natural { return .forward }
         switch fill {
         case .complete: return .answer

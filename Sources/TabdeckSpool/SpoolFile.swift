@@ -18,7 +18,7 @@ public final class SpoolFile: @unchecked Sendable {
     /// The rows that pass a filter, in arrival order (`sort` empty) or in a sort order, for the
     /// last few asked: paging through a filtered view scans the table once. Dropped when the
     /// table changes.
-    private var filtered: [(table: String, filter: String, sort: [SortKey], rows: [Int])] = []
+    private var filtered: [(table: String, filter: RowKeep, sort: [SortKey], rows: [Int])] = []
     static let keptFilters = 4
     /// Rows a materialized order sorts in memory at once (``RowSorter/runRows``; tests make it small).
     var runRows = RowSorter.runRows
@@ -108,7 +108,7 @@ public final class SpoolFile: @unchecked Sendable {
     /// With `orderTable` (from ``materialize(_:_:name:)``) the page is read through it; with
     /// `filter`, only the rows that pass count (``RowFilter``).
     public func page(_ schema: SpoolSchema, sort: [SortKey], offset: Int, limit: Int,
-                     orderTable: String? = nil, filter: String? = nil) throws(SpoolError) -> [JSONValue] {
+                     orderTable: String? = nil, filter: RowKeep? = nil) throws(SpoolError) -> [JSONValue] {
         let columns = try schema.sortColumns(sort)
         let table = try stored(schema)
         let n = table.count
@@ -153,7 +153,7 @@ public final class SpoolFile: @unchecked Sendable {
     }
 
     /// How many rows of the table pass `filter`.
-    public func count(_ schema: SpoolSchema, filter: String) throws(SpoolError) -> Int {
+    public func count(_ schema: SpoolSchema, filter: RowKeep) throws(SpoolError) -> Int {
         let table = try stored(schema)
         return try table.read { (records, offsets) throws(SpoolError) -> Int in
             passing(schema, filter: filter, records: records, offsets: offsets, count: table.count).count
@@ -161,15 +161,15 @@ public final class SpoolFile: @unchecked Sendable {
     }
 
     /// The rows that pass `filter`, in arrival order: from the cache, or one scan (then cached).
-    private func passing(_ schema: SpoolSchema, filter: String, records: UnsafeRawPointer?, offsets: UnsafePointer<UInt64>?,
+    private func passing(_ schema: SpoolSchema, filter: RowKeep, records: UnsafeRawPointer?, offsets: UnsafePointer<UInt64>?,
                          count: Int) -> [Int] {
         if let kept = cachedFilter(schema, filter, []) { return kept }
-        let kept = RowFilter(filter).rows(base: records, offsets: offsets, count: count, columns: schema.columns.count)
+        let kept = filter.rows(base: records, offsets: offsets, count: count, columns: schema.columns)
         remember(schema, filter, [], kept)
         return kept
     }
 
-    private func cachedFilter(_ schema: SpoolSchema, _ filter: String, _ sort: [SortKey]) -> [Int]? {
+    private func cachedFilter(_ schema: SpoolSchema, _ filter: RowKeep, _ sort: [SortKey]) -> [Int]? {
         guard let i = filtered.firstIndex(where: { $0.table == schema.tableName && $0.filter == filter && $0.sort == sort }) else {
             return nil
         }
@@ -178,7 +178,7 @@ public final class SpoolFile: @unchecked Sendable {
         return entry.rows
     }
 
-    private func remember(_ schema: SpoolSchema, _ filter: String, _ sort: [SortKey], _ rows: [Int]) {
+    private func remember(_ schema: SpoolSchema, _ filter: RowKeep, _ sort: [SortKey], _ rows: [Int]) {
         filtered.removeAll { $0.table == schema.tableName && $0.filter == filter && $0.sort == sort }
         filtered.append((schema.tableName, filter, sort, rows))
         if filtered.count > Self.keptFilters { filtered.removeFirst() }

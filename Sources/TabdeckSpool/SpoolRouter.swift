@@ -245,6 +245,7 @@ public final class SpoolRouter: @unchecked Sendable {
         caps["multiSort"] = true
         caps["paging"] = true
         caps["filter"] = true  // the spool filters its rows (whether or not the plugin can)
+        caps["where"] = true
         caps["locate"] = false  // offsets are the spool's, which the plugin cannot know
         o["capabilities"] = .object(caps)
         deliver(tab, .response(id: id, result: .object(o)))
@@ -435,7 +436,7 @@ public final class SpoolRouter: @unchecked Sendable {
     /// (``refreshSoFar``).
     private func answerSoFar(id: RequestID, request: RowsRequest, table: SpooledTable, tab: String) {
         if table.viewedSoFar == nil { table.viewedSoFar = table.arrived }
-        if !request.sort.isEmpty || request.filter != nil, !table.saidSoFar {
+        if !request.sort.isEmpty || RowKeep(request) != nil, !table.saidSoFar {
             table.saidSoFar = true
             reportSoFar(table, tab: tab)
         }
@@ -501,7 +502,13 @@ public final class SpoolRouter: @unchecked Sendable {
             deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: "the spool of \(tab) is gone")))
             return
         }
-        if let filter = request.filter {
+        if let filter = RowKeep(request) {
+            do {
+                try Where.check(request.where, columns: table.schema.columns)
+            } catch {
+                deliver(tab, .failure(id: id, error: RPCError(code: RPCError.invalidParams, message: "\(error)")))
+                return
+            }
             answerFiltered(id: id, request: request, filter: filter, table: table, file: file, tab: tab)
             return
         }
@@ -545,7 +552,7 @@ public final class SpoolRouter: @unchecked Sendable {
     /// A filtered page, from the complete spool (``PageRoute`` waits for every row): the rows
     /// whose cells contain the text, in the order asked for, and how many there are. Deep
     /// filtered pages go through `OFFSET` (no materialized order: a filter usually keeps few rows).
-    private func answerFiltered(id: RequestID, request: RowsRequest, filter: String, table: SpooledTable,
+    private func answerFiltered(id: RequestID, request: RowsRequest, filter: RowKeep, table: SpooledTable,
                                 file: SpoolFile, tab: String) {
         do {
             let rows = try file.page(table.schema, sort: request.sort, offset: request.offset, limit: request.limit,

@@ -21,7 +21,7 @@ final class SpooledTable {
     /// Materialized sort orders: order → table name.
     var orders: [[SortKey]: String] = [:]
     /// Rows passing each filter asked for (text → count), for `total`.
-    var filteredCounts: [String: Int] = [:]
+    var filteredCounts: [RowKeep: Int] = [:]
     /// The first rows of the last sorted order asked for (``SpoolRouter/headRows``).
     var head: (sort: [SortKey], rows: [JSONValue])?
     /// While a view shows the rows received so far: how many it showed at its last refresh.

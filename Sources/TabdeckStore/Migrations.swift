@@ -44,6 +44,8 @@ import GRDB
 ///   (`tabdeck FILE`), each with the sequence number of its last opening, so that
 ///   ``AppDatabase/noteOpened(_:keeping:)`` keeps the views of the most recent few hundred
 ///   sources and drops the others' (their ids are paths and URLs: there is no end to them).
+/// - `table_view.where_json` (v7_where): the view's exact filter (`where`), a JSON array of
+///   conditions in their protocol form (PROTOCOL.md 11.11), `[]` for none.
 ///
 /// Ids are TEXT and compared byte for byte. Nothing is ever keyed by a tab being present
 /// in config, so the state of a tab that leaves config.json stays here and comes back
@@ -108,6 +110,9 @@ enum Migrations {
                     seq    INTEGER NOT NULL
                 ) WITHOUT ROWID
                 """)
+        }
+        migrator.registerMigration("v7_where") { db in
+            try db.execute(sql: "ALTER TABLE table_view ADD COLUMN where_json TEXT NOT NULL DEFAULT '[]'")
         }
         return migrator
     }

@@ -21,12 +21,14 @@ struct TableViewRecord: Codable, FetchableRecord, TableRecord {
     var filter: String?
     /// The expanded rows' id paths, as JSON (v5_expanded).
     var expandedJSON: String
+    /// The exact filter's conditions, as JSON (v7_where).
+    var whereJSON: String
 
     enum CodingKeys: String, CodingKey {
         case tabId = "tab_id", tableKey = "table_key", sortJSON = "sort_json", columnsJSON = "columns_json"
         case scrollOffset = "scroll_offset", cursor
         case selectionCount = "selection_count", selectionDigest = "selection_digest", selectionAll = "selection_all"
-        case filter, expandedJSON = "expanded_json"
+        case filter, expandedJSON = "expanded_json", whereJSON = "where_json"
     }
 
     init(_ view: TableViewState, key: ViewKey) throws {
@@ -42,6 +44,7 @@ struct TableViewRecord: Codable, FetchableRecord, TableRecord {
         selectionAll = view.selection.isAll
         filter = view.filter
         expandedJSON = try Self.encode(Array(view.expanded.suffix(TableViewState.maxExpanded)))
+        whereJSON = JSONWriter.string(Where.json(view.where))
     }
 
     var digest: SelectionDigest { SelectionDigest(count: selectionCount, sum: selectionDigest) }
@@ -50,11 +53,21 @@ struct TableViewRecord: Codable, FetchableRecord, TableRecord {
 
     /// The state, with the ids of `selected_row` given by the caller.
     func state(selection ids: Set<String>) throws -> TableViewState {
-        TableViewState(sort: try decode([SortKey].self, sortJSON, column: "sort_json"),
-                       columns: try decode([ColumnCustomization].self, columnsJSON, column: "columns_json"),
-                       scrollOffset: scrollOffset, cursor: cursor,
-                       selection: selectionAll ? .allExcept(ids) : .ids(ids), filter: filter,
-                       expanded: try decode([[String]].self, expandedJSON, column: "expanded_json"))
+        var state = TableViewState(sort: try decode([SortKey].self, sortJSON, column: "sort_json"),
+                                   columns: try decode([ColumnCustomization].self, columnsJSON, column: "columns_json"),
+                                   scrollOffset: scrollOffset, cursor: cursor,
+                                   selection: selectionAll ? .allExcept(ids) : .ids(ids), filter: filter,
+                                   expanded: try decode([[String]].self, expandedJSON, column: "expanded_json"))
+        do {
+            let value = try JSONParser.parse(whereJSON)
+            var clause: WhereClause = []
+            guard case .array(let items) = value else { throw JSONFieldError(path: "", reason: "expected an array") }
+            for (i, item) in items.enumerated() { clause.append(try WhereCondition(reader: try JSONReader(item, path: "[\(i)]"))) }
+            state.where = clause
+        } catch {
+            throw StoredValueError(detail: "table_view.where_json of \(key): \(error)")
+        }
+        return state
     }
 
     private static func encode<T: Encodable>(_ value: T) throws -> String {
@@ -130,17 +143,17 @@ enum ViewStore {
         // table rejects ("no such column: rowid").
         try db.cachedStatement(sql: """
             INSERT INTO table_view (tab_id, table_key, sort_json, columns_json, scroll_offset, cursor,
-                                    selection_count, selection_digest, selection_all, filter, expanded_json, last_used)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(strftime('%s', 'now') AS INTEGER))
+                                    selection_count, selection_digest, selection_all, filter, expanded_json, where_json, last_used)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(strftime('%s', 'now') AS INTEGER))
             ON CONFLICT (tab_id, table_key) DO UPDATE SET
                 sort_json = excluded.sort_json, columns_json = excluded.columns_json,
                 scroll_offset = excluded.scroll_offset, cursor = excluded.cursor,
                 selection_count = excluded.selection_count, selection_digest = excluded.selection_digest,
                 selection_all = excluded.selection_all, filter = excluded.filter, expanded_json = excluded.expanded_json,
-                last_used = excluded.last_used
+                where_json = excluded.where_json, last_used = excluded.last_used
             """).execute(arguments: [record.tabId, record.tableKey, record.sortJSON, record.columnsJSON,
                                      record.scrollOffset, record.cursor, record.selectionCount, record.selectionDigest,
-                                     record.selectionAll, record.filter, record.expandedJSON])
+                                     record.selectionAll, record.filter, record.expandedJSON, record.whereJSON])
 
         guard previous != record.digest else { return }
         // No previous row means no selected_row rows either (foreign key).

@@ -34,6 +34,8 @@ struct FakePlugin {
     var totalUnknown = false
     /// Whether the plugin declares `filter` (a case-insensitive substring of the id or name).
     var filters = false
+    /// Whether the plugin declares `where` (applied with ``Where/matches(_:columns:_:)``).
+    var wheres = false
     /// Answer every `rows` request with an error.
     var failRows = false
     /// Every `rows` request gets a result of the wrong shape.
@@ -99,6 +101,13 @@ struct FakePlugin {
 
     func rows(_ params: JSONValue) -> JSONValue {
         let r = try! RowsRequest(params)
+        if !r.where.isEmpty {
+            let columns = [ColumnSpec(id: "id", type: .integer), nameColumn]
+            let ids = (0..<count).filter { Where.matches([.int(Int64($0)), .string(name($0))], columns: columns, r.where) }
+            let page = r.offset < ids.count ? Array(ids[r.offset..<min(ids.count, r.offset + r.limit)]) : []
+            let rows = page.map { Row(id: String($0), cells: [.int(Int64($0)), .string(name($0))], hasChildren: children) }
+            return RowsResult(generation: r.generation, offset: r.offset, rows: rows, total: ids.count).json
+        }
         if let filter = r.filter?.lowercased(), !filter.isEmpty {
             let ids = (0..<count).filter { String($0).contains(filter) || name($0).lowercased().contains(filter) }
             let page = r.offset < ids.count ? Array(ids[r.offset..<min(ids.count, r.offset + r.limit)]) : []
@@ -134,6 +143,7 @@ struct FakePlugin {
                                                children: children, actions: true)
                     c.locate = locates
                     c.cells = cells
+                    c.where = wheres
                     return c
                 }()).json)
         case Method.open, Method.children:

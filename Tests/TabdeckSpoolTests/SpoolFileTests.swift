@@ -180,8 +180,9 @@ func typed(_ rows: [JSONValue]) throws -> [Row] {
         let file = try filled(schema, rows)
         defer { file.remove() }
         func kept(_ text: String) throws -> [String] {
-            #expect(try file.count(schema, filter: text) == file.page(schema, sort: [], offset: 0, limit: 100, filter: text).count)
-            return ids(try file.page(schema, sort: [], offset: 0, limit: 100, filter: text))
+            let keep = RowKeep(text: text)
+            #expect(try file.count(schema, filter: keep) == file.page(schema, sort: [], offset: 0, limit: 100, filter: keep).count)
+            return ids(try file.page(schema, sort: [], offset: 0, limit: 100, filter: keep))
         }
         #expect(try kept("world") == ["text"])
         #expect(try kept("04") == ["int"])
@@ -192,11 +193,11 @@ func typed(_ rows: [JSONValue]) throws -> [Row] {
         #expect(try kept("école").isEmpty)  // ASCII case only
         #expect(try kept("É") == ["accent"])
         // Sorted and paged among the kept rows only.
-        #expect(ids(try file.page(schema, sort: [SortKey("c0", .descending)], offset: 1, limit: 5, filter: "e")) == ["text", "bool"])
+        #expect(ids(try file.page(schema, sort: [SortKey("c0", .descending)], offset: 1, limit: 5, filter: RowKeep(text: "e"))) == ["text", "bool"])
         // Rows that arrive later count, though the filter's rows were kept.
         _ = try file.insert(typed([row("late", ["world", nil, nil])]), into: schema)
         #expect(try kept("world") == ["text", "late"])
-        #expect(ids(try file.page(schema, sort: [SortKey("c0", .descending)], offset: 0, limit: 5, filter: "e")) == ["accent", "text", "bool"])
+        #expect(ids(try file.page(schema, sort: [SortKey("c0", .descending)], offset: 0, limit: 5, filter: RowKeep(text: "e"))) == ["accent", "text", "bool"])
     }
 
     /// The protocol's order, written out plainly: null < numbers < texts, numbers by value,

@@ -78,7 +78,7 @@ import TabdeckProtocol
         defer { file.remove() }
         #expect(try file.page(schema, sort: [], offset: 0, limit: 10).map { $0["cells"]?.arrayValue?.first ?? .null } == ["3.00", 3, "959.50", "-0"])
         func kept(_ text: String) throws -> [String] {
-            try file.page(schema, sort: [], offset: 0, limit: 10, filter: text).compactMap { $0["id"]?.stringValue }
+            try file.page(schema, sort: [], offset: 0, limit: 10, filter: RowKeep(text: text)).compactMap { $0["id"]?.stringValue }
         }
         #expect(try kept("3.00") == ["r0"])
         #expect(try kept("50") == ["r2"])

@@ -28,7 +28,7 @@ import TabdeckCore
         #expect(synchronous == 1)   // NORMAL
         #expect(foreignKeys == true)
         #expect(tables.isSuperset(of: ["section_order", "tab_layout", "hidden_tab", "workspace", "table_view", "selected_row"]))
-        #expect(migrations == ["v1", "v2", "v3", "v4", "v5_expanded", "v6_opened_source"])
+        #expect(migrations == ["v1", "v2", "v3", "v4", "v5_expanded", "v6_opened_source", "v7_where"])
     }
 
     @Test func aVersion1DatabaseIsMigratedAndKeepsItsViews() throws {

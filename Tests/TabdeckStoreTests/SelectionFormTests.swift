@@ -88,7 +88,7 @@ import TabdeckCore
         defer { try? db.close() }
         #expect(recovery == nil)
         let applied = try db.dbQueue.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(applied.last == "v6_opened_source")
+        #expect(applied.last == "v7_where")
         let view = try db.loadView(tab: "t", table: "")
         #expect(view?.selection == ["r1", "r2"])
         #expect(view?.cursor == 4 && view?.filter == "ada")

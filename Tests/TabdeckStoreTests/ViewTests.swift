@@ -39,6 +39,19 @@ import TabdeckProtocol
         #expect(try db.loadView(tab: "ps", table: "") == view)
     }
 
+    @Test func theExactFilterIsSavedWithItsTypedValuesAndCleared() throws {
+        let db = try AppDatabase.inMemory()
+        var view = Self.sample
+        view.where = [WhereCondition("amount", .between, ["1234444433332222.44434322", 5]),
+                      WhereCondition("state", .in, ["todo", "it's \"done\""]), WhereCondition("note", .null),
+                      WhereCondition("ok", .notEqual, [true])]
+        try db.saveView(view, tab: "ps", table: "")
+        #expect(try db.loadView(tab: "ps", table: "")?.where == view.where)
+        view.where = []
+        try db.saveView(view, tab: "ps", table: "")
+        #expect(try db.loadView(tab: "ps", table: "") == view)
+    }
+
     @Test func saveIsAnUpsertAndTheSelectionFollows() throws {
         let db = try AppDatabase.inMemory()
         try db.saveView(Self.sample, tab: "ps", table: "")
