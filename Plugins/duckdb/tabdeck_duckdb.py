@@ -2,10 +2,10 @@
 """Tabdeck's DuckDB plugin: Parquet, CSV/TSV, JSON lines, JSON arrays, Arrow IPC/Feather and
 Excel workbooks, plain or compressed (gzip, zstd, bzip2, xz), browsed through DuckDB.
 
-Sort, filter, paging, totals and `locate` all run as SQL in DuckDB. A Parquet file is queried
-where it lies (a view with its row number); the other formats are loaded once into a DuckDB
-table (in memory, or in a temporary database file when big; big text files show their first
-pages while they load). Nothing is ever downloaded:
+Sort, filter, `where`, paging, totals, `locate` and `aggregate` (group counts, bins) all run as
+SQL in DuckDB. A Parquet file is queried where it lies (a view with its row number); the other
+formats are loaded once into a DuckDB table (in memory, or in a temporary database file when
+big; big text files show their first pages while they load). Nothing is ever downloaded:
 DuckDB's extension autoloading and autoinstalling are off. README.md beside this file has the
 formats, the type mapping and the args.
 
@@ -14,9 +14,12 @@ args: {"path": FILE, "format": "csv|tsv|parquet|jsonl|json|arrow|xlsx" (optional
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
 import json
 import os
 from collections import OrderedDict
+from fractions import Fraction
 import re
 import shutil
 import sys
@@ -32,7 +35,7 @@ import duckdb  # noqa: E402
 
 import sniff  # noqa: E402
 from tabdeck_plugin import (  # noqa: E402
-    INTERNAL_ERROR, INVALID_PARAMS, NOT_SUPPORTED, Cancelled, RpcError, Table, TablePlugin, row)
+    INTERNAL_ERROR, INVALID_PARAMS, NOT_SUPPORTED, Cancelled, RpcError, Table, TablePlugin, parse_cell, row)
 
 VERSION = "1.0.0"
 MAX_SAFE_INT = 2 ** 53  # larger integers travel as their exact digits (PROTOCOL 10.3)
@@ -52,6 +55,89 @@ def quote_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+class Params:
+    """The parameters of one statement: `p(value)` adds one and returns its `$n` (never a value
+    pasted into the SQL)."""
+
+    def __init__(self, values: list[Any] | None = None) -> None:
+        self.values: list[Any] = list(values or [])
+
+    def __call__(self, value: Any) -> str:
+        self.values.append(value)
+        return f"${len(self.values)}"
+
+
+# The range of each integer type: a `where` value beyond it compares without a cast (that would fail).
+INT_BOUNDS = {"tinyint": 7, "smallint": 15, "integer": 31, "bigint": 63, "hugeint": 127}
+UINT_BOUNDS = {"utinyint": 8, "usmallint": 16, "uinteger": 32, "ubigint": 64, "uhugeint": 128}
+DATE_UNITS = ("hour", "day", "month", "year")
+
+
+def beyond(op: str, above: bool, notnull: str) -> str:
+    """A comparison with a value above (or below) every value of the column: true for every
+    cell that is not null, or for none."""
+    holds = op in (("<", "<=", "!=") if above else (">", ">=", "!="))
+    return notnull if holds else "FALSE"
+
+
+def grid_compare(expr: str, op: str, floor: Any, ceil: Any, on_grid: bool, low: Any, high: Any,
+                 literal: Callable[[Any], str], notnull: str) -> str:
+    """`expr op v` for a column whose values lie on a grid (a decimal's scale, whole days),
+    exactly: `floor`/`ceil` are v rounded down/up to the grid (equal when v is on it), `low` and
+    `high` the column type's range (None: unbounded). c < v is c < ceil(v), c <= v is
+    c <= floor(v), and so on; nothing off the grid is equal to v."""
+    def cmp(o: str, g: Any) -> str:
+        if high is not None and g > high:
+            return beyond(o, True, notnull)
+        if low is not None and g < low:
+            return beyond(o, False, notnull)
+        return f"{expr} {o} {literal(g)}"
+    if op == "=":
+        return cmp("=", floor) if on_grid else "FALSE"
+    if op == "!=":
+        return cmp("!=", floor) if on_grid else notnull
+    return cmp(op, ceil if op in ("<", ">=") else floor)
+
+
+def nice_width(low: decimal.Decimal, high: decimal.Decimal, bins: int, integer: bool) -> decimal.Decimal:
+    """The bin width of PROTOCOL 11.12: the smallest of 1, 2, 2.5 and 5 times a power of ten that
+    is at least (high - low) / bins; on an integer column at least 1 and whole."""
+    target = (Fraction(high) - Fraction(low)) / bins
+    if target <= 0 or (integer and target <= 1):  # 0: one finite value among NaN and infinities
+        return decimal.Decimal(1)
+    with decimal.localcontext() as ctx:
+        ctx.prec = 200
+        k = (high - low).adjusted() - len(str(bins)) - 1  # below the answer's power of ten
+    while True:
+        for m in ("1", "2", "2.5", "5"):
+            w = decimal.Decimal(m).scaleb(k)
+            if integer and (w < 1 or w != w.to_integral_value()):
+                continue
+            if Fraction(w) >= target:
+                return w
+        k += 1
+
+
+def decimal_text(d: decimal.Decimal) -> str:
+    return format(d.normalize(), "f")
+
+
+def progress_while(plugin: "DuckPlugin", message: str, work: Callable[[], Any]) -> Any:
+    """Runs long work while sending `progress` every second (it keeps the host's timer)."""
+    done = threading.Event()
+    start = time.monotonic()
+
+    def tick() -> None:
+        while not done.wait(1.0):
+            plugin.progress(round(time.monotonic() - start, 1), None, message)
+
+    threading.Thread(target=tick, daemon=True).start()
+    try:
+        return work()
+    finally:
+        done.set()
+
+
 # --------------------------------------------------------------------------- columns
 
 class Column:
@@ -64,9 +150,10 @@ class Column:
     def __init__(self, index: int, cid: str, dtype: Any) -> None:
         self.name = f"c{index}"
         self.id = cid
+        self.dtype = dtype
         self.duck_type = str(dtype)
         c = self.name
-        kind = dtype.id
+        kind = self.kind = dtype.id
         self.desc: dict[str, Any] = {"id": cid, "title": cid}
         self.select, self.sort, self.convert = c, c, _raw
         text: str | None = None
@@ -118,6 +205,54 @@ class Column:
         if ptype in ("integer", "decimal"):
             self.desc["align"] = "right"
         self.text = text or (self.select if self.select != c or kind == "varchar" else f"CAST({c} AS VARCHAR)")
+
+    def compare(self, op: str, value: Any, p: Params) -> str:
+        """SQL for `cell op value` (PROTOCOL 11.11), in the column's sort order, exactly: the
+        value (checked by the SDK) as a parameter cast to the column's own type, so that DuckDB
+        compares like with like (a DECIMAL exactly, an ENUM by position, a date by instant)."""
+        c, kind, ptype = self.name, self.kind, self.desc["type"]
+        notnull = f"{c} IS NOT NULL"
+        v = parse_cell(value, self.desc)
+        if ptype == "bool":
+            return f"{c} {op} {p(v)}"
+        if ptype == "enum":  # the position in the declared values, as the sort
+            return f"enum_code({c}) {op} {p(v)}"
+        if ptype == "integer":
+            if kind in INT_BOUNDS or kind in UINT_BOUNDS:
+                bits = INT_BOUNDS.get(kind)
+                low, high = (-(2 ** bits), 2 ** bits - 1) if bits else (0, 2 ** UINT_BOUNDS[kind] - 1)
+                return grid_compare(c, op, v, v, True, low, high,
+                                    lambda g: f"CAST({p(str(g))} AS {self.duck_type})", notnull)
+            return f"{c} {op} CAST({p(str(v))} AS {self.duck_type})"
+        if ptype == "decimal":
+            if kind != "decimal":  # DOUBLE, FLOAT: compared in the column's own type (NaN the largest)
+                return f"{c} {op} CAST({p(str(v))} AS {'FLOAT' if kind == 'float' else 'DOUBLE'})"
+            if not v.is_finite():  # NaN and Infinity above every DECIMAL, -Infinity below
+                return beyond(op, v.is_nan() or v > 0, notnull)
+            spec = dict(self.dtype.children)
+            width, scale = int(spec["precision"]), int(spec["scale"])
+            step = decimal.Decimal(1).scaleb(-scale)
+            with decimal.localcontext() as ctx:
+                ctx.prec = 200
+                limit = decimal.Decimal(10) ** (width - scale)
+                if v >= limit or v <= -limit:
+                    return beyond(op, v > 0, notnull)
+                floor = v.quantize(step, decimal.ROUND_FLOOR)
+                ceil = v.quantize(step, decimal.ROUND_CEILING)
+                high = limit - step
+            return grid_compare(c, op, floor, ceil, floor == v, -high, high,
+                                lambda g: f"CAST({p(format(g, 'f'))} AS DECIMAL({width},{scale}))", notnull)
+        if ptype == "date":
+            if kind == "date":  # whole days: an instant inside a day lies between two of them
+                day = v.date()
+                on_grid = v.timetz().replace(tzinfo=None) == dt.time(0)
+                ceil = day if on_grid else day + dt.timedelta(days=1)
+                return grid_compare(c, op, day, ceil, on_grid, None, None,
+                                    lambda g: f"CAST({p(g.isoformat())} AS DATE)", notnull)
+            return f"{c} {op} CAST({p(v.isoformat(sep=' '))} AS TIMESTAMPTZ)"
+        if self.desc.get("order") == "source" and op not in ("=", "!="):
+            return f"{c} {op} CAST({p(v)} AS {self.duck_type})"  # an interval by its length, ...
+        return f"{self.text} {op} {p(v)}"  # text: exact, in code point order (DuckDB's binary collation)
 
 
 def _raw(v: Any) -> Any:
@@ -213,13 +348,41 @@ class Relation:
 
     # -- SQL pieces
 
-    def _filter(self, text: Any) -> tuple[str, list[Any]]:
-        """`WHERE` condition (or "") and its one parameter: some cell's text contains `text`,
-        letter case folded by DuckDB's lower() on both sides (PROTOCOL 11.3)."""
-        if not isinstance(text, str) or text == "":
-            return "", []
-        parts = [f"contains(lower({c.text}), lower($1))" for c in self.cols]
-        return "(" + " OR ".join(parts) + ")", [text]
+    def _conditions(self, text: Any, where: list[dict[str, Any]] | None) -> tuple[str, list[Any]]:
+        """`WHERE` condition (or "") and its parameters: the filter (some cell's text contains
+        `text`, letter case folded by DuckDB's lower() on both sides, PROTOCOL 11.3) and every
+        condition of `where` (11.11, checked by the SDK), all AND-ed."""
+        p = Params()
+        parts = []
+        if isinstance(text, str) and text != "":
+            needle = p(text)
+            parts.append("(" + " OR ".join(f"contains(lower({c.text}), lower({needle}))" for c in self.cols) + ")")
+        for i, cond in enumerate(where or []):
+            parts.append("(" + self._condition(i, cond, p) + ")")
+        return " AND ".join(parts), p.values
+
+    def _condition(self, i: int, cond: dict[str, Any], p: Params) -> str:
+        col = self.by_id.get(cond["column"])
+        if col is None:
+            raise RpcError(INVALID_PARAMS, f"where[{i}].column: unknown column {cond['column']!r}",
+                           {"member": f"where[{i}].column"})
+        op = cond["op"]
+        if op == "null":
+            return f"{col.name} IS NULL"
+        if op == "notNull":
+            return f"{col.name} IS NOT NULL"
+        values = cond["values"] if op in ("between", "in") else [cond["value"]]
+        if col.desc.get("order") == "source" and op not in ("=", "!=", "in"):  # compared as DuckDB's type
+            for j, v in enumerate(values):
+                if self.db.query(f"SELECT TRY_CAST($1 AS {col.duck_type}) IS NULL", [v])[0][0]:
+                    member = f"where[{i}].value" if op != "between" else f"where[{i}].values[{j}]"
+                    raise RpcError(INVALID_PARAMS, f"{member}: {json.dumps(v, ensure_ascii=False)} is not "
+                                   f"a value of type {col.duck_type}", {"member": member})
+        if op == "between":
+            return f"{col.compare('>=', values[0], p)} AND {col.compare('<=', values[1], p)}"
+        if op == "in":
+            return " OR ".join(col.compare("=", v, p) for v in values)
+        return col.compare(op, values[0], p)
 
     def _terms(self, sort: list[dict[str, str]]) -> list[tuple[str, bool]]:
         """(expression, descending) per key, then the row id in the last key's direction, so
@@ -245,23 +408,25 @@ class Relation:
 
     # -- requests
 
-    def count(self, filter: Any) -> int | None:
-        key = filter if isinstance(filter, str) and filter else None
-        if key is None and not self.ready.is_set():
+    def count(self, filter: Any, where: list[dict[str, Any]] | None = None) -> int | None:
+        if not (isinstance(filter, str) and filter) and not where and not self.ready.is_set():
             return None  # still loading: unknown
         self.wait()
+        cond, params = self._conditions(filter, where)
+        key = (cond, tuple(params)) if cond else None
         if key not in self._totals:
-            where, params = self._filter(key)
-            sql = f"SELECT count(*) FROM {self.source}" + (f" WHERE {where}" if where else "")
+            sql = f"SELECT count(*) FROM {self.source}" + (f" WHERE {cond}" if cond else "")
             self._totals[key] = int(self.db.query(sql, params)[0][0])
         return self._totals[key]
 
-    def rows(self, offset: int, limit: int, sort: list[dict[str, str]], filter: Any) -> tuple[list, int]:
-        where, params = self._filter(filter)
+    def rows(self, offset: int, limit: int, sort: list[dict[str, str]], filter: Any,
+             where_list: list[dict[str, Any]] | None = None) -> tuple[list, int]:
         terms = self._terms(sort)
-        if not self.ready.is_set() and not where and len(terms) == 1 and not terms[0][1]:
+        if (not self.ready.is_set() and not (isinstance(filter, str) and filter) and not where_list
+                and len(terms) == 1 and not terms[0][1]):
             return self.early_rows(offset, limit)
         self.wait()
+        where, params = self._conditions(filter, where_list)
         select = ", ".join(["rid"] + [c.select for c in self.cols])
         if not where and len(terms) == 1 and not terms[0][1]:
             # the natural order: row ids are 0 .. n-1, so a page is a range of them
@@ -292,7 +457,7 @@ class Relation:
         for r in got:
             cells = [f(v) for f, v in zip(convert, r[1:])]
             out.append(row(r[0], cells, has_children=True if self.has_children else None))
-        return out, self.count(filter)
+        return out, self.count(filter, where_list)
 
     def _ordered(self, where: str, params: list[Any], terms: list[tuple[str, bool]]) -> str:
         """A temporary table of (rid, pos) in this order and filter, made once and kept for the
@@ -324,11 +489,12 @@ class Relation:
         convert = [c.convert for c in self.cols]
         return [row(offset + i, [f(v) for f, v in zip(convert, r)]) for i, r in enumerate(got)], None
 
-    def locate(self, ids: list[str], sort: list[dict[str, str]], filter: Any) -> tuple[str, int] | None:
+    def locate(self, ids: list[str], sort: list[dict[str, str]], filter: Any,
+               where_list: list[dict[str, Any]] | None = None) -> tuple[str, int] | None:
         """The offset of a row = the number of rows before it in this order and filter: one
         counting scan, with the row's own key values beside every row (no sort of the table)."""
         self.wait()
-        where, params = self._filter(filter)
+        where, params = self._conditions(filter, where_list)
         terms = self._terms(sort)
         keys = ", ".join(f"{e} AS k{i}" for i, (e, _) in enumerate(terms))
         before = []
@@ -354,6 +520,107 @@ class Relation:
             if present:
                 return str(rid), int(offset)
         return None
+
+    # -- aggregate (PROTOCOL 11.12)
+
+    def aggregate(self, filter: Any, where: list[dict[str, Any]], group: list[dict[str, Any]]) -> "Aggregate":
+        """The group counts under the filters as a new table: a temporary table with the group
+        columns (or their bins' starts), count, percent and cumulative percent, its row id the
+        position in the natural order (count descending, then the groups ascending)."""
+        self.wait()
+        cond, base = self._conditions(filter, where)
+        src_where = f" WHERE {cond}" if cond else ""
+        p = Params(base)
+        exprs, sorts, bins = [], [], {}
+        for i, g in enumerate(group):
+            col = self.by_id[g["column"]]
+            expr, sort = col.name, Column(i, col.id, col.dtype).sort
+            if g.get("bins"):
+                binned = self._bin(col, g["bins"], src_where, base, p)
+                if binned is not None:
+                    expr, bins[col.id] = binned
+                    sort = f"c{i}"
+            exprs.append(expr)
+            sorts.append(f"{sort} ASC NULLS FIRST")
+        Relation._order_tables += 1
+        name = f"agg{Relation._order_tables}"
+        k = len(group)
+        groups = ", ".join(f"{e} AS g{i}" for i, e in enumerate(exprs))
+        renamed = ", ".join(f"g{i} AS c{i}" for i in range(k))
+        kept = ", ".join(f"c{i}" for i in range(k))
+        self.db.query(
+            f"CREATE TEMP TABLE {name} AS "
+            f"WITH g AS (SELECT {groups}, count(*) AS n FROM {self.source}{src_where} GROUP BY ALL), "
+            f"r AS (SELECT {renamed}, n FROM g), "
+            f"o AS (SELECT *, row_number() OVER (ORDER BY n DESC, {', '.join(sorts)}) - 1 AS rid, "
+            f"sum(n) OVER () AS total FROM r) "
+            f"SELECT {kept}, n AS c{k}, CAST(n AS DOUBLE) * 100 / CAST(total AS DOUBLE) AS c{k + 1}, "
+            f"CAST(sum(n) OVER (ORDER BY rid ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS DOUBLE) * 100 "
+            f"/ CAST(total AS DOUBLE) AS c{k + 2}, rid FROM o ORDER BY rid", p.values)
+        types = list(self.db.con.sql(f"SELECT * EXCLUDE (rid) FROM {name}").types)
+        titles = [self.by_id[g["column"]].desc.get("title", g["column"]) for g in group]
+        rel = Relation(self.db, name, [g["column"] for g in group] + ["count", "percent", "cumulative"], types,
+                       f"{self.title} › {', '.join(titles)}")
+        for col, g in zip(rel.cols, group):
+            parent = self.by_id[g["column"]].desc
+            col.desc = dict(parent) if col.id not in bins else {**col.desc, "title": parent.get("title", col.id)}
+        for col, title in zip(rel.cols[k:], ("Count", "%", "Cumulative %")):
+            col.desc["title"] = title
+        groups_n, counted, largest = self.db.query(
+            f"SELECT count(*), coalesce(sum(c{k}), 0), coalesce(max(c{k}), 0) FROM {name}")[0]
+        rel._totals[None] = int(groups_n)
+        return Aggregate(rel, int(counted), int(largest), bins)
+
+    def _bin(self, col: Column, bins: int, src_where: str, base: list[Any], p: Params) -> tuple[str, dict] | None:
+        """The expression of a column's bin start and its `bins` member, or None when the column
+        has at most `bins` distinct values under the filters (PROTOCOL 11.12)."""
+        c = col.name
+        if col.desc["type"] == "date":
+            spans = ", ".join(f"datediff('{u}', date_trunc('{u}', min({c})), date_trunc('{u}', max({c}))) + 1"
+                              for u in DATE_UNITS)
+            distinct, *counts = self.db.query(f"SELECT count(DISTINCT {c}), {spans} FROM {self.source}{src_where}",
+                                              base)[0]
+            if distinct <= bins:
+                return None
+            unit = next((u for u, n in zip(DATE_UNITS, counts) if n <= bins), "year")
+            expr = f"date_trunc('{unit}', {c})"  # in UTC: the connection's time zone
+            return (f"CAST({expr} AS DATE)" if col.kind == "date" else expr), {"unit": unit}
+        floating = col.kind in ("double", "float")
+        only = f" FILTER (WHERE isfinite({c}))" if floating else ""
+        distinct, low, high = self.db.query(
+            f"SELECT count(DISTINCT {c}), CAST(min({c}){only} AS VARCHAR), CAST(max({c}){only} AS VARCHAR) "
+            f"FROM {self.source}{src_where}", base)[0]
+        if distinct <= bins or low is None:
+            return None
+        integer = col.desc["type"] == "integer"
+        width = nice_width(decimal.Decimal(low), decimal.Decimal(high), bins, integer)
+        shown = int(width) if width == width.to_integral_value() else float(width)
+        scale = max(0, -width.normalize().as_tuple().exponent)
+        if integer:  # exact, in 128 bits: start = v - (v mod width), the modulo floored
+            if col.kind in UINT_BOUNDS:
+                v, w = f"CAST({c} AS UHUGEINT)", f"CAST({p(str(int(width)))} AS UHUGEINT)"
+                return f"{v} - ({v} % {w})", {"width": shown}
+            v, w = f"CAST({c} AS HUGEINT)", f"CAST({p(str(int(width)))} AS HUGEINT)"
+        elif not floating:  # DECIMAL, exact at the finer of the column's scale and the width's
+            scale = max(scale, int(dict(col.dtype.children)["scale"]))
+            v, w = f"CAST({c} AS DECIMAL(38,{scale}))", f"CAST({p(decimal_text(width))} AS DECIMAL(38,{scale}))"
+        else:  # DOUBLE: floor(v / width) * width, rounded to the width's digits (0.3, not 0.30000000000000004)
+            w = f"CAST({p(decimal_text(width))} AS DOUBLE)"
+            return f"round(floor({c} / {w}) * {w}, {scale})", {"width": shown}
+        return f"{v} - ((({v} % {w}) + {w}) % {w})", {"width": shown}
+
+
+class Aggregate:
+    """The result of Relation.aggregate: the new relation and the description's extra members."""
+
+    def __init__(self, rel: Relation, rows: int, largest: int, bins: dict[str, Any]) -> None:
+        self.rel, self.rows, self.largest, self.bins = rel, rows, largest, bins
+
+    def drop(self) -> None:
+        db = self.rel.db
+        for name in [self.rel.source, *self.rel._orders.values()]:
+            db.con.execute(f"DROP TABLE IF EXISTS {name}")
+        self.rel._orders.clear()
 
 
 # --------------------------------------------------------------------------- the database
@@ -554,18 +821,7 @@ class Loader:
 
     def with_progress(self, what: str, work: Callable[[], Any]) -> Any:
         """Runs a long load while sending `progress` every second (it keeps the host's timer)."""
-        done = threading.Event()
-        start = time.monotonic()
-
-        def tick() -> None:
-            while not done.wait(1.0):
-                self.plugin.progress(round(time.monotonic() - start, 1), None, f"{what} {self.name}")
-
-        threading.Thread(target=tick, daemon=True).start()
-        try:
-            return work()
-        finally:
-            done.set()
+        return progress_while(self.plugin, f"{what} {self.name}", work)
 
     def open_file(self) -> Relation:
         fmt, comp = self.kind.format, self.kind.compression
@@ -937,8 +1193,10 @@ def sheet_column(values: list[Any]) -> Any:
 
 # --------------------------------------------------------------------------- the plugin
 
-class SheetTable(Table):
-    """A child table (a sheet of a workbook)."""
+class RelationTable(Table):
+    """A table other than the root: a sheet of a workbook, or an aggregate's group counts."""
+
+    checks_file = True  # a sheet says when the file changed; an aggregate is a copy of its own
 
     def __init__(self, plugin: "DuckPlugin", rel: Relation) -> None:
         self.plugin, self.rel, self.title = plugin, rel, rel.title
@@ -949,13 +1207,43 @@ class SheetTable(Table):
     def count(self) -> int | None:
         return self.plugin.guard(lambda: self.rel.count(None))
 
-    def rows(self, offset: int, limit: int, sort: list, filter: Any) -> Any:
-        self.plugin.check_file()
-        return self.plugin.guard(lambda: self.rel.rows(offset, limit, sort, filter))
+    def rows(self, offset: int, limit: int, sort: list, filter: Any, where: list | None = None) -> Any:
+        if self.checks_file:
+            self.plugin.check_file()
+        return self.plugin.guard(lambda: self.rel.rows(offset, limit, sort, filter, where))
 
-    def locate(self, ids: list[str], sort: list, filter: Any) -> Any:
-        self.plugin.check_file()
-        return self.plugin.guard(lambda: self.rel.locate(ids, sort, filter))
+    def locate(self, ids: list[str], sort: list, filter: Any, where: list | None = None) -> Any:
+        if self.checks_file:
+            self.plugin.check_file()
+        return self.plugin.guard(lambda: self.rel.locate(ids, sort, filter, where))
+
+    def aggregate(self, filter: Any, where: list, group: list) -> Table:
+        if self.checks_file:
+            self.plugin.check_file()
+        return self.plugin.aggregate_of(self.rel, filter, where, group)
+
+
+class SheetTable(RelationTable):
+    """A child table (a sheet of a workbook)."""
+
+
+class AggregateTable(RelationTable):
+    """The group counts of a table (PROTOCOL 11.12): a temporary table, dropped at `close`."""
+
+    checks_file = False
+
+    def __init__(self, plugin: "DuckPlugin", agg: Aggregate) -> None:
+        super().__init__(plugin, agg.rel)
+        self.agg = agg
+
+    def describe(self) -> dict[str, Any]:
+        desc = {**self.rel.describe(), "rows": self.agg.rows, "largest": self.agg.largest}
+        if self.agg.bins:
+            desc["bins"] = self.agg.bins
+        return desc
+
+    def close(self) -> None:
+        self.agg.drop()
 
 
 class DuckPlugin(TablePlugin):
@@ -973,7 +1261,8 @@ class DuckPlugin(TablePlugin):
         self.input_ended = threading.Event()  # stdin closed: a request waiting for a load stops
 
     def capabilities(self) -> dict[str, bool]:
-        return {"sort": True, "multiSort": True, "filter": True, "locate": True, "children": True}
+        return {"sort": True, "multiSort": True, "filter": True, "locate": True, "children": True,
+                "where": True, "aggregate": True}
 
     def guard(self, work: Callable[[], Any]) -> Any:
         """DuckDB's errors as protocol errors naming the file: never a traceback."""
@@ -1026,17 +1315,30 @@ class DuckPlugin(TablePlugin):
     def count(self) -> int | None:
         return self.guard(lambda: self.rel.count(None)) if self.rel else 0
 
-    def rows(self, offset: int, limit: int, sort: list, filter: Any) -> Any:
+    def rows(self, offset: int, limit: int, sort: list, filter: Any, where: list | None = None) -> Any:
         if self.rel is None:
             raise RpcError(INVALID_PARAMS, "open first")
         self.check_file()
-        return self.guard(lambda: self.rel.rows(offset, limit, sort, filter))
+        return self.guard(lambda: self.rel.rows(offset, limit, sort, filter, where))
 
-    def locate(self, ids: list[str], sort: list, filter: Any) -> Any:
+    def locate(self, ids: list[str], sort: list, filter: Any, where: list | None = None) -> Any:
         if self.rel is None:
             raise RpcError(INVALID_PARAMS, "open first")
         self.check_file()
-        return self.guard(lambda: self.rel.locate(ids, sort, filter))
+        return self.guard(lambda: self.rel.locate(ids, sort, filter, where))
+
+    def aggregate(self, table: str, filter: Any, where: list, group: list) -> Table:
+        if self.rel is None:
+            raise RpcError(INVALID_PARAMS, "open first")
+        self.check_file()
+        return self.aggregate_of(self.rel, filter, where, group)
+
+    def aggregate_of(self, rel: Relation, filter: Any, where: list, group: list) -> Table:
+        """The group counts of `rel` as a table of their own (the SDK gives it a handle and
+        calls its close() at `close`), with `progress` every second while they are counted."""
+        what = ", ".join(g["column"] for g in group)
+        agg = self.guard(lambda: progress_while(self, f"counting {what}", lambda: rel.aggregate(filter, where, group)))
+        return AggregateTable(self, agg)
 
     def stamp(self) -> tuple[int, int] | None:
         try:

@@ -14,15 +14,20 @@ format (the host binary: TABDECK_BIN_DIR, else .build/debug or .build/release).
 from __future__ import annotations
 
 import bz2
+import datetime as dt
+import decimal
 import gzip
 import json
 import lzma
+import math
 import os
+import random
 import shutil
 import subprocess
 import sys
 import tempfile
 import unittest
+from fractions import Fraction
 
 import duckdb
 
@@ -203,25 +208,32 @@ class Plugin:
 
     def __init__(self, args: dict, env: dict | None = None) -> None:
         self.p = PluginProcess([LAUNCHER], env=env)
-        self.p.initialize(timeout=20)
+        self.caps = self.p.initialize(timeout=20)["capabilities"]
         msg = self.p.request("open", {"args": args}, timeout=60)
         self.error = msg.get("error")
         self.desc = msg.get("result")
         self.gen = 0
 
-    def rows(self, offset=0, limit=1000, sort=(), filter=None, table="root"):
+    def rows(self, offset=0, limit=1000, sort=(), filter=None, table="root", where=None):
         self.gen += 1
-        return self.p.call("rows", {"table": table, "offset": offset, "limit": limit, "sort": list(sort),
-                                    "filter": filter, "generation": self.gen}, timeout=60)
+        params = {"table": table, "offset": offset, "limit": limit, "sort": list(sort),
+                  "filter": filter, "generation": self.gen}
+        if where is not None:
+            params["where"] = where
+        return self.p.call("rows", params, timeout=60)
 
-    def all_ids(self, sort=(), filter=None, table="root", page=137):
-        ids, offset = [], 0
+    def all_rows(self, sort=(), filter=None, table="root", page=137, where=None):
+        out, offset = [], 0
         while True:
-            got = self.rows(offset, page, sort, filter, table)
-            ids += [r["id"] for r in got["rows"]]
+            got = self.rows(offset, page, sort, filter, table, where)
+            out += got["rows"]
             if len(got["rows"]) < page:
-                return ids, got["total"]
+                return out, got["total"]
             offset += page
+
+    def all_ids(self, sort=(), filter=None, table="root", page=137, where=None):
+        rows, total = self.all_rows(sort, filter, table, page, where)
+        return [r["id"] for r in rows], total
 
     def close(self) -> None:
         try:
@@ -713,6 +725,511 @@ class ChangedFileTest(unittest.TestCase):
             self.assertEqual(status, "changing.csv changed on disk since it was opened: shown as it was then")
         finally:
             pl.close()
+
+
+# --------------------------------------------------------------------------- where and aggregate
+
+# The data of the `where` and `aggregate` tests, made here in plain Python, written by pyarrow to
+# a Feather file (loaded into a table; its dictionary column an ENUM) and a Parquet file (queried
+# in place; the same column is text there). Every expected answer is computed below from these
+# Python values, by the test's own reading of PROTOCOL 11.11 and 11.12, never by DuckDB.
+AGG_ROWS = 600
+NAMES = ["Ada", "ada", "ADA", "Zoë", "zoë", "é", "e", "B", "日本", "a b", ""]
+LEVELS = ["low", "mid", "high"]  # declared order, not alphabetical
+UTC = dt.timezone.utc
+EXACT = decimal.Decimal("1234444433332222.4443432100")  # past a double
+DST_START = dt.datetime(2024, 3, 29, 0, 0, tzinfo=UTC)  # Europe/Berlin goes CET -> CEST on 2024-03-31 01:00Z
+
+
+def agg_data() -> dict[str, list]:
+    rng = random.Random(1234)
+    cols: dict[str, list] = {k: [] for k in ("id", "name", "qty", "price", "cents", "exact", "ratio", "day",
+                                             "at", "level", "flag")}
+    for i in range(AGG_ROWS):
+        cols["id"].append(i)
+        cols["name"].append(None if i % 13 == 0 else NAMES[(i * 5) % len(NAMES)])
+        qty = rng.randint(-50, 1234)
+        qty = -10 if i % 41 == 2 else 10 if i % 43 == 4 else 7 if i % 29 == 6 else qty
+        cols["qty"].append(None if i % 10 == 7 else qty)
+        price = decimal.Decimal(rng.randint(-2000, 60000)) / 100
+        price = decimal.Decimal("3.00") if i % 25 == 3 else decimal.Decimal("-1.50") if i % 37 == 5 else price
+        cols["price"].append(None if i % 11 == 0 else price.quantize(decimal.Decimal("0.01")))
+        cols["cents"].append(None if i % 19 == 0 else (decimal.Decimal((i * 7) % 46) / 100).quantize(decimal.Decimal("0.01")))
+        cols["exact"].append(None if i % 23 == 1 else EXACT + decimal.Decimal(i % 7).scaleb(-10))
+        ratio = None if i % 23 == 0 else math.nan if i % 29 == 0 else math.inf if i % 31 == 0 else \
+            -math.inf if i % 37 == 1 else (i % 13) / 10
+        cols["ratio"].append(ratio)
+        cols["day"].append(None if i % 17 == 0 else dt.date(2023, 1, 1) + dt.timedelta(days=(i * 7) % 730))
+        cols["at"].append(None if i % 15 == 0 else DST_START + dt.timedelta(minutes=(i * 617) % (88 * 60)))
+        cols["level"].append(None if i % 10 == 0 else LEVELS[i % 3])
+        cols["flag"].append(None if i % 9 == 0 else i % 4 in (0, 1))
+    return cols
+
+
+def write_agg_files(d: str) -> dict[str, str]:
+    import pyarrow as pa
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+    data = agg_data()
+    level = pa.DictionaryArray.from_arrays(
+        pa.array([None if v is None else LEVELS.index(v) for v in data["level"]], pa.int8()), LEVELS)
+    table = pa.table({
+        "id": pa.array(data["id"], pa.int64()), "name": pa.array(data["name"], pa.string()),
+        "qty": pa.array(data["qty"], pa.int64()), "price": pa.array(data["price"], pa.decimal128(12, 2)),
+        "cents": pa.array(data["cents"], pa.decimal128(6, 2)), "exact": pa.array(data["exact"], pa.decimal128(38, 10)),
+        "ratio": pa.array(data["ratio"], pa.float64()), "day": pa.array(data["day"], pa.date32()),
+        "at": pa.array(data["at"], pa.timestamp("us", tz="Europe/Berlin")), "level": level,
+        "flag": pa.array(data["flag"], pa.bool_())})
+    files = {"feather": os.path.join(d, "agg.feather"), "parquet": os.path.join(d, "agg.parquet")}
+    feather.write_feather(table, files["feather"])
+    pq.write_table(table, files["parquet"])
+    return files
+
+
+DATA = agg_data()
+KIND = {"id": "int", "name": "text", "qty": "int", "price": "dec", "cents": "dec", "exact": "dec", "ratio": "float",
+        "day": "date", "at": "date", "level": "enum", "flag": "bool"}
+
+
+def instant(v):
+    """A date or a timestamp as its instant: a date alone is its midnight UTC (PROTOCOL 11.11)."""
+    if isinstance(v, dt.datetime):
+        return (v if v.tzinfo else v.replace(tzinfo=UTC)).astimezone(UTC)
+    return dt.datetime(v.year, v.month, v.day, tzinfo=UTC)
+
+
+def ref_value(col: str, value, enum: bool):
+    """A `where` value (as sent) as the test's own Python value of the column."""
+    kind = KIND[col]
+    if kind == "int":
+        return int(value)
+    if kind == "dec":
+        return decimal.Decimal(str(value))
+    if kind == "float":
+        return float(value)
+    if kind == "date":
+        return instant(dt.datetime.fromisoformat(value))
+    return value
+
+
+def ref_key(col: str, v, enum: bool):
+    """Orders the values of one column as PROTOCOL 11.3 does (the column not null)."""
+    kind = KIND[col]
+    if kind in ("dec", "float"):
+        x = decimal.Decimal(v) if isinstance(v, float) and math.isfinite(v) else v
+        if isinstance(x, float) or not x.is_finite():
+            f = float(x)
+            return (3,) if math.isnan(f) else (2,) if f > 0 else (0,)
+        return (1, Fraction(x))
+    if kind == "date":
+        return instant(v)
+    if kind == "enum" and enum:
+        return LEVELS.index(v)
+    return v
+
+
+def ref_meets(col: str, v, cond: dict, enum: bool) -> bool:
+    op = cond["op"]
+    if op == "null":
+        return v is None
+    if v is None:
+        return False
+    if op == "notNull":
+        return True
+    key = lambda x: ref_key(col, x, enum)  # noqa: E731
+    if op == "in":
+        wanted = [ref_value(col, w, enum) for w in cond["values"]]
+        return any((v == w) if KIND[col] == "text" else key(v) == key(w) for w in wanted)
+    if op == "between":
+        low, high = (key(ref_value(col, w, enum)) for w in cond["values"])
+        return low <= key(v) <= high
+    w = ref_value(col, cond["value"], enum)
+    a, b = key(v), key(w)
+    if KIND[col] == "text" and op in ("=", "!="):
+        a, b = v, w
+    return {"=": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+
+
+def ref_kept(where: list, enum: bool, needle: str | None = None) -> list[int]:
+    """The rows `where` and a filter on the name column keep (the needles used match no other
+    column's text), in the natural order."""
+    return [i for i in range(AGG_ROWS)
+            if all(ref_meets(c["column"], DATA[c["column"]][i], c, enum) for c in where)
+            and (needle is None or (DATA["name"][i] is not None and needle.lower() in DATA["name"][i].lower()))]
+
+
+def w(column: str, op: str, *values) -> dict:
+    c = {"column": column, "op": op}
+    if op in ("between", "in"):
+        c["values"] = list(values)
+    elif op not in ("null", "notNull"):
+        c["value"] = values[0]
+    return c
+
+
+WHERE_CASES = [
+    [w("qty", "=", 7)], [w("qty", "!=", 7)], [w("qty", "<", 0)], [w("qty", "<=", 0)], [w("qty", ">", 1000)],
+    [w("qty", ">=", 1000)], [w("qty", "between", -10, 10)], [w("qty", "between", "-10", "10")],
+    [w("qty", "in", 1, 2, 3, 7, 999999)], [w("qty", "null")], [w("qty", "notNull")],
+    [w("qty", "=", "1180591620717411303424")], [w("qty", "<", "1180591620717411303424")],  # past BIGINT
+    [w("qty", ">", "-1180591620717411303424")], [w("qty", "in", "1180591620717411303424", 10)],
+    [w("price", "=", "3")], [w("price", "=", 3.0)], [w("price", "=", "3.000")], [w("price", "!=", "3.00")],
+    [w("price", ">", "2.995")], [w("price", "<=", "2.995")], [w("price", ">=", "2.995")], [w("price", "<", "2.995")],
+    [w("price", "=", "2.995")], [w("price", "!=", "2.995")], [w("price", "between", "-1.5", "3")],
+    [w("price", "<", "Infinity")], [w("price", ">=", "NaN")], [w("price", ">", "-Infinity")],
+    [w("price", "<", "99999999999999999999")], [w("price", "in", "3", "-1.500", "0.001")],
+    [w("exact", "=", "1234444433332222.44434321")], [w("exact", ">", "1234444433332222.44434321005")],
+    [w("exact", "<=", "1234444433332222.4443432102")], [w("exact", "=", "1234444433332222.4443432100001")],
+    [w("ratio", ">", 0.5)], [w("ratio", ">=", "NaN")], [w("ratio", "<", "Infinity")], [w("ratio", "=", "-Infinity")],
+    [w("ratio", "=", 0.1)], [w("ratio", "between", "0.2", "0.7")],
+    [w("name", "=", "Ada")], [w("name", "!=", "Ada")], [w("name", "<", "a")], [w("name", ">=", "é")],
+    [w("name", "in", "é", "Zoë", "日本")], [w("name", "=", "")], [w("name", "null")], [w("name", "=", "ada ")],
+    [w("day", "=", "2024-03-31")], [w("day", "=", "2024-03-31T00:00:00Z")], [w("day", "=", "2024-03-31T02:00:00+02:00")],
+    [w("day", "=", "2024-03-31T12:00:00Z")], [w("day", "<", "2024-03-31T12:00:00Z")], [w("day", "<=", "2024-03-31T12:00:00Z")],
+    [w("day", ">", "2024-03-31T12:00:00Z")], [w("day", ">=", "2024-03-31T12:00:00Z")], [w("day", "!=", "2024-03-31T12:00:00Z")],
+    [w("day", "between", "2024-03-30", "2024-04-02")],
+    [w("at", "<", "2024-03-31T03:00:00+02:00")], [w("at", ">=", "2024-03-31T01:59:00+01:00")],
+    [w("at", "between", "2024-03-31T01:30:00+01:00", "2024-03-31T03:30:00+02:00")], [w("at", ">", "2024-03-31")],
+    [w("at", "=", (DST_START + dt.timedelta(minutes=617)).astimezone(dt.timezone(dt.timedelta(hours=2))).isoformat())],
+    [w("level", "<", "high")], [w("level", ">=", "mid")], [w("level", "in", "high")], [w("level", "=", "low")],
+    [w("level", "!=", "mid")], [w("flag", "=", True)], [w("flag", "<", True)], [w("flag", "!=", False)],
+    [w("level", "in", "low", "mid"), w("qty", "between", 0, 500), w("name", "notNull")],
+    [w("day", ">=", "2024-01-01"), w("price", "<", 100), w("flag", "=", False), w("ratio", "notNull")],
+]
+
+
+def cell_value(col: str, cell):
+    """A cell of the plugin's answer as the test's Python value."""
+    if cell is None:
+        return None
+    kind = KIND[col]
+    if kind == "int":
+        return int(cell)
+    if kind == "dec":
+        return decimal.Decimal(str(cell))
+    if kind == "date":
+        return instant(dt.datetime.fromisoformat(cell))
+    return cell
+
+
+def ref_width(low, high, bins: int, integer: bool) -> Fraction:
+    """PROTOCOL 11.12's width, by listing the candidates: 1, 2, 2.5, 5 times 10^k, in order."""
+    target = (Fraction(high) - Fraction(low)) / bins
+    for cand in sorted(m * Fraction(10) ** k for k in range(-20, 40) for m in (1, 2, Fraction(5, 2), 5)):
+        if integer and (cand < 1 or cand.denominator != 1):
+            continue
+        if cand >= target:
+            return cand
+    raise AssertionError("no width")
+
+
+def trunc(t: dt.datetime, unit: str) -> dt.datetime:
+    t = t.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+    if unit in ("day", "month", "year"):
+        t = t.replace(hour=0)
+    if unit in ("month", "year"):
+        t = t.replace(day=1)
+    if unit == "year":
+        t = t.replace(month=1)
+    return t
+
+
+def units_between(low: dt.datetime, high: dt.datetime, unit: str) -> int:
+    a, b = trunc(low, unit), trunc(high, unit)
+    if unit == "hour":
+        return (b - a) // dt.timedelta(hours=1) + 1
+    if unit == "day":
+        return (b - a).days + 1
+    if unit == "month":
+        return (b.year * 12 + b.month) - (a.year * 12 + a.month) + 1
+    return b.year - a.year + 1
+
+
+def ref_aggregate(kept: list[int], group: list[dict], enum: bool) -> dict:
+    """PROTOCOL 11.12 by hand: the bins of each column asked (only past `bins` distinct values),
+    the groups, their order (count descending, then the groups ascending, nulls first), percents."""
+    starts, bins_member = [], {}
+    for g in group:
+        col, values = g["column"], [DATA[g["column"]][i] for i in kept]
+        present = [v for v in values if v is not None]
+        start = lambda v: v  # noqa: E731
+        if g.get("bins") and len(set(present)) > g["bins"]:
+            if KIND[col] == "date":
+                lo, hi = min(map(instant, present)), max(map(instant, present))
+                unit = next((u for u in ("hour", "day", "month", "year") if units_between(lo, hi, u) <= g["bins"]), "year")
+                bins_member[col] = {"unit": unit}
+                start = lambda v, unit=unit: trunc(instant(v), unit)  # noqa: E731
+            else:
+                width = ref_width(min(present), max(present), g["bins"], KIND[col] == "int")
+                bins_member[col] = width
+                start = lambda v, width=width: math.floor(Fraction(v) / width) * width  # noqa: E731
+        starts.append(start)
+    counts: dict[tuple, int] = {}
+    for i in kept:
+        k = tuple(None if DATA[g["column"]][i] is None else s(DATA[g["column"]][i]) for g, s in zip(group, starts))
+        counts[k] = counts.get(k, 0) + 1
+
+    def order(item):
+        k, n = item
+        return [-n] + [(0,) if v is None else (1, v if (g["column"] in bins_member) else ref_key(g["column"], v, enum))
+                       for g, v in zip(group, k)]
+    groups = sorted(counts.items(), key=order)
+    out, seen = [], 0
+    for k, n in groups:
+        seen += n
+        cells = [instant(v) if v is not None and KIND[g["column"]] == "date" else v for g, v in zip(group, k)]
+        out.append((cells, n, n * 100 / len(kept), seen * 100 / len(kept)))
+    return {"groups": out, "bins": bins_member, "rows": len(kept), "largest": max(counts.values(), default=0)}
+
+
+class WhereAndAggregateTest(unittest.TestCase):
+    """`where` (PROTOCOL 11.11) and `aggregate` (11.12) against the test's own computation in plain
+    Python, on a loaded Feather file (an ENUM column) and on a Parquet file queried in place."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.files = write_agg_files(FIX.dir)
+        cls.plugins = {k: Plugin({"path": path}) for k, path in cls.files.items()}
+
+    @classmethod
+    def tearDownClass(cls):
+        for pl in cls.plugins.values():
+            pl.close()
+
+    def formats(self):
+        """(format, plugin, whether its level column is an enum): Feather's is, Parquet's is text."""
+        for key, pl in self.plugins.items():
+            self.assertIsNone(pl.error, key)
+        return [(key, pl, any(c["id"] == "level" and c["type"] == "enum" for c in pl.desc["columns"]))
+                for key, pl in self.plugins.items()]
+
+    def test_capabilities_and_types(self):
+        pl = self.plugins["feather"]
+        self.assertTrue(pl.caps["where"] and pl.caps["aggregate"])
+        types = {c["id"]: c["type"] for c in pl.desc["columns"]}
+        self.assertEqual(types, {"id": "integer", "name": "text", "qty": "integer", "price": "decimal", "cents": "decimal",
+                                 "exact": "decimal", "ratio": "decimal", "day": "date", "at": "date", "level": "enum",
+                                 "flag": "bool"})
+        self.assertEqual(types, {**{c["id"]: c["type"] for c in self.plugins["parquet"].desc["columns"]}, "level": "enum"})
+
+    def test_each_op_against_python(self):
+        for key, pl, enum in self.formats():
+            with self.subTest(key):
+                for where in WHERE_CASES:
+                    want = ref_kept(where, enum)
+                    got, total = pl.all_ids(where=where, page=251)
+                    self.assertEqual(got, [str(i) for i in want], where)
+                    self.assertEqual(total, len(want), where)
+                # the cases are not vacuous: between keeps both ends, text is exact, a null fails !=
+                self.assertIn(-10, [DATA["qty"][i] for i in ref_kept([w("qty", "between", -10, 10)], enum)])
+                self.assertIn(10, [DATA["qty"][i] for i in ref_kept([w("qty", "between", -10, 10)], enum)])
+                self.assertEqual({DATA["name"][i] for i in ref_kept([w("name", "=", "Ada")], enum)}, {"Ada"})
+                self.assertGreater(len(ref_kept([w("price", "=", "3")], enum)), 10)
+                self.assertEqual(len(ref_kept([w("qty", "!=", 7)], enum)) + len(ref_kept([w("qty", "=", 7)], enum)),
+                                 len(ref_kept([w("qty", "notNull")], enum)))
+
+    def test_where_with_filter_sort_and_locate(self):
+        sort = keys("price desc", "name asc")
+        where = [w("qty", ">=", 0), w("level", "!=", "high")]
+        for key, pl, enum in self.formats():
+            with self.subTest(key):
+                kept = set(ref_kept(where, enum, needle="zoë"))
+                got, total = pl.all_ids(sort, "zoë", where=where, page=7)
+                self.assertEqual(sorted(map(int, got)), sorted(kept))
+                self.assertEqual(total, len(kept))
+                prices = [DATA["price"][int(i)] for i in got]
+                present = [p for p in prices if p is not None]
+                self.assertEqual(present, sorted(present, reverse=True))  # nulls last, descending
+                for pos in (0, len(got) // 2, len(got) - 1):
+                    found = pl.p.call("locate", {"table": "root", "rows": ["100000", got[pos]], "sort": sort, "filter": "zoë",
+                                                 "where": where, "generation": 5})
+                    self.assertEqual(found, {"row": got[pos], "offset": pos})
+                outside = next(str(i) for i in range(AGG_ROWS) if i not in kept)
+                self.assertEqual(pl.p.call("locate", {"table": "root", "rows": [outside], "sort": sort, "filter": "zoë",
+                                                      "where": where, "generation": 5}), {"row": None})
+
+    def test_errors_name_the_member(self):
+        pl = self.plugins["feather"]
+        for where, member in (([w("qty", ">", 1), w("qty", "=", "abc")], "where[1].value"),
+                              ([w("level", "=", "urgent")], "where[0].value"),
+                              ([w("day", "<", "yesterday")], "where[0].value"),
+                              ([w("price", "=", "3,00")], "where[0].value"),
+                              ([{"column": "qty", "op": ">=", "value": None}], "where[0].value"),
+                              ([w("qty", "between", 1, 2), w("flag", "in", True, "no")], "where[1].values[1]"),
+                              ([{"column": "qty", "op": "between", "values": [1, 2, 3]}], "where[0].values"),
+                              ([w("nope", "=", 1)], "where[0].column")):
+            with self.subTest(member=member):
+                with self.assertRaises(ResponseError) as e:
+                    pl.rows(where=where)
+                self.assertEqual(e.exception.code, -32602)
+                self.assertTrue(e.exception.message.startswith(member + ": "), e.exception.message)
+                with self.assertRaises(ResponseError) as e:
+                    pl.p.call("aggregate", {"table": "root", "filter": None, "where": where, "group": [{"column": "qty"}]})
+                self.assertEqual(e.exception.data, {"member": member})
+        for group, member in (([{"column": "name", "bins": 5}], "group[0].bins"),
+                              ([{"column": "level", "bins": 5}], "group[0].bins"),
+                              ([{"column": "qty", "bins": 0}], "group[0].bins"),
+                              ([{"column": "qty"}, {"column": "zz"}], "group[1].column")):
+            with self.subTest(member=member):
+                with self.assertRaises(ResponseError) as e:
+                    pl.p.call("aggregate", {"table": "root", "filter": None, "where": [], "group": group})
+                self.assertEqual((e.exception.code, e.exception.data), (-32602, {"member": member}))
+
+    def aggregate(self, pl, group, where=(), filter=None):
+        desc = pl.p.call("aggregate", {"table": "root", "filter": filter, "where": list(where), "group": group},
+                         timeout=60)
+        self.addCleanup(pl.p.notify, "close", {"table": desc["table"]})
+        return desc
+
+    def check_aggregate(self, pl, enum, group, where=(), filter=None, page=50):
+        desc = self.aggregate(pl, group, where, filter)
+        want = ref_aggregate(ref_kept(list(where), enum, filter), group, enum)
+        ids = [g["column"] for g in group]
+        self.assertEqual([c["id"] for c in desc["columns"]], ids + ["count", "percent", "cumulative"])
+        self.assertEqual([c["type"] for c in desc["columns"][len(ids):]], ["integer", "decimal", "decimal"])
+        parent = {c["id"]: c for c in pl.desc["columns"]}
+        for c in desc["columns"][:len(ids)]:
+            self.assertEqual((c["type"], c.get("values"), c["title"]),
+                             (parent[c["id"]]["type"], parent[c["id"]].get("values"), parent[c["id"]]["title"]))
+        self.assertEqual((desc["rows"], desc["largest"], desc["total"]),
+                         (want["rows"], want["largest"], len(want["groups"])))
+        got_bins = {k: (Fraction(str(v["width"])) if "width" in v else v) for k, v in desc.get("bins", {}).items()}
+        self.assertEqual(got_bins, want["bins"])
+        rows, total = pl.all_rows(table=desc["table"], page=page)
+        self.assertEqual(total, len(want["groups"]))
+        got = [([cell_value(c, v) for c, v in zip(ids, r["cells"])], r["cells"][len(ids)], r["cells"][len(ids) + 1],
+                r["cells"][len(ids) + 2]) for r in rows]
+        self.assertEqual(got, want["groups"])
+        self.assertEqual(len({r["id"] for r in rows}), len(rows))
+        return desc, rows, want
+
+    def test_group_counts_without_bins(self):
+        for key, pl, enum in self.formats():
+            with self.subTest(key):
+                _, rows, want = self.check_aggregate(pl, enum, [{"column": "name"}])
+                self.assertIn([None], [g[0] for g in want["groups"]])  # nulls are a group
+                self.assertEqual(rows[-1]["cells"][-1], 100)
+                _, rows, _ = self.check_aggregate(pl, enum, [{"column": "level"}])
+                if enum:  # three equal counts: in the declared order, not alphabetically; nulls a group of their own
+                    self.assertEqual([r["cells"][:2] for r in rows], [["low", 180], ["mid", 180], ["high", 180], [None, 60]])
+                self.check_aggregate(pl, enum, [{"column": "flag"}, {"column": "level"}], [w("qty", ">", 100)], "é", page=3)
+                # few distinct values under the filters: not binned, no `bins` member
+                desc, _, _ = self.check_aggregate(pl, enum, [{"column": "qty", "bins": 10}], [w("qty", "between", 1, 9)])
+                self.assertNotIn("bins", desc)
+                desc, _, _ = self.check_aggregate(pl, enum, [{"column": "day", "bins": 1000}])
+                self.assertNotIn("bins", desc)
+                # binned only past `bins` distinct values: exactly `bins` of them are left alone
+                desc, _, _ = self.check_aggregate(pl, enum, [{"column": "id", "bins": 10}], [w("id", "<", 10)])
+                self.assertNotIn("bins", desc)
+                march = [w("day", "between", "2024-03-01", "2024-03-31")]
+                distinct = len({DATA["day"][i] for i in ref_kept(march, enum)})
+                desc, _, _ = self.check_aggregate(pl, enum, [{"column": "day", "bins": distinct}], march)
+                self.assertNotIn("bins", desc)
+                desc, _, _ = self.check_aggregate(pl, enum, [{"column": "day", "bins": distinct - 1}], march)
+                self.assertEqual(desc["bins"], {"day": {"unit": "month"}})
+
+    def test_bins_of_integers_and_decimals(self):
+        for key, pl, enum in self.formats():
+            with self.subTest(key):
+                desc, _, want = self.check_aggregate(pl, enum, [{"column": "qty", "bins": 10}])
+                self.assertEqual(want["bins"], {"qty": 200})  # (1234 - -50) / 10 = 128.4: 200, not 250
+                self.assertEqual(desc["bins"], {"qty": {"width": 200}})
+                desc, _, want = self.check_aggregate(pl, enum, [{"column": "qty", "bins": 10}], [w("qty", "between", 0, 230)])
+                self.assertEqual(want["bins"], {"qty": 25})  # 23: 25 on an integer column
+                desc, _, want = self.check_aggregate(pl, enum, [{"column": "id", "bins": 4}], [w("id", "between", 0, 9)])
+                self.assertEqual(want["bins"], {"id": 5})  # 2.25: 5 (2.5 is no whole number)
+                desc, rows, want = self.check_aggregate(pl, enum, [{"column": "id", "bins": 10}], [w("id", "<=", 10)])
+                self.assertEqual((want["bins"], len(rows)), ({"id": 1}, 11))  # exactly 1: one value a bin
+                desc, rows, want = self.check_aggregate(pl, enum, [{"column": "price", "bins": 20}])
+                self.assertEqual(want["bins"], {"price": 50})
+                desc, rows, want = self.check_aggregate(pl, enum, [{"column": "cents", "bins": 20}])
+                self.assertEqual(want["bins"], {"cents": Fraction(1, 40)})  # 0.45 / 20 = 0.0225: 0.025
+                self.assertEqual(desc["bins"], {"cents": {"width": 0.025}})
+                self.assertIn("0.025", [r["cells"][0] for r in rows])  # exact text, a finer scale than the column's
+                desc, rows, want = self.check_aggregate(pl, enum, [{"column": "cents", "bins": 9}],
+                                                        [w("cents", "between", "0.1", "0.3")])
+                self.assertEqual(want["bins"], {"cents": Fraction(1, 40)})  # 0.2 / 9 = 0.0222: 0.025
+                self.check_aggregate(pl, enum, [{"column": "exact", "bins": 3}])  # 1e-10 steps past a double
+                self.check_aggregate(pl, enum, [{"column": "level"}, {"column": "qty", "bins": 5}, {"column": "price", "bins": 7}],
+                                     [w("flag", "notNull")], "zoë", page=11)
+
+    def test_bins_of_dates_in_utc_across_dst(self):
+        for key, pl, enum in self.formats():
+            with self.subTest(key):
+                at = [v for v in DATA["at"] if v is not None]
+                hours = units_between(min(at), max(at), "hour")  # 88 hours of data: 89 hour bins
+                for bins, unit in ((100, "hour"), (hours, "hour"), (hours - 1, "day"), (10, "day"), (3, "month"), (1, "year")):
+                    desc, rows, want = self.check_aggregate(pl, enum, [{"column": "at", "bins": bins}])
+                    self.assertEqual(desc["bins"], {"at": {"unit": unit}})
+                # the hour of the change (CET 02:00 = CEST 03:00 = 01:00Z) is one bin of 60 minutes in UTC
+                hours = {r["cells"][0]: r["cells"][1] for r in pl.all_rows(table=self.aggregate(
+                    pl, [{"column": "at", "bins": 100}])["table"])[0]}
+                self.assertEqual(hours["2024-03-31 01:00:00+00"],
+                                 sum(1 for v in DATA["at"] if v is not None and trunc(v, "hour") == dt.datetime(2024, 3, 31, 1, tzinfo=UTC)))
+                for bins, unit in ((30, "month"), (5, "year")):
+                    desc, rows, _ = self.check_aggregate(pl, enum, [{"column": "day", "bins": bins}])
+                    self.assertEqual(desc["bins"], {"day": {"unit": unit}})
+                    self.assertTrue(all(r["cells"][0] is None or r["cells"][0].endswith("-01") for r in rows))
+                self.check_aggregate(pl, enum, [{"column": "day", "bins": 400}], [w("day", ">=", "2024-01-01")])
+
+    def test_the_aggregate_table_pages_sorts_filters_and_closes(self):
+        for key, pl, enum in self.formats():
+            with self.subTest(key):
+                desc, rows, want = self.check_aggregate(pl, enum, [{"column": "name"}, {"column": "flag"}])
+                handle = desc["table"]
+                natural = [r["id"] for r in rows]
+                pos = {r["id"]: i for i, r in enumerate(rows)}
+                cells = {r["id"]: r["cells"] for r in rows}
+                # sort: count ascending, then name descending (nulls last); ties by the natural order descending
+                sort = keys("count asc", "name desc")
+
+                def key(i):
+                    c = cells[i]
+                    return (c[2], (1, c[0]) if c[0] is not None else (0,))
+                want_order = sorted(natural, key=lambda i: (key(i)[0], Rev(key(i)[1]), -pos[i]))
+                self.assertEqual(pl.all_ids(sort, table=handle, page=4)[0], want_order)
+                by_pct = pl.all_ids(keys("percent desc"), table=handle, page=5)[0]
+                self.assertEqual(by_pct, sorted(natural, key=lambda i: (-cells[i][3], -pos[i])))
+                # filter: some cell's text contains "d" (only names have a d here), then where on the counts
+                got, total = pl.all_ids((), "d", table=handle, page=3)
+                self.assertEqual(got, [i for i in natural if cells[i][0] is not None and "d" in cells[i][0].lower()])
+                self.assertEqual(total, len(got))
+                where = [w("count", ">=", 5), w("percent", "<", 5), w("flag", "=", False)]
+                got, _ = pl.all_ids(keys("cumulative desc"), None, table=handle, page=2, where=where)
+                self.assertEqual(got, [i for i in reversed(natural) if cells[i][2] >= 5 and cells[i][3] < 5 and cells[i][1] is False])
+                self.assertTrue(got)
+                found = pl.p.call("locate", {"table": handle, "rows": [got[-1]], "sort": keys("cumulative desc"), "filter": None,
+                                             "where": where, "generation": 9})
+                self.assertEqual(found, {"row": got[-1], "offset": len(got) - 1})
+                # an aggregate of the aggregate table
+                again = pl.p.call("aggregate", {"table": handle, "filter": None, "where": [], "group": [{"column": "flag"}]})
+                self.assertEqual(again["rows"], len(natural))
+                pl.p.notify("close", {"table": again["table"]})
+                pl.p.notify("close", {"table": handle})
+                with self.assertRaises(ResponseError) as e:
+                    pl.rows(table=handle)
+                self.assertEqual(e.exception.code, -32001)
+                self.assertEqual(pl.rows(0, 3)["total"], AGG_ROWS)  # the root table is untouched
+
+    def test_nothing_counted(self):
+        for key, pl, enum in self.formats():
+            with self.subTest(key):
+                desc, rows, _ = self.check_aggregate(pl, enum, [{"column": "qty", "bins": 3}], [w("qty", ">", 10 ** 6)])
+                self.assertEqual((desc["rows"], desc["largest"], desc["total"], rows), (0, 0, 0, []))
+
+
+class Rev:
+    """Reverses the order of a key (sorted() has no per-key direction)."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __lt__(self, other):
+        return other.v < self.v
+
+    def __eq__(self, other):
+        return self.v == other.v
+
 
 
 class CheckerTest(unittest.TestCase):

@@ -23,7 +23,11 @@ What :meth:`TablePlugin.run` does for you:
 * reads stdin as bytes and splits lines itself (4 MiB maximum, longer lines are discarded);
 * answers ``initialize`` (protocol version 1; unknown host capabilities are ignored);
 * validates params and dispatches ``open``, ``rows``, ``children``, ``action``, ``move``,
-  ``close``, ``shutdown`` and ``$/cancel``; answers with the documented error codes;
+  ``locate``, ``aggregate``, ``close``, ``shutdown`` and ``$/cancel``; answers with the
+  documented error codes;
+* with the ``where`` capability, checks each request's ``where`` against the columns (errors
+  name the member: ``where[1].value``) and passes it to ``rows``/``locate``; without it, the
+  tables never see one;
 * checks an action's rows against its ``rows`` (none, one, many) and its ``input`` against
   its form's fields (types, required fields, defaults filled in) before your handler runs;
 * echoes ``generation`` in ``rows`` results, validates the sort keys against the columns;
@@ -46,12 +50,15 @@ Diagnostics go to stderr only (the ``logging`` module, level from ``TABDECK_LOG_
 
 from __future__ import annotations
 
+import datetime as _dt
+import decimal
 import inspect
 import json
 import logging
 import math
 import os
 import queue
+import re
 import sys
 import threading
 import time
@@ -64,6 +71,7 @@ __all__ = [
     "RpcError", "Cancelled",
     "column", "row", "action_spec", "field", "section_spec", "validate_input", "move_in_list",
     "sort_key", "sort_rows", "filter_rows", "validate_sort",
+    "WHERE_OPS", "parse_cell", "validate_where", "validate_group", "where_rows", "cell_meets",
     "sort_rows_in_sections", "count_sections",
     "TableSource", "Table", "TablePlugin",
     "encode_message",
@@ -426,6 +434,234 @@ def filter_rows(rows: Iterable[Mapping[str, Any]], text: str) -> list[Any]:
             if any(c is not None and needle in str(c).casefold() for c in r["cells"])]
 
 
+# --------------------------------------------------------------------------- where
+
+WHERE_OPS = ("=", "!=", "<", "<=", ">", ">=", "between", "in", "null", "notNull")
+"""The ops of a ``where`` condition (PROTOCOL.md 11.11)."""
+
+_COMPARE_OPS = ("=", "!=", "<", "<=", ">", ">=")
+_INTEGER_TEXT = re.compile(r"-?[0-9]+\Z")
+_DECIMAL_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?\Z")
+_DATE_TEXT = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?"
+    r"(Z|z|[+-]\d{2}(?::?\d{2})?)?)?\Z")
+_SPECIAL_DECIMALS = ("NaN", "Infinity", "-Infinity")
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _parse_date(text: str) -> _dt.datetime:
+    """An ISO 8601 date or timestamp (PROTOCOL.md 10.3) as an aware datetime in UTC: a date
+    alone is its midnight UTC, a timestamp without a zone is taken as UTC."""
+    m = _DATE_TEXT.match(text)
+    if not m:
+        raise ValueError
+    y, mo, d, h, mi, sec, frac, zone = m.groups()
+    micro = int((frac or "0")[:6].ljust(6, "0"))
+    tz = _dt.timezone.utc
+    if zone and zone not in ("Z", "z"):
+        sign = -1 if zone[0] == "-" else 1
+        digits = zone[1:].replace(":", "")
+        tz = _dt.timezone(sign * _dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:4] or 0)))
+    value = _dt.datetime(int(y), int(mo), int(d), int(h or 0), int(mi or 0), int(sec or 0), micro, tzinfo=tz)
+    return value.astimezone(_dt.timezone.utc)
+
+
+def parse_cell(value: Any, col: Mapping[str, Any]) -> Any:
+    """A cell (or a ``where`` value) of column ``col`` as a Python value that compares in the
+    column's sort order (PROTOCOL.md 11.3): ``integer`` an ``int``; ``decimal`` a
+    ``decimal.Decimal`` (``Decimal('NaN')``/``('Infinity')``/``('-Infinity')`` for the specials;
+    a JSON number by its shortest text, so ``0.1`` is ``Decimal('0.1')``); ``bool`` a ``bool``;
+    ``date`` an aware ``datetime`` in UTC; ``enum`` the value's position in ``values``; ``text``
+    the string. Raises ``ValueError`` with a message such as ``"abc" is not an integer``."""
+    kind = col.get("type", "text")
+    if kind == "integer":
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str) and _INTEGER_TEXT.match(value):
+            return int(value)
+        raise ValueError(f"{_json_text(value)} is not an integer")
+    if kind == "decimal":
+        if isinstance(value, int) and not isinstance(value, bool):
+            return decimal.Decimal(value)
+        if isinstance(value, float) and math.isfinite(value):
+            return decimal.Decimal(repr(value))
+        if isinstance(value, str) and (_DECIMAL_TEXT.match(value) or value in _SPECIAL_DECIMALS):
+            return decimal.Decimal(value)
+        raise ValueError(f"{_json_text(value)} is not a decimal number")
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        raise ValueError(f"{_json_text(value)} is not true or false")
+    if kind == "date":
+        if isinstance(value, str):
+            try:
+                return _parse_date(value)
+            except (ValueError, OverflowError):
+                pass
+        raise ValueError(f"{_json_text(value)} is not a date (YYYY-MM-DD or an ISO 8601 timestamp)")
+    if kind == "enum":
+        values = list(col.get("values") or [])
+        if isinstance(value, str) and value in values:
+            return values.index(value)
+        raise ValueError(f"{_json_text(value)} is not one of the values of {col.get('id')!r}")
+    if isinstance(value, str):
+        return value
+    raise ValueError(f"{_json_text(value)} is not a string")
+
+
+def _where_error(member: str, text: str) -> RpcError:
+    return RpcError(INVALID_PARAMS, f"{member}: {text}", {"member": member})
+
+
+def validate_where(where: Any, columns: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Check a request's ``where`` (PROTOCOL.md 11.11) against the columns and return it as a
+    list of ``{"column", "op"}`` plus ``"value"`` (``=`` to ``>=``) or ``"values"``
+    (``between``: ``[low, high]``; ``in``: one or more), the values as sent. ``None`` is ``[]``.
+    Raises :class:`RpcError` -32602 naming the member: ``where[1].value: "abc" is not an
+    integer`` (``data.member`` holds ``where[1].value``)."""
+    if where is None:
+        return []
+    if not isinstance(where, list):
+        raise _where_error("where", "must be a list of conditions")
+    by_id = {c.get("id"): c for c in columns}
+    out: list[dict[str, Any]] = []
+    for i, cond in enumerate(where):
+        at = f"where[{i}]"
+        if not isinstance(cond, dict):
+            raise _where_error(at, "must be an object {column, op, value|values}")
+        cid, op = cond.get("column"), cond.get("op")
+        col = by_id.get(cid) if isinstance(cid, str) else None
+        if col is None:
+            raise _where_error(f"{at}.column", f"unknown column {_json_text(cid)}")
+        if op not in WHERE_OPS:
+            raise _where_error(f"{at}.op", f"{_json_text(op)} is not one of {', '.join(WHERE_OPS)}")
+        item: dict[str, Any] = {"column": cid, "op": op}
+        if op in _COMPARE_OPS:
+            if cond.get("value") is None:
+                raise _where_error(f"{at}.value", "missing" if "value" not in cond
+                                   else f"null is no value (op {op} needs one; the op null keeps empty cells)")
+            try:
+                parse_cell(cond["value"], col)
+            except ValueError as e:
+                raise _where_error(f"{at}.value", str(e)) from None
+            item["value"] = cond["value"]
+        elif op in ("between", "in"):
+            values = cond.get("values")
+            if not isinstance(values, list) or (op == "between" and len(values) != 2) or not values:
+                raise _where_error(f"{at}.values", "must be [low, high]" if op == "between"
+                                   else "must be a list of one or more values")
+            for j, v in enumerate(values):
+                if v is None:
+                    raise _where_error(f"{at}.values[{j}]", "null is no value (the op null keeps empty cells)")
+                try:
+                    parse_cell(v, col)
+                except ValueError as e:
+                    raise _where_error(f"{at}.values[{j}]", str(e)) from None
+            item["values"] = list(values)
+        out.append(item)
+    return out
+
+
+BIN_TYPES = ("integer", "decimal", "date")
+
+
+def validate_group(group: Any, columns: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Check an ``aggregate`` request's ``group`` (PROTOCOL.md 11.12): one or more
+    ``{"column", "bins"?}``, each column once, ``bins`` an integer >= 1 on an integer, decimal
+    or date column. Returns it normalized (``bins`` only where given). Raises :class:`RpcError`
+    -32602 naming the member (``group[0].bins: ...``)."""
+    if not isinstance(group, list) or not group:
+        raise _where_error("group", "must be a list of one or more {column, bins}")
+    by_id = {c.get("id"): c for c in columns}
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for i, g in enumerate(group):
+        at = f"group[{i}]"
+        if not isinstance(g, dict):
+            raise _where_error(at, "must be an object {column, bins}")
+        cid = g.get("column")
+        col = by_id.get(cid) if isinstance(cid, str) else None
+        if col is None:
+            raise _where_error(f"{at}.column", f"unknown column {_json_text(cid)}")
+        if cid in seen:
+            raise _where_error(f"{at}.column", f"{_json_text(cid)} is grouped twice")
+        seen.add(cid)
+        item: dict[str, Any] = {"column": cid}
+        bins = g.get("bins")
+        if bins is not None:
+            if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
+                raise _where_error(f"{at}.bins", f"{_json_text(bins)} is not an integer of 1 or more")
+            if col.get("type", "text") not in BIN_TYPES:
+                raise _where_error(f"{at}.bins", f"column {_json_text(cid)} is {col.get('type', 'text')}: "
+                                   "bins are for integer, decimal and date columns")
+            item["bins"] = bins
+        out.append(item)
+    return out
+
+
+def _order_key(typed: Any, col: Mapping[str, Any]) -> Any:
+    """A key that orders parsed values of one column as its sort order does (11.3)."""
+    if isinstance(typed, decimal.Decimal):
+        if typed.is_nan():
+            return (3,)
+        if typed.is_infinite():
+            return (0,) if typed < 0 else (2,)
+        return (1, typed)
+    if isinstance(typed, str) and col.get("order") == "casefold":
+        return (typed.casefold(), typed)
+    return typed
+
+
+def cell_meets(cell: Any, cond: Mapping[str, Any], col: Mapping[str, Any]) -> bool:
+    """Whether one cell meets one (validated) ``where`` condition of its column. A null cell
+    meets only ``null``; a cell whose JSON type does not fit its column meets only ``notNull``;
+    ``=``, ``!=`` and ``in`` on text are exact, the other ops compare in the column's order."""
+    op = cond["op"]
+    if op == "null":
+        return cell is None
+    if cell is None:
+        return False
+    if op == "notNull":
+        return True
+    try:
+        have = parse_cell(cell, col)
+    except ValueError:
+        return False
+    text = col.get("type", "text") == "text"
+
+    def key(v: Any) -> Any:
+        return _order_key(v, col)
+
+    if op == "in":
+        wanted = [parse_cell(v, col) for v in cond["values"]]
+        return any(have == w if text else key(have) == key(w) for w in wanted)
+    if op == "between":
+        low, high = (key(parse_cell(v, col)) for v in cond["values"])
+        return low <= key(have) <= high
+    want = parse_cell(cond["value"], col)
+    if op in ("=", "!="):
+        same = have == want if text else key(have) == key(want)
+        return same if op == "=" else not same
+    a, b = key(have), key(want)
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+
+
+def where_rows(rows: Iterable[Mapping[str, Any]], where: Sequence[Mapping[str, Any]],
+               columns: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """The rows that meet every (validated) condition of ``where`` (PROTOCOL.md 11.11)."""
+    rows = list(rows)
+    if not where:
+        return rows
+    index = {c.get("id"): (i, c) for i, c in enumerate(columns)}
+    conds = [(index[w["column"]], w) for w in where]
+    return [r for r in rows if all(cell_meets(r["cells"][i], w, col) for (i, col), w in conds)]
+
+
 # --------------------------------------------------------------------------- encoding
 
 def stream_source_rows(source: Any) -> Iterable[Any]:
@@ -488,24 +724,33 @@ class TableSource:
         except NotImplementedError:
             return None
 
-    def rows(self, offset: int, limit: int, sort: list[dict[str, str]],
-             filter: Any) -> list[dict[str, Any]] | tuple[list[dict[str, Any]], int | None]:
+    def rows(self, offset: int, limit: int, sort: list[dict[str, str]], filter: Any,
+             where: list[dict[str, Any]] | None = None
+             ) -> list[dict[str, Any]] | tuple[list[dict[str, Any]], int | None]:
         """Return up to ``limit`` rows starting at ``offset`` in the given order.
 
         ``sort`` is already validated (and empty when the plugin does not declare ``sort``).
+        ``where`` (PROTOCOL.md 11.11) is passed only to plugins that declare the ``where``
+        capability, always then (``[]`` for none), validated against the columns (see
+        :func:`validate_where`): keep only the rows that meet every condition, and the filter.
         Return a list of rows (the response's ``total`` is then :meth:`count`), a tuple
         ``(rows, total)``, or ``(rows, total, sections)`` to send the sections' counts and
         footers as they are under this request's filter (PROTOCOL.md 10.6). The default uses
         :meth:`all_rows`, keeps only rows matching a string ``filter`` (see :func:`filter_rows`)
         and sorts with :func:`sort_rows` (with :meth:`sections`, with
         :func:`sort_rows_in_sections`: each section on its own); under a filter it sends the
-        sections with their counts among the kept rows.
+        sections with their counts among the kept rows; it keeps the rows ``where`` keeps
+        (:func:`where_rows`).
         """
         data = self.all_rows()
         total: int | None = None
         filtered = isinstance(filter, str) and bool(filter)
         if filtered:
             data = filter_rows(data, filter)
+        if where:
+            data = where_rows(data, where, self.columns())
+            filtered = True
+        if filtered:
             total = len(data)
         sections = self.sections()
         if sections:
@@ -517,13 +762,14 @@ class TableSource:
             return page, total, count_sections(data, sections)
         return (page, total) if total is not None else page
 
-    def locate(self, ids: list[str], sort: list[dict[str, str]],
-               filter: Any) -> tuple[str, int] | None:
+    def locate(self, ids: list[str], sort: list[dict[str, str]], filter: Any,
+               where: list[dict[str, Any]] | None = None) -> tuple[str, int] | None:
         """Where the first of ``ids`` is in this order and filter: ``(id, offset)``, or ``None``
         when none of them is in the view (the ``locate`` request, only sent when the plugin
-        declares the ``locate`` capability). The default reads the whole table through
-        :meth:`rows` once; override it for big tables, or do not declare ``locate``."""
-        got = self.rows(0, 2**31 - 1, sort, filter)
+        declares the ``locate`` capability; ``where`` as in :meth:`rows`, only with the
+        ``where`` capability). The default reads the whole table through :meth:`rows` once;
+        override it for big tables, or do not declare ``locate``."""
+        got = self.rows(0, 2**31 - 1, sort, filter, where) if where else self.rows(0, 2**31 - 1, sort, filter)
         page = got[0] if isinstance(got, tuple) else got
         where = {str(r["id"]): i for i, r in enumerate(page)}
         for wanted in ids:
@@ -592,6 +838,11 @@ class Table(TableSource):
         """The child table of one of this table's rows."""
         raise RpcError(NOT_SUPPORTED, "this table has no children")
 
+    def aggregate(self, filter: Any, where: list[dict[str, Any]],
+                  group: list[dict[str, Any]]) -> "Table":
+        """The group counts of this table as a new table; see :meth:`TablePlugin.aggregate`."""
+        raise RpcError(NOT_SUPPORTED, "this table cannot be aggregated")
+
     def close(self) -> None:
         """The host no longer needs this table: release what it holds."""
 
@@ -647,7 +898,10 @@ class TablePlugin(TableSource):
         """Capabilities sent in the ``initialize`` result.
 
         Keys: ``sort``, ``multiSort``, ``filter``, ``sections``, ``children``, ``actions``,
-        ``live``, ``paging``, ``move``, ``locate`` (answered by :meth:`TableSource.locate`). Default: none (the host sorts; ``paging`` defaults to true).
+        ``live``, ``paging``, ``move``, ``locate`` (answered by :meth:`TableSource.locate`),
+        ``where`` (``rows`` and ``locate`` then get a fifth argument ``where``, PROTOCOL.md
+        11.11), ``aggregate`` (answered by :meth:`aggregate`, 11.12). Default: none (the host
+        sorts; ``paging`` defaults to true).
         """
         return {}
 
@@ -667,6 +921,18 @@ class TablePlugin(TableSource):
         Requests naming a child table's handle go to that :class:`Table` instead.
         """
         raise RpcError(NOT_SUPPORTED, "this plugin has no children")
+
+    def aggregate(self, table: str, filter: Any, where: list[dict[str, Any]],
+                  group: list[dict[str, Any]]) -> Table:
+        """Handle ``aggregate`` (PROTOCOL.md 11.12) for the root table ``table``; declare the
+        ``aggregate`` capability. ``filter`` and ``where`` as in :meth:`rows` (``where`` is
+        ``[]`` without the ``where`` capability), ``group`` validated (see
+        :func:`validate_group`). Return a :class:`Table` of the group counts: the SDK gives it a
+        handle and routes requests to it as to a child table (``rows``, ``locate``, ``close``);
+        its :meth:`~TableSource.describe` must add the members ``rows`` and ``largest`` (and
+        ``bins`` when a column was binned). Requests about a child table go to its
+        :meth:`Table.aggregate`."""
+        raise RpcError(NOT_SUPPORTED, "this plugin cannot aggregate")
 
     def action(self, table: str, action: str, rows: list[str]) -> dict[str, Any] | str | None:
         """Run ``action`` on the rows (ids) of the root table ``table``.
@@ -986,7 +1252,8 @@ class TablePlugin(TableSource):
                 and self._initialized:
             return self._stream_rows(req.id, req.params)
         handler = {"open": self._open, "rows": self._rows, "children": self._children,
-                   "action": self._action, "move": self._move, "locate": self._locate}.get(method)
+                   "action": self._action, "move": self._move, "locate": self._locate,
+                   "aggregate": self._aggregate}.get(method)
         if handler is None:
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {method}")
         if not self._initialized:
@@ -1069,7 +1336,9 @@ class TablePlugin(TableSource):
                 raise RpcError(INVALID_PARAMS, f"{name} must be a non-negative integer")
         columns = source.columns()
         sort, filt = self._order(params, columns)
-        got = source.rows(offset, limit, sort, filt)
+        where = self._where(params, columns)
+        got = source.rows(offset, limit, sort, filt) if where is None else \
+            source.rows(offset, limit, sort, filt, where)
         sections = None
         if isinstance(got, tuple) and len(got) == 3:
             page, total, sections = got
@@ -1097,6 +1366,13 @@ class TablePlugin(TableSource):
             sort = []  # the host sorts; a sort sent anyway is ignored
         return sort, (params.get("filter") if caps.get("filter") else None)
 
+    def _where(self, params: dict[str, Any], columns: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+        """The validated ``where`` of a request (``[]`` when absent), or ``None`` when the plugin
+        does not declare the capability: its tables never get one."""
+        if not self._caps().get("where"):
+            return None
+        return validate_where(params.get("where"), columns)
+
     def _locate(self, params: dict[str, Any]) -> dict[str, Any]:
         if not self._caps().get("locate"):
             raise RpcError(METHOD_NOT_FOUND, "method not found: locate (no locate capability)")
@@ -1104,8 +1380,10 @@ class TablePlugin(TableSource):
         ids = params.get("rows")
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
             raise RpcError(INVALID_PARAMS, "rows must be a list of row ids (strings)")
-        sort, filt = self._order(params, source.columns())
-        found = source.locate(ids, sort, filt)
+        columns = source.columns()
+        sort, filt = self._order(params, columns)
+        where = self._where(params, columns)
+        found = source.locate(ids, sort, filt) if where is None else source.locate(ids, sort, filt, where)
         return {"row": found[0], "offset": found[1]} if found else {"row": None}
 
     # Streaming (``paging: False`` plugins, protocol section 11.3.1). Kept in functions of their
@@ -1173,9 +1451,9 @@ class TablePlugin(TableSource):
             raise RpcError(INVALID_PARAMS, "row must be a row id")
         return str(r)
 
-    def _register(self, child: Any) -> dict[str, Any]:
+    def _register(self, child: Any, what: str = "children()") -> dict[str, Any]:
         if not isinstance(child, Table):
-            raise RpcError(INTERNAL_ERROR, "plugin bug: children() must return a Table")
+            raise RpcError(INTERNAL_ERROR, f"plugin bug: {what} must return a Table")
         handle = f"t{self._next_handle}"
         self._next_handle += 1
         desc = {"table": handle, **child.describe()}
@@ -1195,6 +1473,31 @@ class TablePlugin(TableSource):
             assert isinstance(source, Table)
             child = source.children(row_id)
         return self._register(child)
+
+    def _aggregate(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``aggregate`` (11.12): the source's group counts, registered as a table of their own
+        (a handle, ``rows``, ``locate``, ``close``) the way a child table is."""
+        if not self._caps().get("aggregate"):
+            raise RpcError(METHOD_NOT_FOUND, "method not found: aggregate (no aggregate capability)")
+        source = self._source(params.get("table"))
+        columns = source.columns()
+        filt = params.get("filter") if self._caps().get("filter") else None
+        where = self._where(params, columns) or []
+        group = validate_group(params.get("group"), columns)
+        if source is self:
+            derived = self.aggregate(params["table"], filt, where, group)
+        else:
+            assert isinstance(source, Table)
+            derived = source.aggregate(filt, where, group)
+        desc = self._register(derived, "aggregate()")
+        for member in ("rows", "largest"):
+            value = desc.get(member)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                self._tables.pop(desc["table"], None)
+                self._safe_call(derived.close)
+                raise RpcError(INTERNAL_ERROR, f"plugin bug: an aggregate table's description needs "
+                                               f"{member} (an integer >= 0)")
+        return desc
 
     def _action(self, params: dict[str, Any]) -> dict[str, Any]:
         source = self._source(params.get("table"))
