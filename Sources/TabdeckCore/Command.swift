@@ -34,6 +34,8 @@ public enum Command: Hashable, Sendable {
     case filterShow
     /// Set (a text) or clear (nil) the filter.
     case filterSet(String?)
+    /// `freq COL [COL…] [--bins N]`: the group counts of columns, one level down.
+    case freq([String], bins: Int?)
     /// `where`: show the structured filter.
     case whereShow
     /// `where COND [and COND]…` (nil: `where clear`).
@@ -114,6 +116,7 @@ public enum CommandParser {
         .init(name: "sort", usage: "sort [COL [asc|desc] | clear]", summary: "show the sort order, sort by a column (again flips it), or clear"),
         .init(name: "filter", usage: "filter [TEXT | clear]", summary: "show the filter, keep only rows with TEXT in a cell, or clear"),
         .init(name: "where", usage: "where [COL OP VALUE [and …] | clear]", summary: "show the exact filter, keep rows meeting conditions on columns, or clear"),
+        .init(name: "freq", usage: "freq COL [COL...] [--bins N]", summary: "count the rows of each value (numbers and dates: in bins), one level down"),
         .init(name: "show", usage: "show [N]", summary: "print the rows in view, or N rows from the current position"),
         .init(name: "goto", usage: "goto ROW", summary: "move to a 1-based row number"),
         .init(name: "page", usage: "page next|prev|first|last", summary: "scroll by a page"),
@@ -213,6 +216,27 @@ public enum CommandParser {
             if rest.isEmpty { return .filterShow }
             if bare == ["clear"] { return .filterSet(nil) }
             return .filterSet(rest.joined(separator: " "))
+        case "freq":
+            var columns: [String] = []
+            var bins: Int?
+            var i = 0
+            while i < rest.count {
+                if bare[i] == "--bins" || bare[i]?.hasPrefix("--bins=") == true {
+                    let value: String
+                    if bare[i] == "--bins" {
+                        guard i + 1 < rest.count else { throw CommandError("--bins needs a number") }
+                        value = rest[i + 1]; i += 1
+                    } else {
+                        value = String(rest[i].dropFirst("--bins=".count))
+                    }
+                    bins = try positive(value, "freq --bins")
+                } else {
+                    columns.append(rest[i])
+                }
+                i += 1
+            }
+            guard !columns.isEmpty else { throw usage("freq") }
+            return .freq(columns, bins: bins)
         case "where":
             if rest.isEmpty { return .whereShow }
             if bare == ["clear"] { return .whereSet(nil) }

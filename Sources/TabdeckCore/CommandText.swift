@@ -31,6 +31,7 @@ extension Command {
         case .sortClear: "sort clear"
         case .filterShow: "filter"
         case .filterSet(let text): text.map { "filter \(Self.word($0))" } ?? "filter clear"
+        case .freq(let columns, let bins): "freq " + columns.map { Self.word($0) }.joined(separator: " ") + (bins.map { " --bins \($0)" } ?? "")
         case .whereShow: "where"
         case .whereSet(let terms): terms.map { "where " + Self.whereText($0) } ?? "where clear"
         case .show(let n): n.map { "show \($0)" } ?? "show"
@@ -102,8 +103,8 @@ extension Command {
     }
 
     static func word(_ word: String) -> String {
-        let keywords: Set<String> = ["clear", "all", "none", "--yes", "--back", "--format", "--set"]
-        let plain = !word.isEmpty && !keywords.contains(word) && !word.hasPrefix("--format=") && word.allSatisfy {
+        let keywords: Set<String> = ["clear", "all", "none", "--yes", "--back", "--format", "--set", "--bins"]
+        let plain = !word.isEmpty && !keywords.contains(word) && !word.hasPrefix("--format=") && !word.hasPrefix("--bins=") && word.allSatisfy {
             !$0.isWhitespace && $0 != "\"" && $0 != "'" && $0 != "\\" && $0 != "#"
         }
         if plain { return word }

@@ -58,6 +58,9 @@ public struct TableState: Hashable, Sendable {
     public var cache: PageCache
     /// The breadcrumb label.
     public var label: String
+    /// Made by the host from the level below (a frequency view, a group's rows); nil for the
+    /// plugin's own tables.
+    public var derived: DerivedTable?
     /// Failed `rows` requests, by page: each page waits for its own backoff, and its failure
     /// ends when that page arrives (an error belongs to the request that failed).
     public var pageFailures: [Int: RequestFailure] = [:]

@@ -167,7 +167,10 @@ extension Workspace {
         case .copy(let what, let column, let format):
             if what == .selection { try t.requireStableRowIDs() }
             return try runCopy(what, column: column, format: format ?? .tsv, &a, &effects)
+        case .freq(let columns, let bins):
+            return try runFreq(columns, bins: bins, &a, &effects)
         case .open(let rowWord):
+            if rowWord == nil, case .frequency(let facts)? = t.derived { return try openGroup(t, facts, tab, &effects) }
             if rowWord == nil && !t.cursorPath.isEmpty { throw CommandError("child rows expand in place: press o") }
             return try runOpen(rowWord, &a, &effects)
         case .expand(let rowWord):
@@ -176,7 +179,10 @@ extension Workspace {
             guard tabs[tab]!.stack.count > 1 else { throw CommandError("already at the top of \(tab)") }
             let child = tabs[tab]!.stack.removeLast()
             closeOutline(child, tab, &effects)
-            effects.append(.send(tab: tab, .notification(method: Method.close, params: ["table": .string(child.description.table)])))
+            // A group's rows share the handle of the table below: nothing to close.
+            if child.derived != .group {
+                effects.append(.send(tab: tab, .notification(method: Method.close, params: ["table": .string(child.description.table)])))
+            }
             for id in child.cache.inflight.values { cancel(id, &effects) }
             return .done(breadcrumbOutput(tab))
         case .action(let word, let confirmed, let input):
@@ -461,7 +467,9 @@ extension Workspace {
                     return
                 }
                 let visible = Set(t.cache.page(of: t.view.scrollOffset)...t.cache.page(of: t.view.scrollOffset + viewportRows))
-                t.cache.store(page: page, rows: Array(got.prefix(t.cache.pageSize)), keep: visible)
+                var rows = Array(got.prefix(t.cache.pageSize))
+                if case .frequency(let facts)? = t.derived { rows = Self.withBars(rows, facts, columns: t.description.columns) }
+                t.cache.store(page: page, rows: rows, keep: visible)
                 if result.totalSent, let total = result.total { t.takeTotal(total, estimate: result.totalIsEstimate) }
                 if let sections = result.sections { t.updateSections(sections) }
                 // A short page ends the table when the count is unknown, or only estimated (an

@@ -98,6 +98,8 @@ struct ActiveCommand: Hashable, Sendable {
     var applied = false
     /// The row a drill-down was asked for.
     var scanRowID: String?
+    /// The `aggregate` request a frequency view was asked with.
+    var aggregate: AggregateRequest?
     /// A remark for the command's output (the filter dropped an "all" selection).
     var note: String?
     /// The row ids an "all, except" selection resolved to, once the scan for an action ended.

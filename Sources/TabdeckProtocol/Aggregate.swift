@@ -206,6 +206,18 @@ public enum Bins {
         }
     }
 
+    /// The start of the bin after the one that starts at `millis`.
+    public static func next(_ millis: Int64, _ unit: DateBinUnit) -> Int64 {
+        switch unit {
+        case .hour: return millis + 3_600_000
+        case .day: return millis + 86_400_000
+        case .month, .year:
+            let (y, m) = yearMonth(millis)
+            if unit == .year { return daysFromCivil(y + 1, 1, 1) * 86_400_000 }
+            return daysFromCivil(m == 12 ? y + 1 : y, m == 12 ? 1 : m + 1, 1) * 86_400_000
+        }
+    }
+
     /// The ISO text of a bin start: a date for day, month and year bins of a date-only column,
     /// else a UTC timestamp.
     public static func text(_ millis: Int64, _ unit: DateBinUnit, dateOnly: Bool) -> String {

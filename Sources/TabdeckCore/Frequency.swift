@@ -1,0 +1,175 @@
+import TabdeckProtocol
+
+/// A table on the stack that the host made from another one rather than the plugin's
+/// `children`: a frequency view (an `aggregate` table), or the rows of one of its groups (the
+/// source table's own handle under more conditions).
+public enum DerivedTable: Hashable, Sendable {
+    case frequency(FrequencyFacts)
+    /// The table of the level below under the conditions of a group: it shares that level's
+    /// handle (nothing to close, nothing to open again after a restart).
+    case group
+}
+
+/// What a frequency view knows beyond its table: the request that made it (asked again after a
+/// restart), the rows counted, the largest count (the bars' scale) and how binned columns were
+/// cut (the drill-down's bounds).
+public struct FrequencyFacts: Hashable, Sendable {
+    public var request: AggregateRequest
+    public var rows: Int
+    public var largest: Int
+    public var bins: [String: BinSize]
+    /// The id of the bar column the host adds after the plugin's columns.
+    public var barColumn: String
+}
+
+extension Workspace {
+    /// Bins asked for numbers and dates when the command gives no `--bins`.
+    static let defaultBins = 20
+    /// Cells a full bar takes.
+    static let barWidth = 20
+
+    /// `freq COL [COL…] [--bins N]` (key F): the group counts of the current table under its
+    /// filters, one level down.
+    mutating func runFreq(_ words: [String], bins: Int?, _ a: inout ActiveCommand, _ effects: inout [Effect]) throws(CommandError) -> Step {
+        let tab = a.tab
+        let t = tabs[tab]!.table!
+        if let reply = a.reply {
+            switch reply {
+            case .error(let message): return .failed(message)
+            case .result(let value):
+                guard let request = a.aggregate else { return .failed("the frequency request was lost") }
+                do {
+                    let result = try AggregateResult(value)
+                    let view = try Self.frequencyTable(result, request: request)
+                    let label = "freq " + request.group.map(\.column).joined(separator: " ")
+                    var level = makeTable(tab: tab, key: t.key + "/freq:" + request.group.map(\.column).joined(separator: ","),
+                                          description: view.description, label: label)
+                    level.derived = .frequency(view.facts)
+                    tabs[tab]!.stack.append(level)
+                    return .done(breadcrumbOutput(tab))
+                } catch {
+                    return .failed("aggregate returned a bad table: \(error)")
+                }
+            }
+        }
+        if a.awaiting != nil { return .waiting }
+        guard tabs[tab]!.capabilities?.aggregate == true else {
+            throw CommandError("plugin \(tab) cannot count groups (it does not declare the aggregate capability)")
+        }
+        if let bins, bins < 1 { throw CommandError("--bins must be at least 1") }
+        var group: [AggregateGroup] = []
+        for word in words {
+            let id = try resolveColumn(word, in: t)
+            let spec = t.description.columns.first { $0.id == id }!
+            let binnable = [ColumnType.integer, .decimal, .date].contains(spec.type)
+            if bins != nil && !binnable { throw CommandError("column \(id) is \(spec.type.name): only numbers and dates have bins") }
+            group.append(AggregateGroup(id, bins: binnable ? (bins ?? Self.defaultBins) : nil))
+        }
+        let request = AggregateRequest(table: t.description.table, filter: wireFilter(t, tab), where: wireWhere(t, tab), group: group)
+        a.aggregate = request
+        a.awaiting = self.request(tab, Method.aggregate, request.json, .children(table: t.key, row: ""), &effects)
+        return .waiting
+    }
+
+    /// The description of a frequency view: the plugin's, with the bar column after its own
+    /// (host-drawn: not sortable, not sent to the plugin).
+    static func frequencyTable(_ result: AggregateResult, request: AggregateRequest) throws(CommandError) -> (description: TableDescription, facts: FrequencyFacts) {
+        var description = try result.description.checkedOrError()
+        guard description.columns.contains(where: { $0.id == "count" }) else {
+            throw CommandError("it has no count column")
+        }
+        var bar = "bar"
+        while description.columns.contains(where: { $0.id == bar }) { bar += "_" }
+        description.columns.append(ColumnSpec(id: bar, title: "", type: .text, width: .fixed(barWidth), sortable: false))
+        let facts = FrequencyFacts(request: request, rows: result.rows, largest: result.largest, bins: result.bins, barColumn: bar)
+        return (description, facts)
+    }
+
+    /// Rows of a frequency view with their bar cell: the count against the largest, in eighths
+    /// of a cell (`█▉▊▋▌▍▎▏`).
+    static func withBars(_ rows: [Row], _ facts: FrequencyFacts, columns: [ColumnSpec]) -> [Row] {
+        guard let countIndex = columns.firstIndex(where: { $0.id == "count" }) else { return rows }
+        return rows.map { row in
+            var row = row
+            let count = countIndex < row.cells.count ? (row.cells[countIndex].intValue ?? 0) : 0
+            row.cells = Array(row.cells.prefix(columns.count - 1)) + Array(repeating: .null, count: max(0, columns.count - 1 - row.cells.count))
+            row.cells.append(.string(bar(count, largest: facts.largest, width: barWidth)))
+            return row
+        }
+    }
+
+    /// A bar of `count` against `largest` over `width` cells, in eighths.
+    public static func bar(_ count: Int64, largest: Int, width: Int) -> String {
+        guard largest > 0, count > 0 else { return "" }
+        let eighths = max(1, Int((Double(count) / Double(largest) * Double(width * 8)).rounded()))
+        let partial = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]
+        return String(repeating: "█", count: eighths / 8) + partial[eighths % 8]
+    }
+
+    /// Enter on a group of a frequency view: the source table (the level below) under the
+    /// group's conditions, one level down.
+    mutating func openGroup(_ t: TableState, _ facts: FrequencyFacts, _ tab: String, _ effects: inout [Effect]) throws(CommandError) -> Step {
+        let stack = tabs[tab]!.stack
+        guard stack.count >= 2 else { throw CommandError("the frequency view has no table below it") }
+        let source = stack[stack.count - 2]
+        switch fetch(tab, t.view.cursor..<(t.view.cursor + 1), &effects) {
+        case .waiting: return .waiting
+        case .unavailable(let r): return .failed(r)
+        case .ready: break
+        }
+        guard let row = tabs[tab]!.table!.cache.row(at: t.view.cursor) else { throw CommandError("the table is empty") }
+        var conditions: WhereClause = []
+        for (i, g) in facts.request.group.enumerated() {
+            guard let spec = source.description.columns.first(where: { $0.id == g.column }) else { continue }
+            let cell = i < row.cells.count ? row.cells[i] : .null
+            conditions += Self.groupConditions(spec, cell, bin: facts.bins[g.column])
+        }
+        var level = source
+        level.derived = .group
+        level.view.where = facts.request.where + conditions
+        level.view.filter = facts.request.filter
+        level.view.selection = []
+        level.view.cursor = 0
+        level.view.scrollOffset = 0
+        level.view.expanded = []
+        level.outline = [:]
+        level.cursorPath = []
+        level.label = conditions.isEmpty ? "all" : WhereText.text(conditions)
+        level.key = source.key + "/group"
+        startGeneration(&level, &effects)
+        level.total = nil
+        level.forgetSectionCounts()
+        tabs[tab]!.stack.append(level)
+        return .done(breadcrumbOutput(tab))
+    }
+
+    /// The conditions that keep exactly the rows of one group: its value (or null), or its bin.
+    static func groupConditions(_ spec: ColumnSpec, _ cell: JSONValue, bin: BinSize?) -> WhereClause {
+        if cell == .null { return [WhereCondition(spec.id, .null)] }
+        switch bin {
+        case .width(let width)?:
+            let startText: String? = switch cell { case .string(let t): t; case .int(let i): String(i); case .double(let d): Bins.text(d); default: nil }
+            guard let start = startText.flatMap(Double.init), let w = Double(width) else {
+                return [WhereCondition(spec.id, .equal, [cell])]
+            }
+            let end = Bins.text(start + w)
+            return [WhereCondition(spec.id, .greaterOrEqual, [cell]),
+                    WhereCondition(spec.id, .less, [spec.type == .integer ? (Int64(end).map { .int($0) } ?? .string(end)) : .string(end)])]
+        case .unit(let unit)?:
+            guard case .string(let s) = cell, let millis = ISODateTime(s)?.millis else { return [WhereCondition(spec.id, .equal, [cell])] }
+            let next = Bins.next(millis, unit)
+            let dateOnly = !s.contains("T") && !s.contains(" ")
+            return [WhereCondition(spec.id, .greaterOrEqual, [cell]),
+                    WhereCondition(spec.id, .less, [.string(Bins.text(next, unit, dateOnly: dateOnly))])]
+        case nil:
+            return [WhereCondition(spec.id, .equal, [cell])]
+        }
+    }
+}
+
+extension TableDescription {
+    /// ``checked()`` with its error as a command error.
+    func checkedOrError() throws(CommandError) -> TableDescription {
+        do { return try checked() } catch { throw CommandError("\(error)") }
+    }
+}
