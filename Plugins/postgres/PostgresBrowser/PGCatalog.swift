@@ -42,7 +42,9 @@ enum PGCatalog {
     }
 
     /// A page of the catalog, filtered and sorted in memory (ties by schema and name, unique).
-    static func page(_ entries: [Entry], offset: Int, limit: Int, sort: [SortKey], filter: String?) throws -> (rows: [Row], total: Int) {
+    static func page(_ entries: [Entry], offset: Int, limit: Int, sort: [SortKey], filter: String?,
+                     where clause: WhereClause = []) throws -> (rows: [Row], total: Int) {
+        try Where.check(clause, columns: columns)
         for (i, key) in sort.enumerated() where !columns.contains(where: { $0.id == key.column }) {
             throw RPCError.badParams("params.sort[\(i)].column: unknown column \"\(key.column)\"", path: "params.sort[\(i)].column")
         }
@@ -70,6 +72,10 @@ enum PGCatalog {
                 }
             }
         }
+        func cells(_ e: Entry) -> [JSONValue] {
+            [.string(e.schema), .string(e.name), .string(e.kind), e.estimate.map { .int(Int64($0)) } ?? .null]
+        }
+        if !clause.isEmpty { items = items.filter { Where.matches(cells($0), columns: columns, clause) } }
         items.sort { a, b in
             for key in sort {
                 let c = compare(a, b, key.column)
@@ -80,8 +86,7 @@ enum PGCatalog {
         }
         let start = min(offset, items.count), end = min(offset + limit, items.count)
         let rows = items[start..<end].map { e in
-            Row(id: e.id, cells: [.string(e.schema), .string(e.name), .string(e.kind), e.estimate.map { .int(Int64($0)) } ?? .null],
-                hasChildren: true)
+            Row(id: e.id, cells: cells(e), hasChildren: true)
         }
         return (rows, items.count)
     }

@@ -62,19 +62,17 @@ public final class PGTable: @unchecked Sendable {
     /// cell containing `filter`.
     /// `exactTotal`: the exact number of matching rows when known (the last page is then read
     /// backward from the end).
-    public func page(offset: Int, limit: Int, sort: [SortKey], filter: String?, exactTotal: Int? = nil,
+    public func page(offset: Int, limit: Int, sort: [SortKey], filter: String?, where clause: WhereClause = [], exactTotal: Int? = nil,
                      cancel: CancellationFlag?) throws -> [Row] {
+        try Where.check(clause, columns: columnSpecs)
         let terms = try PGSQL.orderTerms(sort, columns: columns, identity: identity.terms)
         while pageGate.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
             if cancel?.isCancelled == true { throw CancellationError() }
         }
         defer { pageGate.signal() }
-        var conditions: [String] = []
-        var binds: [String?] = []
-        if let filter {
-            conditions.append(PGSQL.filter(columns: columns, parameter: 1))
-            binds.append(PGSQL.containsPattern(filter))
-        }
+        let selected = selection(filter: filter, where: clause)
+        let conditions = selected.conditions
+        var binds = selected.binds
         let cells = columns.map(\.valueExpression)
         if identity == .none {
             // Positions: made as steady as can be by every sortable column after the user's keys.
@@ -88,7 +86,7 @@ public final class PGTable: @unchecked Sendable {
             }
         }
         let keyList = terms.map { "(\($0.expression))::text" }
-        let order = PGAnchors.Order(sort: sort, filter: filter)
+        let order = PGAnchors.Order(sort: sort, filter: filter, clause: clause)
         var from = anchors.nearest(order, atOrBefore: offset)
         let gap = offset - (from?.position ?? 0)
         // Backward: from a remembered key after the page (or the table's end, when its exact
@@ -212,11 +210,70 @@ public final class PGTable: @unchecked Sendable {
 
     // MARK: Count and delete
 
-    /// The exact number of rows matching `filter`.
-    func count(filter: String?, cancel: CancellationFlag?) throws -> Int {
-        var sql = "SELECT count(*)::text FROM \(source)"
+    /// The groups of `aggregate` (PROTOCOL.md 11.12) under a filter and a `where`: for each
+    /// binned column its statistics first (min, max, more than `bins` distinct values?), then
+    /// one `GROUP BY` on the server, bins as exact numeric `floor(v / width) × width` or
+    /// `date_trunc` in UTC. Long queries send progress and stop on `$/cancel` (``PGConnection``).
+    func groups(_ group: [AggregateGroup], filter: String?, where clause: WhereClause,
+                cancel: CancellationFlag?) throws -> (groups: [Group], sizes: [String: BinSize]) {
+        try Where.check(clause, columns: columnSpecs)
+        let (conditions, binds) = selection(filter: filter, where: clause)
+        let picked = group.map { g in columns.first { $0.name == g.column }! }
+        var expressions: [String] = [], extra: [String?] = [], sizes: [String: BinSize] = [:]
+        for (g, column) in zip(group, picked) {
+            guard let bins = g.bins else {
+                expressions.append(column.type == .text ? "(\(column.valueExpression)) COLLATE \"C\"" : column.valueExpression)
+                continue
+            }
+            let stats = try connection.query(PGWhere.binStatistics(column, source: source, conditions: conditions, bins: bins), binds,
+                                             cancel: cancel).first ?? []
+            guard stats.count == 3, let distinct = Int(stats[2] ?? "0"), distinct > bins,
+                  let lo = stats[0].flatMap(Double.init), let hi = stats[1].flatMap(Double.init) else {
+                expressions.append(column.valueExpression)
+                continue
+            }
+            let size: BinSize = column.type == .date
+                ? .unit(Bins.unit(minMillis: Int64(lo), maxMillis: Int64(hi), count: bins))
+                : .width(Bins.text(Bins.width(min: lo, max: hi, count: bins, integer: column.type == .integer)))
+            sizes[column.name] = size
+            if case .width(let w) = size { extra.append(w) }
+            expressions.append(PGWhere.binExpression(column, size: size, parameter: binds.count + extra.count))
+        }
+        let sql = PGWhere.groupQuery(expressions, source: source, conditions: conditions)
+        let fetched = try connection.query(sql, binds + extra, cancel: cancel)
+        let groups = fetched.map { r in
+            Group(cells: zip(picked, r).map { column, text in
+                guard let text, let size = sizes[column.name] else { return column.cell(text) }
+                switch size {
+                case .width:
+                    let t = PGWhere.trimmed(text)
+                    return column.type == .integer ? Int64(t).map(JSONValue.int) ?? .string(t) : .string(t)
+                case .unit(let unit):
+                    return Int64(text).map { .string(Bins.text($0, unit, dateOnly: column.typeName == "date")) } ?? .string(text)
+                }
+            }, count: Int(r.last.flatMap { $0 } ?? "0") ?? 0)
+        }
+        return (GroupBins.merge(groups), sizes)
+    }
+
+    /// The conditions (to be AND-ed) and parameters of a filter and a `where` (checked).
+    func selection(filter: String?, where clause: WhereClause) -> (conditions: [String], binds: [String?]) {
+        var conditions: [String] = []
         var binds: [String?] = []
-        if let filter { sql += " WHERE " + PGSQL.filter(columns: columns, parameter: 1); binds.append(PGSQL.containsPattern(filter)) }
+        if let filter {
+            conditions.append(PGSQL.filter(columns: columns, parameter: 1))
+            binds.append(PGSQL.containsPattern(filter))
+        }
+        let w = PGWhere.conditions(clause, columns: columns, first: binds.count + 1)
+        return (conditions + w.sql, binds + w.binds)
+    }
+
+    /// The exact number of rows matching `filter` and `where`.
+    func count(filter: String?, where clause: WhereClause = [], cancel: CancellationFlag?) throws -> Int {
+        try Where.check(clause, columns: columnSpecs)
+        var sql = "SELECT count(*)::text FROM \(source)"
+        let (conditions, binds) = selection(filter: filter, where: clause)
+        if !conditions.isEmpty { sql += " WHERE " + conditions.map { "(\($0))" }.joined(separator: " AND ") }
         return Int(try connection.query(sql, binds, cancel: cancel, heartbeat: false).first?[0] ?? "0") ?? 0
     }
 
@@ -244,6 +301,7 @@ final class PGAnchors: @unchecked Sendable {
     struct Order: Hashable {
         var sort: [SortKey]
         var filter: String?
+        var clause: WhereClause = []
     }
 
     private let lock = NSLock()

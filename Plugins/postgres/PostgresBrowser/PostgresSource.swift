@@ -24,6 +24,8 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
     public let capabilities = {
         var c = PluginCapabilities(sort: true, multiSort: true, filter: true, children: true, actions: true)
         c.cells = true
+        c.where = true
+        c.aggregate = true
         return c
     }()
 
@@ -43,7 +45,9 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
     private var declaredKeys: [String: [String]] = [:]
     let environment: [String: String]
 
-    struct CountKey: Hashable { var handle: String; var filter: String? }
+    struct CountKey: Hashable { var handle: String; var filter: String?; var clause: WhereClause = [] }
+    /// The tables of groups made by `aggregate`, in memory.
+    private var countTables: [String: CountTable] = [:]
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) { self.environment = environment }
 
@@ -129,31 +133,34 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
         lock.lock()
         let table = tables[request.table], entries = catalog, hasConnection = connection != nil
-        let exact = counts[CountKey(handle: request.table, filter: filter)]
+        let exact = counts[CountKey(handle: request.table, filter: filter, clause: request.where)]
         lastFilter[request.table] = filter
+        let groups = countTables[request.table]
         lock.unlock()
+        if let groups { return try groups.page(request) }
         if let table {
             let rows: [Row]
             do {
                 rows = try table.page(offset: request.offset, limit: request.limit, sort: request.sort, filter: filter,
-                                      exactTotal: exact, cancel: cancel)
+                                      where: request.where, exactTotal: exact, cancel: cancel)
             } catch let error as RPCError {
                 // The rows asked named, so the host shows the failure against that request.
                 throw RPCError(code: error.code, message: "\(error.message) (\(table.schema).\(table.name), rows "
                                + "\(request.offset + 1)–\(request.offset + request.limit) asked)", data: error.data)
             }
-            let total = total(of: table, handle: request.table, filter: filter)
+            let total = total(of: table, handle: request.table, filter: filter, where: request.where)
             return request.result(rows, total: total.count, totalIsEstimate: total.estimated)
         }
         guard request.table == "root", hasConnection else { throw RPCError.unknown(table: request.table) }
-        let page = try PGCatalog.page(entries, offset: request.offset, limit: request.limit, sort: request.sort, filter: filter)
+        let page = try PGCatalog.page(entries, offset: request.offset, limit: request.limit, sort: request.sort, filter: filter,
+                                      where: request.where)
         return request.result(page.rows, total: page.total)
     }
 
     /// The exact count if known, else (without a filter) the estimate; starts the exact count
     /// in the background when it is not known yet.
-    private func total(of table: PGTable, handle: String, filter: String?) -> (count: Int?, estimated: Bool) {
-        let key = CountKey(handle: handle, filter: filter)
+    private func total(of table: PGTable, handle: String, filter: String?, where clause: WhereClause = []) -> (count: Int?, estimated: Bool) {
+        let key = CountKey(handle: handle, filter: filter, clause: clause)
         lock.lock()
         if let n = counts[key] { lock.unlock(); return (n, false) }
         let start = counting[key] == nil && !stopped.contains(key)
@@ -161,7 +168,7 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         if start { counting[key] = flag }
         lock.unlock()
         if start { startCount(table, key, flag) }
-        let estimate = filter == nil ? table.estimate : nil
+        let estimate = filter == nil && clause.isEmpty ? table.estimate : nil
         return (estimate, estimate != nil)
     }
 
@@ -177,7 +184,7 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
             }
             ticker.start()
             var n: Int?, failure: String?
-            do { n = try table.count(filter: key.filter, cancel: flag) } catch {
+            do { n = try table.count(filter: key.filter, where: key.clause, cancel: flag) } catch {
                 failure = (error as? RPCError)?.message ?? "\(error)"
             }
             done.signal()
@@ -192,13 +199,56 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
             notifier?.progress(done: 1, total: 1, message: message)
             // Only the count changed (`"rows": []`, PROTOCOL 12.2): the host keeps its pages. A filtered
             // count goes with the next page (an invalidate's total is the unfiltered table's).
-            if let n, !flag.isCancelled, current, key.filter == nil { notifier?.invalidate(table: key.handle, rows: [], total: n) }
+            if let n, !flag.isCancelled, current, key.filter == nil, key.clause.isEmpty { notifier?.invalidate(table: key.handle, rows: [], total: n) }
         }
         thread.name = "postgres-count"
         thread.start()
     }
 
     private func currentNotifier() -> Notifier? { lock.lock(); defer { lock.unlock() }; return notifier }
+
+    // MARK: aggregate
+
+    public func aggregate(_ request: AggregateRequest, cancel: CancellationFlag) throws -> AggregateResult {
+        let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
+        lock.lock()
+        let table = tables[request.table], counted = countTables[request.table], entries = catalog, hasConnection = connection != nil
+        lock.unlock()
+        let columns: [ColumnSpec], groups: [Group], title: String
+        var sizes: [String: BinSize] = [:]
+        if let counted {
+            columns = counted.columns
+            let indexes = try GroupBins.check(request, columns: columns)
+            let kept = try counted.order(sort: [], filter: filter, clause: request.where)
+            (groups, sizes) = GroupBins.apply(GroupBins.count(kept.map { counted.rows[$0].cells }, indexes: indexes),
+                                              columns: indexes.map { columns[$0] }, bins: request.group.map(\.bins))
+            title = "groups"
+        } else if let table {
+            columns = table.columnSpecs
+            _ = try GroupBins.check(request, columns: columns)
+            (groups, sizes) = try table.groups(request.group, filter: filter, where: request.where, cancel: cancel)
+            title = "\(table.schema).\(table.name)"
+        } else if request.table == "root", hasConnection {
+            columns = PGCatalog.columns
+            let indexes = try GroupBins.check(request, columns: columns)
+            let all = try PGCatalog.page(entries, offset: 0, limit: entries.count, sort: [], filter: filter, where: request.where)
+            (groups, sizes) = GroupBins.apply(GroupBins.count(all.rows.map(\.cells), indexes: indexes),
+                                              columns: indexes.map { columns[$0] }, bins: request.group.map(\.bins))
+            title = "catalog"
+        } else {
+            throw RPCError.unknown(table: request.table)
+        }
+        let groupColumns = request.group.map { g in columns.first { $0.id == g.column }! }
+        let result = try CountTable(groupColumns: groupColumns, groups: groups)
+        lock.lock()
+        let handle = "t\(nextHandle)"
+        nextHandle += 1
+        countTables[handle] = result
+        lock.unlock()
+        let names = groupColumns.map { $0.title ?? $0.id }.joined(separator: ", ")
+        PluginLog.info("\(title): \(result.rows.count) groups of \(result.counted) rows by \(names) as \(handle)")
+        return result.description(handle: handle, title: "\(title) › \(names)", sizes: sizes)
+    }
 
     // MARK: children, actions, close
 
@@ -244,7 +294,7 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
 
     public func close(table handle: String) {
         lock.lock()
-        if handle != "root" { tables[handle] = nil }
+        if handle != "root" { tables[handle] = nil; countTables[handle] = nil }
         for (key, flag) in counting where key.handle == handle && handle != "root" { flag.cancel() }
         lock.unlock()
     }

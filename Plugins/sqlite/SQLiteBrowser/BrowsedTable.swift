@@ -100,11 +100,14 @@ public final class BrowsedTable: @unchecked Sendable {
     // MARK: Pages
 
     /// The rows at `offset ..< offset + limit` in the order of `sort` (column ids), keeping
-    /// only rows with a text column containing `filter` (LIKE, ASCII case-insensitive).
-    public func page(offset: Int, limit: Int, sort: [SortKey] = [], filter: String? = nil,
+    /// only rows with a text column containing `filter` (LIKE, ASCII case-insensitive) that
+    /// meet every condition of `where` (PROTOCOL.md 11.11).
+    public func page(offset: Int, limit: Int, sort: [SortKey] = [], filter: String? = nil, where clause: WhereClause = [],
                      watch: QueryGuard? = nil, mode: PagingMode = .automatic) throws -> Page {
-        let filter = filter.flatMap { $0.isEmpty ? nil : $0 }
+        let selection = Selection(filter: filter, where: clause)
+        let filter = selection.key
         let terms = try orderTerms(sort)
+        let (selected, selectedArguments) = try conditions(selection)
         let asked = max(limit, 0)
         let limit = min(asked, Self.maxPageRows)
         return try file.pages.read(watch) { db in
@@ -118,8 +121,8 @@ public final class BrowsedTable: @unchecked Sendable {
             }
             if asked > limit && total == nil {
                 // The page will be cut short: the count must come with it.
-                var sql = "SELECT count(*) FROM \(source)", args: [DatabaseValue] = []
-                if let filter { let f = filterClause(filter); sql += " WHERE " + f.0; args = f.1 }
+                let (w, args) = try whereSQL(selection)
+                let sql = "SELECT count(*) FROM \(source)" + w
                 let n = try Int.fetchOne(db, sql: sql, arguments: StatementArguments(args)) ?? 0
                 file.counter.remember(countKey, n)
                 total = n
@@ -141,12 +144,7 @@ public final class BrowsedTable: @unchecked Sendable {
                 }
             }
 
-            var conditions: [String] = []
-            var arguments: [DatabaseValue] = []
-            if let filter {
-                let (sql, args) = filterClause(filter)
-                conditions.append(sql); arguments += args
-            }
+            let conditions = selected, arguments = selectedArguments
             var fetched: [[DatabaseValue]]
             switch plan {
             case .offset:
@@ -182,7 +180,7 @@ public final class BrowsedTable: @unchecked Sendable {
                 }
             }
 
-            let rows = try makeRows(fetched, previous: previous, offset: offset, filter: filter, terms: terms, db: db)
+            let rows = try makeRows(fetched, previous: previous, offset: offset, selection: selection, terms: terms, db: db)
             if identity != .allColumns, let last = fetched.prefix(rows.count).last {
                 file.anchors.remember(order, position: offset + rows.count, key: terms.map { last[$0.valueIndex] })
             }
@@ -274,18 +272,18 @@ public final class BrowsedTable: @unchecked Sendable {
 
     // MARK: Counts
 
-    /// Queues the count of the rows matching `filter` (nil: all rows).
-    public func requestCount(filter: String?, urgent: Bool = false) {
-        let filter = filter.flatMap { $0.isEmpty ? nil : $0 }
-        guard let filter else { file.requestCount(table: name, urgent: urgent); return }
-        let (clause, args) = filterClause(filter)
-        file.counter.request(.init(key: .init(table: name, filter: filter, epoch: file.epoch.current),
-                                   sql: "SELECT count(*) FROM \(source) WHERE \(clause)", arguments: StatementArguments(args),
+    /// Queues the count of the rows matching `filter` and `where` (nil and none: all rows).
+    public func requestCount(filter: String?, where clause: WhereClause = [], urgent: Bool = false) {
+        let selection = Selection(filter: filter, where: clause)
+        guard let key = selection.key else { file.requestCount(table: name, urgent: urgent); return }
+        guard let (w, args) = try? whereSQL(selection) else { return }
+        file.counter.request(.init(key: .init(table: name, filter: key, epoch: file.epoch.current),
+                                   sql: "SELECT count(*) FROM \(source)" + w, arguments: StatementArguments(args),
                                    seconds: entry.kind == .view ? 15 : 300), urgent: urgent)
     }
 
     /// The row count (of rows matching `filter`) if known.
-    public func cachedCount(filter: String?) -> Int? {
-        file.cachedCount(table: name, filter: filter.flatMap { $0.isEmpty ? nil : $0 })
+    public func cachedCount(filter: String?, where clause: WhereClause = []) -> Int? {
+        file.cachedCount(table: name, filter: Selection(filter: filter, where: clause).key)
     }
 }

@@ -18,7 +18,9 @@ enum CatalogTable {
 
     /// The rows at `offset ..< offset + limit` after filtering (some cell containing the text,
     /// ignoring case) and sorting (ties by name, which is unique).
-    static func page(_ items: [Item], offset: Int, limit: Int, sort: [SortKey], filter: String?) throws -> (rows: [Row], total: Int) {
+    static func page(_ items: [Item], offset: Int, limit: Int, sort: [SortKey], filter: String?,
+                     where clause: WhereClause = []) throws -> (rows: [Row], total: Int) {
+        try Where.check(clause, columns: columns)
         for (i, key) in sort.enumerated() where !columns.contains(where: { $0.id == key.column }) {
             throw RPCError.badParams("params.sort[\(i)].column: unknown column \"\(key.column)\"", path: "params.sort[\(i)].column")
         }
@@ -31,6 +33,7 @@ enum CatalogTable {
                     .contains { $0.lowercased().contains(needle) }
             }
         }
+        if !clause.isEmpty { items = items.filter { Where.matches(row($0).cells, columns: columns, clause) } }
         items.sort { a, b in
             for key in sort {
                 let c = compare(a, b, key.column)
@@ -38,7 +41,7 @@ enum CatalogTable {
             }
             return a.entry.name.utf8.lexicographicallyPrecedes(b.entry.name.utf8)
         }
-        let start = min(offset, items.count), end = min(offset + limit, items.count)
+        let start = min(offset, items.count), end = offset + limit > items.count || offset + limit < 0 ? items.count : offset + limit
         return (items[start..<end].map(row), items.count)
     }
 

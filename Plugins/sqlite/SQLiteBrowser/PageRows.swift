@@ -9,7 +9,7 @@ extension BrowsedTable {
     /// `previous` is the row before the page (views only). Text cells over 64 KiB are cut with
     /// the protocol's marker; the page ends early past ``pageBudget`` bytes (the result then
     /// says `more`, PROTOCOL.md 11.3).
-    func makeRows(_ fetched: [[DatabaseValue]], previous: [DatabaseValue]?, offset: Int, filter: String?,
+    func makeRows(_ fetched: [[DatabaseValue]], previous: [DatabaseValue]?, offset: Int, selection: Selection,
                   terms: [OrderTerm], db: Database) throws -> [TabdeckProtocol.Row] {
         var rows: [TabdeckProtocol.Row] = []
         rows.reserveCapacity(fetched.count)
@@ -25,7 +25,7 @@ extension BrowsedTable {
             case .allColumns:
                 if i == 0 {
                     if let previous, Self.same(previous, values) {
-                        duplicate = try identicalRows(values, before: offset, filter: filter, terms: terms, db: db)
+                        duplicate = try identicalRows(values, before: offset, selection: selection, terms: terms, db: db)
                     }
                 } else {
                     duplicate = Self.same(fetched[i - 1], values) ? duplicate + 1 : 0
@@ -51,15 +51,12 @@ extension BrowsedTable {
 
     /// How many rows identical to `values` come before position `offset` (they are adjacent:
     /// every column is a sort key of a view).
-    func identicalRows(_ values: [DatabaseValue], before offset: Int, filter: String?, terms: [OrderTerm],
+    func identicalRows(_ values: [DatabaseValue], before offset: Int, selection: Selection, terms: [OrderTerm],
                        db: Database) throws -> Int {
-        var arguments: [DatabaseValue] = []
+        let (w, args) = try whereSQL(selection)
+        var arguments: [DatabaseValue] = args
         var sql = "SELECT count(*) FROM (SELECT " + columns.indices.map { "\(SQLText.quote(columns[$0].name)) AS _c\($0)" }
-            .joined(separator: ", ") + " FROM \(source)"
-        if let filter {
-            let (f, args) = filterClause(filter)
-            sql += " WHERE " + f; arguments += args
-        }
+            .joined(separator: ", ") + " FROM \(source)" + w
         sql += " ORDER BY " + terms.map(\.sql).joined(separator: ", ") + " LIMIT ?) WHERE "
         arguments.append(offset.databaseValue)
         sql += columns.indices.map { "_c\($0) IS ?" }.joined(separator: " AND ")

@@ -23,12 +23,16 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
     public let capabilities = {
         var c = PluginCapabilities(sort: true, multiSort: true, filter: true, children: true)
         c.cells = true
+        c.where = true
+        c.aggregate = true
         return c
     }()
 
     enum Opened {
         case catalog
         case table(BrowsedTable)
+        /// The groups of an `aggregate`, in memory.
+        case counts(CountTable)
     }
 
     private let lock = NSLock()
@@ -94,11 +98,14 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
     public func rows(_ request: RowsRequest, cancel: CancellationFlag) throws -> RowsResult {
         let (file, opened) = try lookup(request.table)
         let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
-        lock.lock(); lastFilter[request.table] = filter; lock.unlock()
+        lock.lock(); lastFilter[request.table] = Selection(filter: filter, where: request.where).key; lock.unlock()
         switch opened {
+        case .counts(let counts):
+            return try counts.page(request)
         case .catalog:
             let items = file.catalog.map { CatalogTable.Item(entry: $0, count: file.cachedCount(table: $0.name)) }
-            let page = try CatalogTable.page(items, offset: request.offset, limit: request.limit, sort: request.sort, filter: filter)
+            let page = try CatalogTable.page(items, offset: request.offset, limit: request.limit, sort: request.sort, filter: filter,
+                                             where: request.where)
             for row in page.rows where row.cells[2] == .null { file.requestCount(table: row.id) }
             return request.result(page.rows, total: page.total)
         case .table(let table):
@@ -108,18 +115,69 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
             }
             let page: Page
             do {
-                page = try table.page(offset: request.offset, limit: request.limit, sort: request.sort, filter: filter, watch: watch)
+                page = try table.page(offset: request.offset, limit: request.limit, sort: request.sort, filter: filter,
+                                      where: request.where, watch: watch)
             } catch let error as QueryTimeout {
                 throw RPCError(code: RPCError.internalError, message: "\(name): \(error)")
             } catch let error as DatabaseError {
                 throw RPCError(code: RPCError.internalError, message: "\(name): \(SchemaReader.describe(error))")
             }
             PluginLog.debug("\(name) offset \(request.offset): \(page.rows.count) rows via \(page.plan) in \(Int(Date().timeIntervalSince(watch.started) * 1000)) ms")
-            if page.total == nil { table.requestCount(filter: filter, urgent: true) }
+            if page.total == nil { table.requestCount(filter: filter, where: request.where, urgent: true) }
             var result = request.result(page.rows, total: page.total)
             result.more = page.more
             return result
         }
+    }
+
+    // MARK: aggregate
+
+    public func aggregate(_ request: AggregateRequest, cancel: CancellationFlag) throws -> AggregateResult {
+        let (_, opened) = try lookup(request.table)
+        let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
+        let columns: [ColumnSpec], groups: [Group], title: String
+        switch opened {
+        case .catalog:
+            columns = CatalogTable.columns
+            let indexes = try GroupBins.check(request, columns: columns)
+            let (file, _) = try lookup(request.table)
+            let items = file.catalog.map { CatalogTable.Item(entry: $0, count: file.cachedCount(table: $0.name)) }
+            let all = try CatalogTable.page(items, offset: 0, limit: Int.max, sort: [], filter: filter, where: request.where)
+            groups = GroupBins.count(all.rows.map(\.cells), indexes: indexes)
+            title = "catalog"
+        case .counts(let counts):
+            columns = counts.columns
+            let indexes = try GroupBins.check(request, columns: columns)
+            let kept = try counts.order(sort: [], filter: filter, clause: request.where)
+            groups = GroupBins.count(kept.map { counts.rows[$0].cells }, indexes: indexes)
+            title = "groups"
+        case .table(let table):
+            columns = table.columnSpecs
+            let indexes = try GroupBins.check(request, columns: columns)
+            let notifier = currentNotifier(), name = table.name
+            let watch = QueryGuard(cancel: cancel, seconds: querySeconds) { seconds in
+                notifier?.progress(done: seconds.rounded(), total: nil, message: "counting groups of \(name) (\(Int(seconds)) s)")
+            }
+            do {
+                groups = try table.groups(indexes, selection: Selection(filter: filter, where: request.where), watch: watch)
+            } catch let error as QueryTimeout {
+                throw RPCError(code: RPCError.internalError, message: "\(name): \(error)")
+            } catch let error as DatabaseError {
+                throw RPCError(code: RPCError.internalError, message: "\(name): \(SchemaReader.describe(error))")
+            }
+            title = name
+        }
+        let groupColumns = request.group.map { g in columns.first { $0.id == g.column }! }
+        let (binned, sizes) = GroupBins.apply(groups, columns: groupColumns, bins: request.group.map(\.bins))
+        let counts = try CountTable(groupColumns: groupColumns, groups: binned)
+        lock.lock()
+        let handle = "t\(nextHandle)"
+        nextHandle += 1
+        tables[handle] = .counts(counts)
+        lock.unlock()
+        let names = groupColumns.map { $0.title ?? $0.id }.joined(separator: ", ")
+        PluginLog.info("\(title): \(counts.rows.count) groups of \(counts.counted) rows by \(names) as \(handle)")
+        return counts.description(handle: handle, title: "\(title) › \(names)", sizes: sizes)
     }
 
     // MARK: cell

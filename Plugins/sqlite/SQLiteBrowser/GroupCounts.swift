@@ -1,0 +1,210 @@
+import Foundation
+import TabdeckPluginKit
+import TabdeckProtocol
+
+// The same file is in Plugins/sqlite/SQLiteBrowser and Plugins/postgres/PostgresBrowser (the
+// plugins share no module of their own): keep the two copies alike.
+
+/// One group of an `aggregate` (PROTOCOL.md 11.12): its cells (one per group column) and how
+/// many rows it has.
+struct Group: Sendable {
+    var cells: [JSONValue]
+    var count: Int
+}
+
+/// Bins computed by the protocol's one rule (``Bins``) from already counted groups, for the
+/// engines (and tables) that group by the plain values: the reference rule, applied to values.
+enum GroupBins {
+    /// Checks the group columns of `request` against `columns`: known, `bins` only on numbers
+    /// and dates. Returns the indexes of the columns.
+    static func check(_ request: AggregateRequest, columns: [ColumnSpec]) throws -> [Int] {
+        try request.group.enumerated().map { i, g in
+            guard let c = columns.firstIndex(where: { $0.id == g.column }) else {
+                throw RPCError.badParams("params.group[\(i)].column: no column \"\(g.column)\"", path: "params.group[\(i)].column")
+            }
+            if g.bins != nil, ![.integer, .decimal, .date].contains(columns[c].type) {
+                throw RPCError.badParams("params.group[\(i)].bins: \(g.column) is a \(columns[c].type.name) column; "
+                                         + "bins are for integer, decimal and date columns", path: "params.group[\(i)].bins")
+            }
+            return c
+        }
+    }
+
+    /// The groups with their binned columns cut into bins (where a column has more than `bins`
+    /// distinct non-null values), merged; and how each binned column was cut.
+    static func apply(_ groups: [Group], columns: [ColumnSpec], bins: [Int?]) -> (groups: [Group], sizes: [String: BinSize]) {
+        var groups = groups
+        var sizes: [String: BinSize] = [:]
+        for (k, binCount) in bins.enumerated() {
+            guard let binCount else { continue }
+            let spec = columns[k]
+            if spec.type == .date {
+                var distinct = Set<Int64>(), dateOnly = true
+                for g in groups {
+                    guard case .string(let s) = g.cells[k], let d = ISODateTime(s) else { continue }
+                    distinct.insert(d.millis)
+                    if !d.dateOnly { dateOnly = false }
+                }
+                guard distinct.count > binCount, let lo = distinct.min(), let hi = distinct.max() else { continue }
+                let unit = Bins.unit(minMillis: lo, maxMillis: hi, count: binCount)
+                sizes[spec.id] = .unit(unit)
+                for i in groups.indices {
+                    guard case .string(let s) = groups[i].cells[k], let d = ISODateTime(s) else { continue }
+                    groups[i].cells[k] = .string(Bins.text(Bins.startMillis(d.millis, unit), unit, dateOnly: dateOnly))
+                }
+            } else {
+                var distinct = Set<ExactNumber>()
+                var lo = Double.infinity, hi = -Double.infinity
+                for g in groups {
+                    guard let n = ExactNumber(cell: g.cells[k], type: spec.type), n.kind == .finite, let d = Double(n.text) else { continue }
+                    distinct.insert(n)
+                    lo = min(lo, d); hi = max(hi, d)
+                }
+                guard distinct.count > binCount else { continue }
+                let integer = spec.type == .integer
+                let width = Bins.width(min: lo, max: hi, count: binCount, integer: integer)
+                sizes[spec.id] = .width(Bins.text(width))
+                for i in groups.indices {
+                    guard let n = ExactNumber(cell: groups[i].cells[k], type: spec.type), n.kind == .finite,
+                          let d = Double(n.text) else { continue }
+                    let start = Bins.start(d, width: width)
+                    groups[i].cells[k] = integer && abs(start) < 9e18 ? .int(Int64(start)) : .string(Bins.text(start))
+                }
+            }
+        }
+        if sizes.isEmpty { return (groups, sizes) }
+        return (merge(groups), sizes)
+    }
+
+    /// Groups with equal cells made one (their counts added), in first-seen order.
+    static func merge(_ groups: [Group]) -> [Group] {
+        var index: [[JSONValue]: Int] = [:]
+        var out: [Group] = []
+        for g in groups {
+            if let i = index[g.cells] { out[i].count += g.count } else { index[g.cells] = out.count; out.append(g) }
+        }
+        return out
+    }
+
+    /// Counts rows (cells of `columns`) by the values of the columns at `indexes`: the groups of
+    /// an in-memory table (the catalog, an aggregate table).
+    static func count(_ rows: [[JSONValue]], indexes: [Int]) -> [Group] {
+        merge(rows.map { r in Group(cells: indexes.map { $0 < r.count ? r[$0] : .null }, count: 1) })
+    }
+}
+
+/// An aggregate's table of groups (PROTOCOL.md 11.12), kept in memory and served with sort,
+/// filter and `where` by the protocol's own rules (``Where``): the group columns, then `count`,
+/// `percent` and `cumulative`; natural order count descending, then the group cells ascending.
+final class CountTable: @unchecked Sendable {
+    let columns: [ColumnSpec]
+    /// The rows in the natural order (ids `g0`, `g1`, …).
+    let rows: [Row]
+    let counted: Int
+    let largest: Int
+    private let lock = NSLock()
+    private var lastView: (sort: [SortKey], filter: String?, clause: WhereClause, order: [Int])?
+
+    /// The most groups an aggregate keeps (in memory): past this, bins are needed.
+    static let maxGroups = 1_000_000
+
+    init(groupColumns: [ColumnSpec], groups: [Group]) throws {
+        guard groups.count <= Self.maxGroups else {
+            throw RPCError(code: RPCError.internalError,
+                           message: "more than \(Self.maxGroups) groups: group by fewer columns, or use bins")
+        }
+        let specs = groupColumns.map { ColumnSpec(id: $0.id, title: $0.title, type: $0.type) }
+        columns = specs + AggregateResult.countColumns
+        let natural = groups.sorted { a, b in
+            if a.count != b.count { return a.count > b.count }
+            for (k, spec) in specs.enumerated() {
+                let c = Self.compare(a.cells[k], b.cells[k], spec)
+                if c != 0 { return c < 0 }
+            }
+            return false
+        }
+        let total = natural.reduce(0) { $0 + $1.count }
+        counted = total
+        largest = natural.first?.count ?? 0
+        var running = 0
+        rows = natural.enumerated().map { i, g in
+            running += g.count
+            let percent = total == 0 ? 0 : Double(g.count) * 100 / Double(total)
+            let cumulative = total == 0 ? 0 : Double(running) * 100 / Double(total)
+            return Row(id: "g\(i)", cells: g.cells + [.int(Int64(g.count)), .double(percent), .double(cumulative)])
+        }
+    }
+
+    func description(handle: String, title: String, sizes: [String: BinSize]) -> AggregateResult {
+        AggregateResult(description: TableDescription(table: handle, title: title, columns: columns, total: rows.count),
+                        rows: counted, largest: largest, bins: sizes)
+    }
+
+    /// Two cells of a column by the protocol's sort order: nulls smallest, then ``Where/compare``
+    /// (cells that do not fit the type after those that do, by their JSON text).
+    static func compare(_ a: JSONValue, _ b: JSONValue, _ spec: ColumnSpec) -> Int {
+        switch (a, b) {
+        case (.null, .null): return 0
+        case (.null, _): return -1
+        case (_, .null): return 1
+        default:
+            if let c = Where.compare(a, b, type: spec.type) { return c }
+            let fa = Where.compare(a, a, type: spec.type) != nil, fb = Where.compare(b, b, type: spec.type) != nil
+            if fa != fb { return fa ? -1 : 1 }
+            let x = JSONWriter.string(a), y = JSONWriter.string(b)
+            return x == y ? 0 : (x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1)
+        }
+    }
+
+    /// Whether a filter text is in some cell (ASCII case folded, PROTOCOL.md 11.3).
+    static func contains(_ cells: [JSONValue], _ needle: String) -> Bool {
+        cells.contains { cell in
+            let text: String
+            switch cell {
+            case .null: return false
+            case .string(let s): text = s
+            default: text = JSONWriter.string(cell)
+            }
+            return text.lowercased().contains(needle)
+        }
+    }
+
+    /// The row positions (in the natural order) of a sort, filter and `where`.
+    func order(sort: [SortKey], filter: String?, clause: WhereClause) throws -> [Int] {
+        try Where.check(clause, columns: columns)
+        var keys: [(Int, Bool)] = []
+        for (i, key) in sort.enumerated() {
+            guard let c = columns.firstIndex(where: { $0.id == key.column }) else {
+                throw RPCError.badParams("params.sort[\(i)].column: unknown column \"\(key.column)\"", path: "params.sort[\(i)].column")
+            }
+            keys.append((c, key.direction == .descending))
+        }
+        lock.lock()
+        if let v = lastView, v.sort == sort, v.filter == filter, v.clause == clause { lock.unlock(); return v.order }
+        lock.unlock()
+        let needle = filter.flatMap { $0.isEmpty ? nil : $0.lowercased() }
+        var order = rows.indices.filter { i in
+            (needle.map { Self.contains(rows[i].cells, $0) } ?? true) && Where.matches(rows[i].cells, columns: columns, clause)
+        }
+        if !keys.isEmpty {
+            order.sort { i, j in
+                for (c, descending) in keys {
+                    let x = Self.compare(rows[i].cells[c], rows[j].cells[c], columns[c])
+                    if x != 0 { return descending ? x > 0 : x < 0 }
+                }
+                return i < j
+            }
+        }
+        lock.lock(); lastView = (sort, filter, clause, order); lock.unlock()
+        return order
+    }
+
+    func page(_ request: RowsRequest) throws -> RowsResult {
+        let order = try order(sort: request.sort, filter: request.filter, clause: request.where)
+        let start = min(request.offset, order.count), end = min(request.offset + request.limit, order.count)
+        return request.result(order[start..<end].map { rows[$0] }, total: order.count)
+    }
+
+    /// The cells of every row (an aggregate of this table).
+    var allCells: [[JSONValue]] { rows.map(\.cells) }
+}
