@@ -137,17 +137,19 @@ public enum Where {
         for c in clause {
             guard let i = columns.firstIndex(where: { $0.id == c.column }) else { return false }
             let cell = i < cells.count ? cells[i] : .null
-            if !holds(c, cell, type: columns[i].type) { return false }
+            if !holds(c, cell, type: columns[i].type, order: columns[i].order) { return false }
         }
         return true
     }
 
     /// Whether one condition holds for one cell.
-    public static func holds(_ c: WhereCondition, _ cell: JSONValue, type: ColumnType) -> Bool {
+    /// Text `=`, `!=` and `in` are exact; ordered comparisons follow the column's `order`.
+    public static func holds(_ c: WhereCondition, _ cell: JSONValue, type: ColumnType, order: ColumnOrder = .protocol) -> Bool {
         if c.op == .null { return cell == .null }
         if cell == .null { return false }
         if c.op == .notNull { return true }
-        func cmp(_ v: JSONValue) -> Int? { compare(cell, v, type: type) }
+        let exact = [.equal, .notEqual, .in].contains(c.op)
+        func cmp(_ v: JSONValue) -> Int? { compare(cell, v, type: type, order: exact ? .protocol : order) }
         switch c.op {
         case .equal: return cmp(c.values[0]) == 0
         case .notEqual: return cmp(c.values[0]).map { $0 != 0 } ?? false
@@ -164,13 +166,15 @@ public enum Where {
     }
 
     /// Two non-null cells of a column of `type` by the protocol's sort order (11.3): numbers
-    /// exactly, dates by instant (a date alone is its midnight UTC), enum values by position,
-    /// `false` < `true`, text by Unicode scalars. Nil when either does not fit the type.
-    public static func compare(_ a: JSONValue, _ b: JSONValue, type: ColumnType) -> Int? {
+    /// exactly (a JSON double as the decimal it is written as, `1.3`, not its binary expansion:
+    /// a REAL column's 1.3 equals `"1.30"`), dates by instant (a date alone is its midnight
+    /// UTC), enum values by position, `false` < `true`, text by Unicode scalars (ASCII letters
+    /// folded in a `casefold` column). Nil when either does not fit the type.
+    public static func compare(_ a: JSONValue, _ b: JSONValue, type: ColumnType, order: ColumnOrder = .protocol) -> Int? {
         switch type {
         case .integer, .decimal:
             if case .int(let x) = a, case .int(let y) = b { return x < y ? -1 : (x == y ? 0 : 1) }
-            guard let x = ExactNumber(cell: a, type: type), let y = ExactNumber(cell: b, type: type) else { return nil }
+            guard let x = number(a, type), let y = number(b, type) else { return nil }
             return ExactNumber.compare(x, y)
         case .bool:
             guard case .bool(let x) = a, case .bool(let y) = b else { return nil }
@@ -185,9 +189,24 @@ public enum Where {
             return tx < ty ? -1 : (tx == ty ? 0 : 1)
         case .text:
             guard case .string(let x) = a, case .string(let y) = b else { return nil }
+            if order == .casefold {
+                let fx = x.utf8.map(fold), fy = y.utf8.map(fold)
+                if fx != fy { return fx.lexicographicallyPrecedes(fy) ? -1 : 1 }
+            }
             if x.utf8.elementsEqual(y.utf8) { return 0 }
             return x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1
         }
+    }
+
+    static func fold(_ b: UInt8) -> UInt8 { (0x41...0x5A).contains(b) ? b | 0x20 : b }
+
+    /// A number cell as an exact number; a JSON double by its shortest text.
+    static func number(_ cell: JSONValue, _ type: ColumnType) -> ExactNumber? {
+        if case .double(let d) = cell, d.isFinite {
+            let text = d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : "\(d)"
+            if let n = ExactNumber(text, type: .decimal) { return n }
+        }
+        return ExactNumber(cell: cell, type: type)
     }
 }
 

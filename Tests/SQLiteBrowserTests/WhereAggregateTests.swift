@@ -307,8 +307,8 @@ import TabdeckProtocol
         for r in all where JSONWriter.string(r.cells[7]).lowercased().contains("et") { m[[r.cells[6], r.cells[7]], default: 0] += 1 }
         #expect(counts(mrows, columns: 2) == m && mr.rows == m.values.reduce(0, +))
         // Errors: bins on text, an unknown column.
-        #expect(throws: RPCError.self) { _ = try aggregate([AggregateGroup("name", bins: 3)]) }
-        #expect(throws: RPCError.self) { _ = try aggregate([AggregateGroup("nope")]) }
+        #expect(throws: JSONFieldError(path: "params.group[0].bins", reason: "name is a text column; bins are for integer, decimal and date columns")) { _ = try aggregate([AggregateGroup("name", bins: 3)]) }
+        #expect(throws: JSONFieldError(path: "params.group[0].column", reason: "no column \"nope\"")) { _ = try aggregate([AggregateGroup("nope")]) }
         // An aggregate of an aggregate table, and of the catalog.
         let inner = try source.aggregate(AggregateRequest(table: qr.description.table, group: [AggregateGroup("count")]),
                                          cancel: CancellationFlag())
