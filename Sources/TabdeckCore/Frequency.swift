@@ -10,6 +10,16 @@ public enum DerivedTable: Hashable, Sendable {
     case group
 }
 
+extension FrequencyFacts {
+    /// The bar of a row of the view drawn `width` cells wide (the screen fits it to the
+    /// column; the cell holds it at ``Workspace/barWidth`` for copies and exports).
+    public func bar(_ row: Row, columnCount: Int, width: Int) -> String {
+        let i = columnCount - 4  // count, percent, cumulative, bar
+        guard i >= 0, i < row.cells.count, let count = row.cells[i].intValue else { return "" }
+        return Workspace.bar(count, largest: largest, width: width)
+    }
+}
+
 /// What a frequency view knows beyond its table: the request that made it (asked again after a
 /// restart), the rows counted, the largest count (the bars' scale) and how binned columns were
 /// cut (the drill-down's bounds).
@@ -75,12 +85,19 @@ extension Workspace {
     /// (host-drawn: not sortable, not sent to the plugin).
     static func frequencyTable(_ result: AggregateResult, request: AggregateRequest) throws(CommandError) -> (description: TableDescription, facts: FrequencyFacts) {
         var description = try result.description.checkedOrError()
-        guard description.columns.contains(where: { $0.id == "count" }) else {
-            throw CommandError("it has no count column")
+        // The last three columns are the counts (their ids may differ where a group column took one).
+        let n = description.columns.count
+        guard n >= request.group.count + 3 else {
+            throw CommandError("it has \(n) columns, fewer than its \(request.group.count) group column(s) and the 3 counts")
         }
+        for i in (n - 2)..<n where description.columns[i].decimals == nil { description.columns[i].decimals = 1 }
+        // Room for 100.0 and the titles; the bar takes what is left.
+        if description.columns[n - 2].width == nil { description.columns[n - 2].width = .fixed(5) }
+        if description.columns[n - 1].width == nil { description.columns[n - 1].width = .fixed(12) }
         var bar = "bar"
         while description.columns.contains(where: { $0.id == bar }) { bar += "_" }
-        description.columns.append(ColumnSpec(id: bar, title: "", type: .text, width: .fixed(barWidth), sortable: false))
+        description.columns.append(ColumnSpec(id: bar, title: "", type: .text, width: .flexible(min: 4, ideal: barWidth, max: 40),
+                                              sortable: false))
         let facts = FrequencyFacts(request: request, rows: result.rows, largest: result.largest, bins: result.bins, barColumn: bar)
         return (description, facts)
     }
@@ -88,7 +105,8 @@ extension Workspace {
     /// Rows of a frequency view with their bar cell: the count against the largest, in eighths
     /// of a cell (`█▉▊▋▌▍▎▏`).
     static func withBars(_ rows: [Row], _ facts: FrequencyFacts, columns: [ColumnSpec]) -> [Row] {
-        guard let countIndex = columns.firstIndex(where: { $0.id == "count" }) else { return rows }
+        let countIndex = columns.count - 4  // the bar, after cumulative and percent
+        guard countIndex >= 0 else { return rows }
         return rows.map { row in
             var row = row
             let count = countIndex < row.cells.count ? (row.cells[countIndex].intValue ?? 0) : 0

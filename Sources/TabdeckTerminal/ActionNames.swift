@@ -9,7 +9,7 @@ extension Action {
     ] + (1...9).map { Action.selectTab($0) } + [
         .sort, .clearSort, .toggleSelection, .open, .expand, .back, .detail, .detailLine, .find, .findNext, .findPrevious,
         .moveColumnLeft, .moveColumnRight, .hideColumn, .narrowColumn, .widenColumn, .resetColumns, .editTabs,
-        .sectionIndex, .filter, .command, .help, .dismiss, .refresh, .redraw, .actions, .moveRowUp, .moveRowDown,
+        .sectionIndex, .filter, .frequency, .command, .help, .dismiss, .refresh, .redraw, .actions, .moveRowUp, .moveRowDown,
         .copyRow, .copySelection, .suspend, .quit,
     ]
 
@@ -39,6 +39,7 @@ extension Action {
         case .sectionIndex: "section-index"
         case .command: "command-line"
         case .filter: "filter"
+        case .frequency: "frequency"
         case .help: "help"
         case .dismiss: "dismiss"
         case .editTabs: "edit-tabs"

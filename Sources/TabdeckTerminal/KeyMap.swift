@@ -25,6 +25,8 @@ public enum Action: Hashable, Sendable {
     case command
     /// Open the command line with `filter ` typed: keep only the rows with a text.
     case filter
+    /// The frequency view of the cursor's column (`freq COL`).
+    case frequency
     case help
     /// Close help, the detail view or the find.
     case dismiss
@@ -128,6 +130,7 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.char("T")], .editTabs, "customize tabs: move, hide, reorder sections"),
         KeyBinding([.char("i")], .sectionIndex, "section index: type a section's first letters to jump there"),
         KeyBinding([.char("f")], .filter, "filter: keep only rows with a text (:filter clear shows all)"),
+        KeyBinding([.char("F")], .frequency, "frequency view: rows per value of the column (Enter opens one)"),
         KeyBinding([.char(":")], .command, "command line"),
         KeyBinding([.char("?")], .help, "this help"),
         KeyBinding([.escape], .dismiss, "close help, detail, find or error; cancel a job"),

@@ -191,8 +191,12 @@ enum TableView {
             let i = cells[c]
             return CellText.of(row, i, in: columns[c])
         }
+        let bars: FrequencyFacts? = if case .frequency(let f)? = t.derived { f } else { nil }
         for p in layout.placed {
-            let value = text(p.column)
+            var value = text(p.column)
+            if let bars, columns[p.column].id == bars.barColumn {
+                value = bars.bar(row, columnCount: t.description.columns.count, width: p.width)
+            }
             let found = find.map { value.lowercased().contains($0) } ?? false
             // The buffer is blank already: only the text is drawn, at its aligned place (no padding).
             let fitted = TextFit.placedText(value, p.width, alignment: alignment(columns[p.column].alignment))

@@ -36,6 +36,13 @@ struct FakePlugin {
     var filters = false
     /// Whether the plugin declares `where` (applied with ``Where/matches(_:columns:_:)``).
     var wheres = false
+    /// Whether the plugin declares `aggregate` (group counts of id and name by the protocol's
+    /// rule, served as table "agg" in the natural order).
+    var aggregates = false
+    /// The rows of the last aggregate table.
+    var aggregateRows: [Row] = []
+    /// The last `aggregate` request.
+    var aggregateAsked: AggregateRequest?
     /// Answer every `rows` request with an error.
     var failRows = false
     /// Every `rows` request gets a result of the wrong shape.
@@ -99,6 +106,26 @@ struct FakePlugin {
 
     func name(_ i: Int) -> String { "name\((i * 7919) % count)" }
 
+    /// Counts the rows (under `where`) by the protocol's rules, in the natural order.
+    mutating func aggregate(_ r: AggregateRequest) -> AggregateResult {
+        let columns = [ColumnSpec(id: "id", type: .integer), nameColumn]
+        let cells = (0..<count).map { [JSONValue.int(Int64($0)), .string(name($0))] }.filter { Where.matches($0, columns: columns, r.where) }
+        let indexes = try! GroupBins.check(r, columns: columns)
+        let (groups, sizes) = GroupBins.apply(GroupBins.count(cells, indexes: indexes), columns: indexes.map { columns[$0] },
+                                              bins: r.group.map(\.bins))
+        let natural = groups.sorted { a, b in a.count != b.count ? a.count > b.count
+            : (Where.compare(a.cells[0], b.cells[0], type: columns[indexes[0]].type) ?? 0) < 0 }
+        var running = 0
+        aggregateRows = natural.enumerated().map { i, g in
+            running += g.count
+            return Row(id: "g\(i)", cells: g.cells + [.int(Int64(g.count)), .double(Double(g.count) * 100 / Double(cells.count)),
+                                                      .double(Double(running) * 100 / Double(cells.count))])
+        }
+        let d = TableDescription(table: "agg", title: "groups", columns: indexes.map { columns[$0] } + AggregateResult.countColumns,
+                                 total: natural.count)
+        return AggregateResult(description: d, rows: cells.count, largest: natural.first?.count ?? 0, bins: sizes)
+    }
+
     func rows(_ params: JSONValue) -> JSONValue {
         let r = try! RowsRequest(params)
         if !r.where.isEmpty {
@@ -144,6 +171,7 @@ struct FakePlugin {
                     c.locate = locates
                     c.cells = cells
                     c.where = wheres
+                    c.aggregate = aggregates
                     return c
                 }()).json)
         case Method.open, Method.children:
@@ -160,6 +188,14 @@ struct FakePlugin {
                                      actions: [ActionSpec(id: "delete", confirm: true), ActionSpec(id: "touch")],
                                      totalIsEstimate: estimate != nil, rowIDs: unstableIDs ? .unstable : .stable)
             return .response(id: id, result: d.json)
+        case Method.aggregate:
+            let r = try! AggregateRequest(params)
+            aggregateAsked = r
+            return .response(id: id, result: aggregate(r).json)
+        case Method.rows where params["table"] == "agg":
+            let r = try! RowsRequest(params)
+            let page = Array(aggregateRows.dropFirst(r.offset).prefix(r.limit))
+            return .response(id: id, result: RowsResult(generation: r.generation, offset: r.offset, rows: page, total: aggregateRows.count).json)
         case Method.rows:
             if holdRows { held.append((id, params)); return nil }
             if failRows { return .failure(id: id, error: RPCError(code: -32603, message: "disk on fire")) }
@@ -249,6 +285,14 @@ struct Harness {
     }
 
     /// Effects of a given kind seen so far.
+    /// The notifications of `method` sent to plugins: (tab, params).
+    func notifications(_ method: String) -> [(String, JSONValue)] {
+        effects.compactMap {
+            if case .send(let tab, .notification(let m, let p)) = $0, m == method { return (tab, p) }
+            return nil
+        }
+    }
+
     func sends(_ method: String) -> [(String, RequestID, JSONValue)] {
         effects.compactMap {
             if case .send(let tab, .request(let id, let m, let p)) = $0, m == method { return (tab, id, p) }

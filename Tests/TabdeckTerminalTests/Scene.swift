@@ -30,6 +30,8 @@ struct FakeTable {
     var totalIsEstimate = false
     /// The table's ids are positions (`"rowIds": "unstable"`).
     var rowIDs = RowIDStability.stable
+    /// The answer to `aggregate` and the rows of its table (the plugin declares `aggregate`).
+    var groups: (result: AggregateResult, rows: [Row])?
 
     /// People: name, age, status, city; `count` rows.
     static func people(count: Int = 1_000_000, nameWidth: ColumnWidth? = .flexible(min: 8, ideal: 12, max: 20)) -> FakeTable {
@@ -42,6 +44,15 @@ struct FakeTable {
             Row(id: "p\(i)", cells: [.string("name\(i)"), .int(Int64(20 + i % 50)), .string(["todo", "doing", "done"][i % 3]),
                                      .string(["Lyon", "Oslo", "Kyoto", "Lima"][i % 4])])
         })
+    }
+}
+
+extension PluginCapabilities {
+    /// The capabilities with a change made.
+    func with(_ change: (inout PluginCapabilities) -> Void) -> PluginCapabilities {
+        var c = self
+        change(&c)
+        return c
     }
 }
 
@@ -143,7 +154,10 @@ struct Scene {
         case Method.initialize:
             return InitializeResult(name: "fake", version: "1", capabilities:
                 PluginCapabilities(sort: true, multiSort: true, filter: table.filter, sections: !table.sections.isEmpty,
-                                   children: table.children, actions: !table.actions.isEmpty, move: table.movable)).json
+                                   children: table.children, actions: !table.actions.isEmpty, move: table.movable)
+                .with { $0.aggregate = table.groups != nil }).json
+        case Method.aggregate:
+            return table.groups?.result.json
         case Method.open:
             return TableDescription(table: "root", columns: table.columns, total: table.totalUnknown ? nil : table.total,
                                     sections: table.sections, actions: table.actions, movable: table.movable,
@@ -158,6 +172,10 @@ struct Scene {
         case Method.rows:
             let r = try! RowsRequest(params)
             if table.hold(r.offset) { return nil }
+            if let groups = table.groups, r.table == groups.result.description.table {
+                let page = Array(groups.rows.dropFirst(r.offset).prefix(r.limit))
+                return RowsResult(generation: r.generation, offset: r.offset, rows: page, total: groups.rows.count).json
+            }
             if let rows = table.childRows[r.table] {
                 let page = r.offset < rows.count ? Array(rows[r.offset..<min(rows.count, r.offset + r.limit)]) : []
                 return RowsResult(generation: r.generation, offset: r.offset, rows: page, total: rows.count).json

@@ -108,6 +108,9 @@ extension ScreenModel {
             guard let t, ui.columnCursor < t.visibleColumns.count else { return [] }
             return run(.sortBy(t.visibleColumns[ui.columnCursor].id, nil))
         case .clearSort: return run(.sortClear)
+        case .frequency:
+            guard let t, ui.columnCursor < t.visibleColumns.count else { return [] }
+            return run(.freq([t.visibleColumns[ui.columnCursor].id], bins: nil))
         case .toggleSelection:
             if t?.cursorPath.isEmpty == false { ui.message = .init("only the table's own rows can be selected", isError: true); return [] }
             guard let t, let row = t.cache.row(at: cursor) else { return [] }
