@@ -161,6 +161,45 @@ extension Workspace {
         return .done(breadcrumbOutput(tab))
     }
 
+    /// The table under a frequency view changed (`invalidate`): the view counts again, keeping
+    /// its sort and cursor (``recountReply``).
+    mutating func recountFrequencies(_ tab: String, table: String?, _ effects: inout [Effect]) {
+        let stack = tabs[tab]!.stack
+        for level in stack.indices.dropFirst() {
+            guard case .frequency(let facts)? = stack[level].derived,
+                  table == nil || stack[level - 1].description.table == table else { continue }
+            var again = facts.request
+            again.table = stack[level - 1].description.table
+            _ = request(tab, Method.aggregate, again.json, .recount(level: level, handle: stack[level].description.table), &effects)
+        }
+    }
+
+    /// A frequency view's new counts: its new table replaces the old one (closed), with the
+    /// view kept; an error leaves the old counts and says why in the log.
+    mutating func recountReply(_ tab: String, level: Int, handle: String, _ outcome: ReplyOutcome, _ effects: inout [Effect]) {
+        guard level < tabs[tab]!.stack.count, tabs[tab]!.stack[level].description.table == handle,
+              case .frequency(let facts)? = tabs[tab]!.stack[level].derived else { return }
+        switch outcome {
+        case .error(let message):
+            effects.append(.log(tab: tab, "tabdeck: counting \(tabs[tab]!.stack[level].label) again failed: \(message)"))
+        case .result(let value):
+            do {
+                var request = facts.request
+                request.table = tabs[tab]!.stack[level - 1].description.table
+                let view = try Self.frequencyTable(try AggregateResult(value), request: request)
+                var t = tabs[tab]!.stack[level]
+                effects.append(.send(tab: tab, .notification(method: Method.close, params: ["table": .string(handle)])))
+                t.description = view.description
+                t.derived = .frequency(view.facts)
+                startGeneration(&t, &effects)
+                t.total = view.description.total
+                tabs[tab]!.stack[level] = t
+            } catch {
+                effects.append(.log(tab: tab, "tabdeck: counting \(tabs[tab]!.stack[level].label) again: \(error)"))
+            }
+        }
+    }
+
     /// The conditions that keep exactly the rows of one group: its value (or null), or its bin.
     static func groupConditions(_ spec: ColumnSpec, _ cell: JSONValue, bin: BinSize?) -> WhereClause {
         if cell == .null { return [WhereCondition(spec.id, .null)] }

@@ -233,9 +233,19 @@ extension Workspace {
             _ = request(tab, Method.open, ["args": config.tab(tab)!.args], .reopen(level: 0), &effects)
         } else {
             let parent = stack[level - 1]
-            let row = String(stack[level].key.dropFirst(parent.key.count + 1))
-            _ = request(tab, Method.children, ["table": .string(parent.description.table), "row": .string(row)],
-                        .reopen(level: level), &effects)
+            switch stack[level].derived {
+            case .group?:
+                // The table under the frequency view, under more conditions: its handle, nothing to ask.
+                reopenReply(tab, level: level, .result(stack[max(0, level - 2)].description.json), &effects)
+            case .frequency(let facts)?:
+                var again = facts.request
+                again.table = parent.description.table
+                _ = request(tab, Method.aggregate, again.json, .reopen(level: level), &effects)
+            case nil:
+                let row = String(stack[level].key.dropFirst(parent.key.count + 1))
+                _ = request(tab, Method.children, ["table": .string(parent.description.table), "row": .string(row)],
+                            .reopen(level: level), &effects)
+            }
         }
     }
 
@@ -243,12 +253,23 @@ extension Workspace {
     /// (handle, columns, count) with the user's view kept, then the next level is opened.
     mutating func reopenReply(_ tab: String, level: Int, _ outcome: ReplyOutcome, _ effects: inout [Effect]) {
         guard tabs[tab]!.reopenLevel == level, level < tabs[tab]!.stack.count else { return }
-        let what = level == 0 ? "open" : "children"
-        let description: TableDescription
+        let derived = tabs[tab]!.stack[level].derived
+        let what = level == 0 ? "open" : (derived == nil ? "children" : "aggregate")
+        var description: TableDescription
+        var refreshed = derived
         do {
             switch outcome {
             case .error(let message): throw CommandError(message)
-            case .result(let value): description = try TableDescription(value).checked()
+            case .result(let value):
+                if case .frequency(let facts)? = derived {
+                    var request = facts.request
+                    request.table = tabs[tab]!.stack[level - 1].description.table
+                    let view = try Self.frequencyTable(try AggregateResult(value), request: request)
+                    description = view.description
+                    refreshed = .frequency(view.facts)
+                } else {
+                    description = try TableDescription(value).checked()
+                }
             }
         } catch {
             tabs[tab]!.navigating = false
@@ -266,6 +287,7 @@ extension Workspace {
             return
         }
         var t = tabs[tab]!.stack[level]
+        t.derived = refreshed
         let fresh = makeTable(tab: tab, key: t.key, description: description, label: t.label, view: t.view)
         t.description = fresh.description
         t.view = fresh.view

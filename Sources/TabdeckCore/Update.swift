@@ -297,6 +297,7 @@ extension Workspace {
                 total = nil
             }
             invalidateOutline(tab, table: table, rows: rows)
+            recountFrequencies(tab, table: table, &effects)
             for i in tabs[tab]!.stack.indices where table == nil || tabs[tab]!.stack[i].description.table == table {
                 anchorCursor(&tabs[tab]!.stack[i], droppedRows: rows.map(Set.init))
                 if let rows { tabs[tab]!.stack[i].cache.remove(ids: Set(rows)) } else { tabs[tab]!.stack[i].cache.removeAll() }
@@ -326,6 +327,7 @@ extension Workspace {
             childRowsReply(tab, table: table, path: path, generation: generation, page: page, outcome)
         case .detailCell(let table):
             detailCellReply(tab, table: table, id: id, outcome, &effects)
+        case .recount(let level, let handle): recountReply(tab, level: level, handle: handle, outcome, &effects)
         case .children, .action, .move, .cell:
             if active?.awaiting == id { active?.reply = outcome; active?.awaiting = nil }
         }

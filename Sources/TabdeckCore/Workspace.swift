@@ -75,6 +75,9 @@ enum RequestPurpose: Hashable, Sendable {
     /// Opening level `level` of a tab's stack again in a restarted plugin (0: `open`, deeper:
     /// `children`).
     case reopen(level: Int)
+    /// A frequency view counted again after its table changed (`invalidate` of a live table):
+    /// level `level` of the stack, whose table had handle `handle`.
+    case recount(level: Int, handle: String)
 }
 
 struct PendingRequest: Hashable, Sendable {

@@ -78,3 +78,42 @@ import TabdeckProtocol
         #expect(throws: CommandError.self) { try CommandParser.parse("freq --bins 3") }
     }
 }
+
+/// A frequency view survives a restart (counted again in the new process) and follows its
+/// table's invalidations.
+@Suite struct FrequencyRecoveryTests {
+    @Test func aRestartCountsAgainAndKeepsTheGroupLevelOnTheTablesNewHandle() throws {
+        var h = Harness(count: 1000)
+        for id in h.plugins.keys { h.plugins[id]!.aggregates = true; h.plugins[id]!.wheres = true }
+        h.feed(.viewport(rows: 10))
+        h.run("show 1")
+        #expect(h.run("freq id --bins 4") != nil)
+        #expect(h.run("open") != nil)
+        #expect(h.ws.tabs["people"]!.stack.count == 3)
+        let asked = h.sends(Method.aggregate).count
+        h.feed(.plugin(tab: "people", .exited("exited with status 3")))
+        h.now = 0.5
+        h.feed(.wake)
+        let stack = h.ws.tabs["people"]!.stack
+        #expect(h.sends(Method.aggregate).count == asked + 1, "the frequency view is counted again")
+        #expect(stack.count == 3 && h.ws.tabs["people"]!.problem == nil)
+        #expect(stack[2].derived == .group && stack[2].description.table == stack[0].description.table)
+        #expect(stack[2].view.where == [WhereCondition("id", .greaterOrEqual, [0]), WhereCondition("id", .less, [250])])
+        #expect(h.run("show 1")?.json["rows"]?.arrayValue?.first?["id"] == "0")
+    }
+
+    @Test func anInvalidationOfTheTableCountsAgain() throws {
+        var h = Harness(count: 100)
+        for id in h.plugins.keys { h.plugins[id]!.aggregates = true }
+        h.feed(.viewport(rows: 10))
+        h.run("show 1")
+        #expect(h.run("freq name") != nil)
+        #expect(h.ws.tabs["people"]!.table!.total == 100)
+        h.plugins["people"]!.count = 50
+        let asked = h.sends(Method.aggregate).count
+        h.feed(.plugin(tab: "people", .message(.notification(method: Method.invalidate, params: ["table": "root"]))))
+        #expect(h.sends(Method.aggregate).count == asked + 1)
+        #expect(h.ws.tabs["people"]!.table!.total == 50, "the new counts replace the old")
+        #expect(h.run("show 1")?.json["rows"]?.arrayValue?.count == 1)
+    }
+}
