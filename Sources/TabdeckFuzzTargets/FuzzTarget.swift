@@ -35,7 +35,7 @@ public enum FuzzTargets {
     public static let all: [FuzzTarget] = [
         CodecTarget.target, LinesTarget.target, KeysTarget.target, ConfigTarget.target,
         CommandTarget.target, SanitizerTarget.target, CSVTarget.target, StateTarget.target,
-        SpoolTarget.target, PipeTarget.target, SourcesTarget.target,
+        SpoolTarget.target, PipeTarget.target, SourcesTarget.target, WhereTarget.target,
     ]
 
     /// The target called `name`.

@@ -45,7 +45,7 @@ import TabdeckProtocol
         #expect(SourcesTarget.check([0] + Array("id,name\n1,ann\n".utf8)) == nil)
         // The pipe reader's checks pass on aligned columns read in pieces of 3 bytes.
         #expect(PipeTarget.check([2] + Array("NAME  QTY\nbolt    3\nnut    12\n".utf8)) == nil)
-        #expect(FuzzTargets.all.map(\.name) == ["codec", "lines", "keys", "config", "command", "sanitizer", "csv", "state", "spool", "pipe", "sources"])
+        #expect(FuzzTargets.all.map(\.name) == ["codec", "lines", "keys", "config", "command", "sanitizer", "csv", "state", "spool", "pipe", "sources", "where"])
     }
 }
 
