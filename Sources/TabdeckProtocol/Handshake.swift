@@ -19,6 +19,10 @@ public struct PluginCapabilities: Hashable, Sendable {
     public var `where` = false
     /// Answers `aggregate`: group counts as a new table (PROTOCOL.md 11.12).
     public var aggregate = false
+    /// Answers `describe`: column statistics as a new table (PROTOCOL.md 11.13).
+    public var describe = false
+    /// Answers `query`: a read-only SQL query as a new table (PROTOCOL.md 11.14).
+    public var query = false
 
     public init(sort: Bool = false, multiSort: Bool = false, filter: Bool = false, sections: Bool = false,
                 children: Bool = false, actions: Bool = false, live: Bool = false, paging: Bool = true, move: Bool = false) {
@@ -41,6 +45,8 @@ public struct PluginCapabilities: Hashable, Sendable {
         cells = try r.bool("cells", default: false)
         `where` = try r.bool("where", default: false)
         aggregate = try r.bool("aggregate", default: false)
+        describe = try r.bool("describe", default: false)
+        query = try r.bool("query", default: false)
     }
 
     public var json: JSONValue {
@@ -51,6 +57,8 @@ public struct PluginCapabilities: Hashable, Sendable {
         if cells { o["cells"] = true }
         if `where` { o["where"] = true }
         if aggregate { o["aggregate"] = true }
+        if describe { o["describe"] = true }
+        if query { o["query"] = true }
         return .object(o)
     }
 }

@@ -13,6 +13,8 @@ public enum Method {
     public static let locate = "locate"
     public static let cell = "cell"
     public static let aggregate = "aggregate"
+    public static let describe = "describe"
+    public static let query = "query"
     public static let close = "close"
     public static let action = "action"
     public static let move = "move"

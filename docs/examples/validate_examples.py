@@ -20,14 +20,14 @@ from jsonschema.exceptions import best_match
 HERE = pathlib.Path(__file__).resolve().parent
 DOCS = HERE.parent
 DEF_BY_METHOD = {"initialize": "InitializeRequest", "open": "OpenRequest", "rows": "RowsRequest",
-                 "children": "ChildrenRequest", "locate": "LocateRequest", "aggregate": "AggregateRequest", "cell": "CellRequest", "action": "ActionRequest",
+                 "children": "ChildrenRequest", "locate": "LocateRequest", "aggregate": "AggregateRequest", "describe": "DescribeRequest", "query": "QueryRequest", "cell": "CellRequest", "action": "ActionRequest",
                  "move": "MoveRequest",
                  "shutdown": "ShutdownRequest",
                  "close": "CloseNotification", "$/cancel": "CancelNotification", "badge": "BadgeNotification",
                  "invalidate": "InvalidateNotification", "progress": "ProgressNotification",
                  "status": "StatusNotification", "log": "LogNotification",
                  "rows/chunk": "RowsChunkNotification"}
-HOST_METHODS = {"initialize", "open", "rows", "children", "locate", "aggregate", "cell", "action", "move", "shutdown", "close", "$/cancel"}
+HOST_METHODS = {"initialize", "open", "rows", "children", "locate", "aggregate", "describe", "query", "cell", "action", "move", "shutdown", "close", "$/cancel"}
 PLUGIN_NOTIFICATIONS = {"badge", "invalidate", "progress", "status", "log", "rows/chunk"}
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$")
 
@@ -198,7 +198,10 @@ class Session:
             self.fail(where, "`action` sent to a plugin without the `actions` capability")
         if msg["method"] == "aggregate" and caps is not None and not caps.get("aggregate"):
             self.fail(where, "`aggregate` sent to a plugin without the `aggregate` capability")
-        if msg["method"] in ("rows", "locate", "aggregate") and msg["params"].get("where") and caps is not None \
+        for optional in ("describe", "query"):
+            if msg["method"] == optional and caps is not None and not caps.get(optional):
+                self.fail(where, f"`{optional}` sent to a plugin without the `{optional}` capability")
+        if msg["method"] in ("rows", "locate", "aggregate", "describe") and msg["params"].get("where") and caps is not None \
                 and not caps.get("where"):
             self.fail(where, "`where` sent to a plugin without the `where` capability")
         if msg["method"] == "cell" and caps is not None and not caps.get("cells"):
@@ -224,7 +227,7 @@ class Session:
         result = msg["result"]
         if method == "initialize":
             self.capabilities = result.get("capabilities", {})
-        elif method in ("open", "children", "aggregate"):
+        elif method in ("open", "children", "aggregate", "describe", "query"):
             self.check_table(where, result)
             self.tables[result["table"]] = result
         elif method == "rows":
