@@ -36,6 +36,10 @@ public enum Command: Hashable, Sendable {
     case filterSet(String?)
     /// `freq COL [COL…] [--bins N]`: the group counts of columns, one level down.
     case freq([String], bins: Int?)
+    /// `describe`: statistics of every column, one level down.
+    case describe
+    /// `sql QUERY`: a read-only query's result, one level down.
+    case sql(String)
     /// `where`: show the structured filter.
     case whereShow
     /// `where COND [and COND]…` (nil: `where clear`).
@@ -117,6 +121,8 @@ public enum CommandParser {
         .init(name: "filter", usage: "filter [TEXT | clear]", summary: "show the filter, keep only rows with TEXT in a cell, or clear"),
         .init(name: "where", usage: "where [COL OP VALUE [and …] | clear]", summary: "show the exact filter, keep rows meeting conditions on columns, or clear"),
         .init(name: "freq", usage: "freq COL [COL...] [--bins N]", summary: "count the rows of each value (numbers and dates: in bins), one level down"),
+        .init(name: "describe", usage: "describe", summary: "statistics of every column (nulls, distinct, range, mean, quartiles), one level down"),
+        .init(name: "sql", usage: "sql QUERY", summary: "run a read-only SQL query (DuckDB, SQLite, PostgreSQL tabs); its result one level down"),
         .init(name: "show", usage: "show [N]", summary: "print the rows in view, or N rows from the current position"),
         .init(name: "goto", usage: "goto ROW", summary: "move to a 1-based row number"),
         .init(name: "page", usage: "page next|prev|first|last", summary: "scroll by a page"),
@@ -188,6 +194,11 @@ public enum CommandParser {
 
     /// Parses one line; nil for a blank or comment-only line.
     public static func parse(_ line: String) throws(CommandError) -> Command? {
+        // SQL is taken as typed: its quotes and `#` are the engine's, not the command language's.
+        let trimmed = line.drop { $0.isWhitespace }
+        if trimmed.hasPrefix("sql"), trimmed.dropFirst(3).first.map({ $0.isWhitespace }) ?? true {
+            return .sql(String(trimmed.dropFirst(3).drop { $0.isWhitespace }))
+        }
         let tokens = try tokens(line)
         guard let verb = tokens.first?.text else { return nil }
         let rest = tokens.dropFirst().map(\.text)
@@ -216,6 +227,7 @@ public enum CommandParser {
             if rest.isEmpty { return .filterShow }
             if bare == ["clear"] { return .filterSet(nil) }
             return .filterSet(rest.joined(separator: " "))
+        case "describe": try noArgs(rest, "describe"); return .describe
         case "freq":
             var columns: [String] = []
             var bins: Int?

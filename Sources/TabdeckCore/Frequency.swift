@@ -1,13 +1,37 @@
 import TabdeckProtocol
 
 /// A table on the stack that the host made from another one rather than the plugin's
-/// `children`: a frequency view (an `aggregate` table), or the rows of one of its groups (the
-/// source table's own handle under more conditions).
+/// `children`: a frequency view (an `aggregate` table), the rows of one of its groups (the
+/// source table's own handle under more conditions), a describe view, a query's result.
 public enum DerivedTable: Hashable, Sendable {
     case frequency(FrequencyFacts)
-    /// The table of the level below under the conditions of a group: it shares that level's
-    /// handle (nothing to close, nothing to open again after a restart).
-    case group
+    /// The table at stack level `source` under the conditions of a group: it shares that
+    /// level's handle (nothing to close, nothing to open again after a restart).
+    case group(source: Int)
+    case describe(DescribeFacts)
+    /// The result of `sql QUERY` (asked again after a restart).
+    case query(QueryRequest)
+
+    /// The stack level of the table this one was made from (nil for a query's result, made
+    /// from no table).
+    public var source: Int? {
+        switch self {
+        case .frequency(let f): f.source
+        case .group(let source): source
+        case .describe(let d): d.source
+        case .query: nil
+        }
+    }
+
+    /// Whether it shares its source's handle (nothing to close).
+    public var sharesHandle: Bool { if case .group = self { true } else { false } }
+}
+
+/// What a describe view knows beyond its table: the request (asked again after a restart or an
+/// `invalidate`) and the stack level of the table it describes.
+public struct DescribeFacts: Hashable, Sendable {
+    public var request: DescribeRequest
+    public var source: Int
 }
 
 extension FrequencyFacts {
@@ -25,6 +49,8 @@ extension FrequencyFacts {
 /// cut (the drill-down's bounds).
 public struct FrequencyFacts: Hashable, Sendable {
     public var request: AggregateRequest
+    /// The stack level of the table it counts.
+    public var source: Int
     public var rows: Int
     public var largest: Int
     public var bins: [String: BinSize]
@@ -40,9 +66,13 @@ extension Workspace {
 
     /// `freq COL [COL…] [--bins N]` (key F): the group counts of the current table under its
     /// filters, one level down.
-    mutating func runFreq(_ words: [String], bins: Int?, _ a: inout ActiveCommand, _ effects: inout [Effect]) throws(CommandError) -> Step {
+    /// `source`: the stack level counted (default: the top; a describe view's Enter counts the
+    /// table below it).
+    mutating func runFreq(_ words: [String], bins: Int?, source: Int? = nil, _ a: inout ActiveCommand,
+                          _ effects: inout [Effect]) throws(CommandError) -> Step {
         let tab = a.tab
-        let t = tabs[tab]!.table!
+        let level = source ?? (tabs[tab]!.stack.count - 1)
+        let t = tabs[tab]!.stack[level]
         if let reply = a.reply {
             switch reply {
             case .error(let message): return .failed(message)
@@ -50,7 +80,7 @@ extension Workspace {
                 guard let request = a.aggregate else { return .failed("the frequency request was lost") }
                 do {
                     let result = try AggregateResult(value)
-                    let view = try Self.frequencyTable(result, request: request)
+                    let view = try Self.frequencyTable(result, request: request, source: level)
                     let label = "freq " + request.group.map(\.column).joined(separator: " ")
                     var level = makeTable(tab: tab, key: t.key + "/freq:" + request.group.map(\.column).joined(separator: ","),
                                           description: view.description, label: label)
@@ -83,7 +113,7 @@ extension Workspace {
 
     /// The description of a frequency view: the plugin's, with the bar column after its own
     /// (host-drawn: not sortable, not sent to the plugin).
-    static func frequencyTable(_ result: AggregateResult, request: AggregateRequest) throws(CommandError) -> (description: TableDescription, facts: FrequencyFacts) {
+    static func frequencyTable(_ result: AggregateResult, request: AggregateRequest, source: Int) throws(CommandError) -> (description: TableDescription, facts: FrequencyFacts) {
         var description = try result.description.checkedOrError()
         // The last three columns are the counts (their ids may differ where a group column took one).
         let n = description.columns.count
@@ -98,7 +128,8 @@ extension Workspace {
         while description.columns.contains(where: { $0.id == bar }) { bar += "_" }
         description.columns.append(ColumnSpec(id: bar, title: "", type: .text, width: .flexible(min: 4, ideal: barWidth, max: 40),
                                               sortable: false))
-        let facts = FrequencyFacts(request: request, rows: result.rows, largest: result.largest, bins: result.bins, barColumn: bar)
+        let facts = FrequencyFacts(request: request, source: source, rows: result.rows, largest: result.largest, bins: result.bins,
+                                   barColumn: bar)
         return (description, facts)
     }
 
@@ -129,7 +160,7 @@ extension Workspace {
     mutating func openGroup(_ t: TableState, _ facts: FrequencyFacts, _ tab: String, _ effects: inout [Effect]) throws(CommandError) -> Step {
         let stack = tabs[tab]!.stack
         guard stack.count >= 2 else { throw CommandError("the frequency view has no table below it") }
-        let source = stack[stack.count - 2]
+        let source = stack[facts.source]
         switch fetch(tab, t.view.cursor..<(t.view.cursor + 1), &effects) {
         case .waiting: return .waiting
         case .unavailable(let r): return .failed(r)
@@ -143,7 +174,7 @@ extension Workspace {
             conditions += Self.groupConditions(spec, cell, bin: facts.bins[g.column])
         }
         var level = source
-        level.derived = .group
+        level.derived = .group(source: facts.source)
         level.view.where = facts.request.where + conditions
         level.view.filter = facts.request.filter
         level.view.selection = []
@@ -161,38 +192,72 @@ extension Workspace {
         return .done(breadcrumbOutput(tab))
     }
 
-    /// The table under a frequency view changed (`invalidate`): the view counts again, keeping
-    /// its sort and cursor (``recountReply``).
-    mutating func recountFrequencies(_ tab: String, table: String?, _ effects: inout [Effect]) {
+    /// A table under a frequency or describe view changed (`invalidate`): the view counts
+    /// again, keeping its sort and cursor (``recountReply``).
+    mutating func recountDerived(_ tab: String, table: String?, _ effects: inout [Effect]) {
         let stack = tabs[tab]!.stack
         for level in stack.indices.dropFirst() {
-            guard case .frequency(let facts)? = stack[level].derived,
-                  table == nil || stack[level - 1].description.table == table else { continue }
-            var again = facts.request
-            again.table = stack[level - 1].description.table
-            _ = request(tab, Method.aggregate, again.json, .recount(level: level, handle: stack[level].description.table), &effects)
+            guard let derived = stack[level].derived, let source = derived.source, !derived.sharesHandle,
+                  table == nil || stack[source].description.table == table,
+                  let (method, params) = derivedRequest(derived, on: stack[source].description.table) else { continue }
+            _ = request(tab, method, params, .recount(level: level, handle: stack[level].description.table), &effects)
         }
     }
 
-    /// A frequency view's new counts: its new table replaces the old one (closed), with the
-    /// view kept; an error leaves the old counts and says why in the log.
+    /// The request that makes a derived level, asked of the table with handle `handle`.
+    func derivedRequest(_ derived: DerivedTable, on handle: String) -> (String, JSONValue)? {
+        switch derived {
+        case .frequency(let f):
+            var r = f.request
+            r.table = handle
+            return (Method.aggregate, r.json)
+        case .describe(let d):
+            var r = d.request
+            r.table = handle
+            return (Method.describe, r.json)
+        case .query(let q): return (Method.query, q.json)
+        case .group: return nil
+        }
+    }
+
+    /// A derived level's table made again (`describe`, `aggregate`, `query` answered anew): its
+    /// description and facts, for level `level` of `tab`.
+    func remade(_ tab: String, level: Int, _ value: JSONValue) throws(CommandError) -> (TableDescription, DerivedTable?) {
+        let stack = tabs[tab]!.stack
+        switch stack[level].derived {
+        case .frequency(let facts)?:
+            var request = facts.request
+            request.table = stack[facts.source].description.table
+            let result: AggregateResult
+            do { result = try AggregateResult(value) } catch { throw CommandError("\(error)") }
+            let view = try Self.frequencyTable(result, request: request, source: facts.source)
+            return (view.description, .frequency(view.facts))
+        case .describe(var facts)?:
+            facts.request.table = stack[facts.source].description.table
+            return (try Self.describeTable(value), .describe(facts))
+        default:
+            let d: TableDescription
+            do { d = try TableDescription(value) } catch { throw CommandError("\(error)") }
+            return (try d.checkedOrError(), stack[level].derived)
+        }
+    }
+
+    /// A derived view's new table: it replaces the old one (closed), with the view kept; an
+    /// error leaves the old one and says why in the log.
     mutating func recountReply(_ tab: String, level: Int, handle: String, _ outcome: ReplyOutcome, _ effects: inout [Effect]) {
-        guard level < tabs[tab]!.stack.count, tabs[tab]!.stack[level].description.table == handle,
-              case .frequency(let facts)? = tabs[tab]!.stack[level].derived else { return }
+        guard level < tabs[tab]!.stack.count, tabs[tab]!.stack[level].description.table == handle else { return }
         switch outcome {
         case .error(let message):
             effects.append(.log(tab: tab, "tabdeck: counting \(tabs[tab]!.stack[level].label) again failed: \(message)"))
         case .result(let value):
             do {
-                var request = facts.request
-                request.table = tabs[tab]!.stack[level - 1].description.table
-                let view = try Self.frequencyTable(try AggregateResult(value), request: request)
+                let (description, derived) = try remade(tab, level: level, value)
                 var t = tabs[tab]!.stack[level]
                 effects.append(.send(tab: tab, .notification(method: Method.close, params: ["table": .string(handle)])))
-                t.description = view.description
-                t.derived = .frequency(view.facts)
+                t.description = description
+                t.derived = derived
                 startGeneration(&t, &effects)
-                t.total = view.description.total
+                t.total = description.total
                 tabs[tab]!.stack[level] = t
             } catch {
                 effects.append(.log(tab: tab, "tabdeck: counting \(tabs[tab]!.stack[level].label) again: \(error)"))

@@ -22,7 +22,7 @@ extension Workspace {
         var clear: [String] = []
         if !t.view.sort.isEmpty { what.append("sort \(SortOrder.describe(t.view.sort))"); clear.append(":sort clear") }
         if let filter = t.view.filter { what.append("filter \"\(Sanitizer.clean(filter))\""); clear.append(":filter clear") }
-        if !t.view.where.isEmpty { what.append("where \(WhereText.text(t.view.where))"); clear.append(":where clear") }
+        if !t.view.where.isEmpty { what.append("where \(WhereText.shown(t.view.where))"); clear.append(":where clear") }
         guard !what.isEmpty else { return nil }
         return "the last request with \(what.joined(separator: " and ")) failed: \(reason); \(clear.joined(separator: " / "))"
     }

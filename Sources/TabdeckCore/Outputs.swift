@@ -39,7 +39,7 @@ extension Workspace {
     /// `where: amount >= 10 and state = done (1,204 rows)`, or `no exact filter (… rows)`.
     func whereOutput(_ t: TableState, note: String? = nil) -> CommandOutput {
         let rows = t.totalText + (t.total == 1 ? " row" : " rows")
-        let text = t.view.where.isEmpty ? "no exact filter (\(rows))" : "where: \(WhereText.text(t.view.where)) (\(rows))"
+        let text = t.view.where.isEmpty ? "no exact filter (\(rows))" : "where: \(WhereText.shown(t.view.where)) (\(rows))"
         var json: JSONObject = ["where": Where.json(t.view.where), "total": t.totalJSON]
         t.markEstimate(&json)
         if let note { json["note"] = .string(note) }

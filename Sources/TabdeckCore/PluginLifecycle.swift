@@ -234,13 +234,14 @@ extension Workspace {
         } else {
             let parent = stack[level - 1]
             switch stack[level].derived {
-            case .group?:
-                // The table under the frequency view, under more conditions: its handle, nothing to ask.
-                reopenReply(tab, level: level, .result(stack[max(0, level - 2)].description.json), &effects)
-            case .frequency(let facts)?:
-                var again = facts.request
-                again.table = parent.description.table
-                _ = request(tab, Method.aggregate, again.json, .reopen(level: level), &effects)
+            case .group(let source)?:
+                // The table it filters, under more conditions: its handle, nothing to ask.
+                reopenReply(tab, level: level, .result(stack[source].description.json), &effects)
+            case let derived?:
+                let handle = derived.source.map { stack[$0].description.table } ?? ""
+                if let (method, params) = derivedRequest(derived, on: handle) {
+                    _ = request(tab, method, params, .reopen(level: level), &effects)
+                }
             case nil:
                 let row = String(stack[level].key.dropFirst(parent.key.count + 1))
                 _ = request(tab, Method.children, ["table": .string(parent.description.table), "row": .string(row)],
@@ -254,19 +255,15 @@ extension Workspace {
     mutating func reopenReply(_ tab: String, level: Int, _ outcome: ReplyOutcome, _ effects: inout [Effect]) {
         guard tabs[tab]!.reopenLevel == level, level < tabs[tab]!.stack.count else { return }
         let derived = tabs[tab]!.stack[level].derived
-        let what = level == 0 ? "open" : (derived == nil ? "children" : "aggregate")
+        let what = level == 0 ? "open" : (derived == nil ? "children" : "its request")
         var description: TableDescription
         var refreshed = derived
         do {
             switch outcome {
             case .error(let message): throw CommandError(message)
             case .result(let value):
-                if case .frequency(let facts)? = derived {
-                    var request = facts.request
-                    request.table = tabs[tab]!.stack[level - 1].description.table
-                    let view = try Self.frequencyTable(try AggregateResult(value), request: request)
-                    description = view.description
-                    refreshed = .frequency(view.facts)
+                if let derived, !derived.sharesHandle {
+                    (description, refreshed) = try remade(tab, level: level, value)
                 } else {
                     description = try TableDescription(value).checked()
                 }

@@ -169,8 +169,13 @@ extension Workspace {
             return try runCopy(what, column: column, format: format ?? .tsv, &a, &effects)
         case .freq(let columns, let bins):
             return try runFreq(columns, bins: bins, &a, &effects)
+        case .describe:
+            return try runDescribe(&a, &effects)
+        case .sql(let query):
+            return try runQuery(query, &a, &effects)
         case .open(let rowWord):
             if rowWord == nil, case .frequency(let facts)? = t.derived { return try openGroup(t, facts, tab, &effects) }
+            if rowWord == nil, case .describe(let facts)? = t.derived { return try openColumnFrequency(t, facts, &a, &effects) }
             if rowWord == nil && !t.cursorPath.isEmpty { throw CommandError("child rows expand in place: press o") }
             return try runOpen(rowWord, &a, &effects)
         case .expand(let rowWord):
@@ -180,7 +185,7 @@ extension Workspace {
             let child = tabs[tab]!.stack.removeLast()
             closeOutline(child, tab, &effects)
             // A group's rows share the handle of the table below: nothing to close.
-            if child.derived != .group {
+            if child.derived?.sharesHandle != true {
                 effects.append(.send(tab: tab, .notification(method: Method.close, params: ["table": .string(child.description.table)])))
             }
             for id in child.cache.inflight.values { cancel(id, &effects) }
@@ -469,6 +474,7 @@ extension Workspace {
                 let visible = Set(t.cache.page(of: t.view.scrollOffset)...t.cache.page(of: t.view.scrollOffset + viewportRows))
                 var rows = Array(got.prefix(t.cache.pageSize))
                 if case .frequency(let facts)? = t.derived { rows = Self.withBars(rows, facts, columns: t.description.columns) }
+                if case .describe? = t.derived { rows = Self.withSparklines(rows, columns: t.description.columns) }
                 t.cache.store(page: page, rows: rows, keep: visible)
                 if result.totalSent, let total = result.total { t.takeTotal(total, estimate: result.totalIsEstimate) }
                 if let sections = result.sections { t.updateSections(sections) }

@@ -109,7 +109,7 @@ enum TableText {
         let shown = rows.isEmpty ? "no rows" : "rows \(formatCount(start + 1))–\(formatCount(start + rows.count)) of \(t.totalText)"
         var footer = [shown]
         if let filter = t.view.filter { footer.append("filter \"\(Sanitizer.clean(filter))\"") }
-        if !t.view.where.isEmpty { footer.append("where \(WhereText.text(t.view.where))") }
+        if !t.view.where.isEmpty { footer.append("where \(WhereText.shown(t.view.where))") }
         if !t.view.sort.isEmpty { footer.append("sorted by \(SortOrder.describe(t.view.sort))") }
         let selected = t.view.selection.summary(total: t.total)
         if !selected.isEmpty { footer.append(selected) }

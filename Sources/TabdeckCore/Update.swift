@@ -297,7 +297,7 @@ extension Workspace {
                 total = nil
             }
             invalidateOutline(tab, table: table, rows: rows)
-            recountFrequencies(tab, table: table, &effects)
+            recountDerived(tab, table: table, &effects)
             for i in tabs[tab]!.stack.indices where table == nil || tabs[tab]!.stack[i].description.table == table {
                 anchorCursor(&tabs[tab]!.stack[i], droppedRows: rows.map(Set.init))
                 if let rows { tabs[tab]!.stack[i].cache.remove(ids: Set(rows)) } else { tabs[tab]!.stack[i].cache.removeAll() }

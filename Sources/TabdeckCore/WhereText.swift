@@ -168,15 +168,20 @@ public enum WhereText {
         case .string(let s):
             let plain = !s.isEmpty && s.allSatisfy { !$0.isWhitespace && !symbolChars.contains($0) && $0 != "'" && $0 != "\"" }
                 && !["and", "between", "in", "is", "not", "null", "true", "false"].contains(s.lowercased())
-            if plain { return Sanitizer.clean(s) }
-            if !s.contains("'") { return "'" + Sanitizer.clean(s) + "'" }
-            return "\"" + Sanitizer.clean(s).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            if plain { return s }
+            if !s.contains("'") { return "'" + s + "'" }
+            return "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         default:
             return JSONWriter.string(value, terminalSafe: true)
         }
     }
 
-    /// A clause as the command language writes it (the status line, `where` without arguments).
+    /// A clause as the command language writes it, exactly (it parses back to the same
+    /// conditions); ``shown(_:)`` for the screen.
+    /// A clause as shown (status line, outputs, breadcrumbs): ``text(_:)`` with control
+    /// characters made visible.
+    public static func shown(_ clause: WhereClause) -> String { Sanitizer.clean(text(clause)) }
+
     public static func text(_ clause: WhereClause) -> String {
         clause.map { c in
             let column = literal(.string(c.column))

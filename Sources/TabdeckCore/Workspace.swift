@@ -103,6 +103,8 @@ struct ActiveCommand: Hashable, Sendable {
     var scanRowID: String?
     /// The `aggregate` request a frequency view was asked with.
     var aggregate: AggregateRequest?
+    /// The `describe` request a describe view was asked with.
+    var describe: DescribeRequest?
     /// A remark for the command's output (the filter dropped an "all" selection).
     var note: String?
     /// The row ids an "all, except" selection resolved to, once the scan for an action ended.

@@ -9,7 +9,7 @@ extension Action {
     ] + (1...9).map { Action.selectTab($0) } + [
         .sort, .clearSort, .toggleSelection, .open, .expand, .back, .detail, .detailLine, .find, .findNext, .findPrevious,
         .moveColumnLeft, .moveColumnRight, .hideColumn, .narrowColumn, .widenColumn, .resetColumns, .editTabs,
-        .sectionIndex, .filter, .frequency, .command, .help, .dismiss, .refresh, .redraw, .actions, .moveRowUp, .moveRowDown,
+        .sectionIndex, .filter, .frequency, .describe, .command, .help, .dismiss, .refresh, .redraw, .actions, .moveRowUp, .moveRowDown,
         .copyRow, .copySelection, .suspend, .quit,
     ]
 
@@ -40,6 +40,7 @@ extension Action {
         case .command: "command-line"
         case .filter: "filter"
         case .frequency: "frequency"
+        case .describe: "describe"
         case .help: "help"
         case .dismiss: "dismiss"
         case .editTabs: "edit-tabs"

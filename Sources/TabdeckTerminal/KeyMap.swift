@@ -27,6 +27,8 @@ public enum Action: Hashable, Sendable {
     case filter
     /// The frequency view of the cursor's column (`freq COL`).
     case frequency
+    /// The describe view of the table (`describe`).
+    case describe
     case help
     /// Close help, the detail view or the find.
     case dismiss
@@ -131,6 +133,7 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.char("i")], .sectionIndex, "section index: type a section's first letters to jump there"),
         KeyBinding([.char("f")], .filter, "filter: keep only rows with a text (:filter clear shows all)"),
         KeyBinding([.char("F")], .frequency, "frequency view: rows per value of the column (Enter opens one)"),
+        KeyBinding([.char("I")], .describe, "describe: statistics of every column (Enter: its frequency view)"),
         KeyBinding([.char(":")], .command, "command line"),
         KeyBinding([.char("?")], .help, "this help"),
         KeyBinding([.escape], .dismiss, "close help, detail, find or error; cancel a job"),

@@ -22,7 +22,7 @@ enum StatusLine {
             let selected = t.view.selection.summary(total: t.total)
             if !selected.isEmpty { segs.append((selected, .plain)) }
             if let filter = t.view.filter { segs.append(("filter: " + Sanitizer.clean(filter), Palette.found)) }
-            if !t.view.where.isEmpty { segs.append(("where " + WhereText.text(t.view.where), Palette.found)) }
+            if !t.view.where.isEmpty { segs.append(("where " + WhereText.shown(t.view.where), Palette.found)) }
             if !t.view.sort.isEmpty { segs.append(("sort: " + sortText(t), .plain)) }
         }
         if let f = ws.find, f.isSearching, f.tab == ws.selectedTab {

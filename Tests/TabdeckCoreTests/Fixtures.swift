@@ -39,6 +39,11 @@ struct FakePlugin {
     /// Whether the plugin declares `aggregate` (group counts of id and name by the protocol's
     /// rule, served as table "agg" in the natural order).
     var aggregates = false
+    /// Whether the plugin declares `describe` (table "desc") and `query` (table "q": the SQL
+    /// text's words, one row each).
+    var describes = false
+    var queries = false
+    var queryWords: [String] = []
     /// The rows of the last aggregate table.
     var aggregateRows: [Row] = []
     /// The last `aggregate` request.
@@ -172,6 +177,8 @@ struct FakePlugin {
                     c.cells = cells
                     c.where = wheres
                     c.aggregate = aggregates
+                    c.describe = describes
+                    c.query = queries
                     return c
                 }()).json)
         case Method.open, Method.children:
@@ -192,6 +199,31 @@ struct FakePlugin {
             let r = try! AggregateRequest(params)
             aggregateAsked = r
             return .response(id: id, result: aggregate(r).json)
+        case Method.describe:
+            let columns = DescribeRequest.columns
+            var o: JSONObject = ["table": "desc", "title": "describe", "columns": .array(columns.map(\.json)), "total": 2]
+            o["estimates"] = ["distinct"]
+            return .response(id: id, result: .object(o))
+        case Method.rows where params["table"] == "desc":
+            let r = try! RowsRequest(params)
+            let rows = [
+                Row(id: "id", cells: ["id", "integer", .int(Int64(count)), 0, .int(Int64(count)), "0", .string(String(count - 1)),
+                                      .double(Double(count - 1) / 2), 1.5, "1", "2", "3", "0", 1, "1 2 4 8 8 4 2 0"]),
+                Row(id: "name", cells: ["name", "text", .int(Int64(count)), 0, .int(Int64(count)), "name0", "name99",
+                                        .null, .null, .null, .null, .null, "name0", 1, .null]),
+            ]
+            return .response(id: id, result: RowsResult(generation: r.generation, offset: r.offset, rows: Array(rows.dropFirst(r.offset).prefix(r.limit)), total: 2).json)
+        case Method.query:
+            let sql = params["sql"]?.stringValue ?? ""
+            if sql.contains("nope") {
+                return .failure(id: id, error: RPCError(code: -32602, message: "Binder Error: no column nope (position 8)"))
+            }
+            queryWords = sql.split(separator: " ").map(String.init)
+            return .response(id: id, result: TableDescription(table: "q", columns: [ColumnSpec(id: "word")], total: queryWords.count).json)
+        case Method.rows where params["table"] == "q":
+            let r = try! RowsRequest(params)
+            let rows = queryWords.enumerated().map { Row(id: "w\($0.offset)", cells: [.string($0.element)]) }
+            return .response(id: id, result: RowsResult(generation: r.generation, offset: r.offset, rows: Array(rows.dropFirst(r.offset).prefix(r.limit)), total: rows.count).json)
         case Method.rows where params["table"] == "agg":
             let r = try! RowsRequest(params)
             let page = Array(aggregateRows.dropFirst(r.offset).prefix(r.limit))

@@ -97,7 +97,7 @@ import TabdeckProtocol
         let stack = h.ws.tabs["people"]!.stack
         #expect(h.sends(Method.aggregate).count == asked + 1, "the frequency view is counted again")
         #expect(stack.count == 3 && h.ws.tabs["people"]!.problem == nil)
-        #expect(stack[2].derived == .group && stack[2].description.table == stack[0].description.table)
+        #expect(stack[2].derived == .group(source: 0) && stack[2].description.table == stack[0].description.table)
         #expect(stack[2].view.where == [WhereCondition("id", .greaterOrEqual, [0]), WhereCondition("id", .less, [250])])
         #expect(h.run("show 1")?.json["rows"]?.arrayValue?.first?["id"] == "0")
     }

@@ -50,8 +50,8 @@ import TabdeckProtocol
     }
 
     @Test func helpListsEveryKeyAndCommand() {
-        let s = people(120, 130)
-        let lines = s.screen(120, 130, ui: UIState(mode: .help(scroll: 0)))
+        let s = people(120, 150)
+        let lines = s.screen(120, 150, ui: UIState(mode: .help(scroll: 0)))
         #expect(Array(lines.prefix(4)) == [
             " Keys",
             "   ↓ j                           move-down: move down a row",

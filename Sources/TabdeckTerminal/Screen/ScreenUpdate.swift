@@ -108,6 +108,7 @@ extension ScreenModel {
             guard let t, ui.columnCursor < t.visibleColumns.count else { return [] }
             return run(.sortBy(t.visibleColumns[ui.columnCursor].id, nil))
         case .clearSort: return run(.sortClear)
+        case .describe: return run(.describe)
         case .frequency:
             guard let t, ui.columnCursor < t.visibleColumns.count else { return [] }
             return run(.freq([t.visibleColumns[ui.columnCursor].id], bins: nil))

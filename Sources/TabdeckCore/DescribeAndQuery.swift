@@ -1,0 +1,114 @@
+import TabdeckProtocol
+
+extension Workspace {
+    /// `describe` (key I): one row per column of the current table with its statistics, under
+    /// the table's filters, one level down. Enter on a row opens that column's frequency view.
+    mutating func runDescribe(_ a: inout ActiveCommand, _ effects: inout [Effect]) throws(CommandError) -> Step {
+        let tab = a.tab
+        let level = tabs[tab]!.stack.count - 1
+        let t = tabs[tab]!.stack[level]
+        if let reply = a.reply {
+            switch reply {
+            case .error(let message): return .failed(message)
+            case .result(let value):
+                let description: TableDescription
+                do { description = try Self.describeTable(value) } catch { return .failed("describe returned a bad table: \(error)") }
+                guard let request = a.describe else { return .failed("the describe request was lost") }
+                var view = makeTable(tab: tab, key: t.key + "/describe", description: description, label: "describe")
+                view.derived = .describe(DescribeFacts(request: request, source: level))
+                tabs[tab]!.stack.append(view)
+                return .done(breadcrumbOutput(tab))
+            }
+        }
+        if a.awaiting != nil { return .waiting }
+        guard tabs[tab]!.capabilities?.describe == true else {
+            throw CommandError("plugin \(tab) cannot describe its columns (it does not declare the describe capability)")
+        }
+        let request = DescribeRequest(table: t.description.table, filter: wireFilter(t, tab), where: wireWhere(t, tab))
+        a.describe = request
+        a.awaiting = self.request(tab, Method.describe, request.json, .children(table: t.key, row: ""), &effects)
+        return .waiting
+    }
+
+    /// A describe table as shown: estimated statistics say so in their titles (`Distinct ≈`).
+    static func describeTable(_ value: JSONValue) throws(CommandError) -> TableDescription {
+        var description: TableDescription
+        do { description = try TableDescription(value) } catch { throw CommandError("\(error)") }
+        description = try description.checkedOrError()
+        let estimates = Set(value["estimates"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        for i in description.columns.indices where estimates.contains(description.columns[i].id) {
+            description.columns[i].title += " ≈"
+        }
+        for i in description.columns.indices where description.columns[i].id == "histogram" {
+            description.columns[i].width = .fixed(8)
+            description.columns[i].sortable = false
+        }
+        for i in description.columns.indices where ["mean", "stddev"].contains(description.columns[i].id)
+            && description.columns[i].decimals == nil {
+            description.columns[i].decimals = 2
+        }
+        return description
+    }
+
+    /// Rows of a describe view with their histograms drawn as sparklines.
+    static func withSparklines(_ rows: [Row], columns: [ColumnSpec]) -> [Row] {
+        guard let i = columns.firstIndex(where: { $0.id == "histogram" }) else { return rows }
+        return rows.map { row in
+            guard i < row.cells.count, case .string(let text) = row.cells[i] else { return row }
+            var row = row
+            row.cells[i] = .string(sparkline(text.split(separator: " ").compactMap { Int($0) }))
+            return row
+        }
+    }
+
+    /// Counts as a sparkline, one cell each: `▁`–`█` by the count against the largest, a space
+    /// for none.
+    public static func sparkline(_ counts: [Int]) -> String {
+        let levels = Array("▁▂▃▄▅▆▇█")
+        guard let top = counts.max(), top > 0 else { return String(repeating: " ", count: counts.count) }
+        return String(counts.map { c in c <= 0 ? " " : levels[min(7, (c * 8 - 1) / top)] })
+    }
+
+    /// Enter on a row of a describe view: the frequency view of that column of the table it
+    /// describes, one level down.
+    mutating func openColumnFrequency(_ t: TableState, _ facts: DescribeFacts, _ a: inout ActiveCommand,
+                                      _ effects: inout [Effect]) throws(CommandError) -> Step {
+        let tab = a.tab
+        if a.scanRowID == nil {
+            switch fetch(tab, t.view.cursor..<(t.view.cursor + 1), &effects) {
+            case .waiting: return .waiting
+            case .unavailable(let r): return .failed(r)
+            case .ready: break
+            }
+            guard let row = tabs[tab]!.table!.cache.row(at: t.view.cursor) else { throw CommandError("the table is empty") }
+            a.scanRowID = row.id
+        }
+        return try runFreq([a.scanRowID!], bins: nil, source: facts.source, &a, &effects)
+    }
+
+    /// `sql QUERY`: a read-only query's result as a new table, one level down.
+    mutating func runQuery(_ sql: String, _ a: inout ActiveCommand, _ effects: inout [Effect]) throws(CommandError) -> Step {
+        let tab = a.tab
+        let t = tabs[tab]!.table!
+        if let reply = a.reply {
+            switch reply {
+            case .error(let message): return .failed(message)
+            case .result(let value):
+                let description: TableDescription
+                do { description = try TableDescription(value).checked() } catch { return .failed("query returned a bad table: \(error)") }
+                var view = makeTable(tab: tab, key: t.key + "/sql", description: description, label: "sql")
+                view.view = TableViewState(columns: view.view.columns)  // a query's view starts afresh
+                view.derived = .query(QueryRequest(sql: sql))
+                tabs[tab]!.stack.append(view)
+                return .done(breadcrumbOutput(tab))
+            }
+        }
+        if a.awaiting != nil { return .waiting }
+        guard tabs[tab]!.capabilities?.query == true else {
+            throw CommandError("plugin \(tab) runs no SQL (it does not declare the query capability)")
+        }
+        guard !sql.trimmingWhitespace.isEmpty else { throw CommandError("usage: sql QUERY") }
+        a.awaiting = request(tab, Method.query, QueryRequest(sql: sql).json, .children(table: t.key, row: ""), &effects)
+        return .waiting
+    }
+}
