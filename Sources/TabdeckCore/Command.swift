@@ -38,6 +38,8 @@ public enum Command: Hashable, Sendable {
     case freq([String], bins: Int?)
     /// `describe`: statistics of every column, one level down.
     case describe
+    /// `plot X [Y]`: a histogram, or Y against X, one level down.
+    case plot([String])
     /// `sql QUERY`: a read-only query's result, one level down.
     case sql(String)
     /// `where`: show the structured filter.
@@ -122,6 +124,7 @@ public enum CommandParser {
         .init(name: "where", usage: "where [COL OP VALUE [and …] | clear]", summary: "show the exact filter, keep rows meeting conditions on columns, or clear"),
         .init(name: "freq", usage: "freq COL [COL...] [--bins N]", summary: "count the rows of each value (numbers and dates: in bins), one level down"),
         .init(name: "describe", usage: "describe", summary: "statistics of every column (nulls, distinct, range, mean, quartiles), one level down"),
+        .init(name: "plot", usage: "plot X [Y]", summary: "a histogram of a number or date column, or Y against X, in braille, one level down"),
         .init(name: "sql", usage: "sql QUERY", summary: "run a read-only SQL query (DuckDB, SQLite, PostgreSQL tabs); its result one level down"),
         .init(name: "show", usage: "show [N]", summary: "print the rows in view, or N rows from the current position"),
         .init(name: "goto", usage: "goto ROW", summary: "move to a 1-based row number"),
@@ -228,6 +231,9 @@ public enum CommandParser {
             if bare == ["clear"] { return .filterSet(nil) }
             return .filterSet(rest.joined(separator: " "))
         case "describe": try noArgs(rest, "describe"); return .describe
+        case "plot":
+            guard (1...2).contains(rest.count) else { throw usage("plot") }
+            return .plot(rest)
         case "freq":
             var columns: [String] = []
             var bins: Int?

@@ -33,6 +33,7 @@ extension Command {
         case .filterSet(let text): text.map { "filter \(Self.word($0))" } ?? "filter clear"
         case .freq(let columns, let bins): "freq " + columns.map { Self.word($0) }.joined(separator: " ") + (bins.map { " --bins \($0)" } ?? "")
         case .describe: "describe"
+        case .plot(let columns): "plot " + columns.map { Self.word($0) }.joined(separator: " ")
         case .sql(let query): "sql " + query
         case .whereShow: "where"
         case .whereSet(let terms): terms.map { "where " + Self.whereText($0) } ?? "where clear"

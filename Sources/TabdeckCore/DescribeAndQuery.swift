@@ -111,4 +111,65 @@ extension Workspace {
         a.awaiting = request(tab, Method.query, QueryRequest(sql: sql).json, .children(table: t.key, row: ""), &effects)
         return .waiting
     }
+
+    /// `plot X [Y]`: a histogram of X, or Y against X, from the plugin's binned counts (never
+    /// from the rows), one level down; the chart is the command's output and the view.
+    mutating func runPlot(_ words: [String], _ a: inout ActiveCommand, _ effects: inout [Effect]) throws(CommandError) -> Step {
+        let tab = a.tab
+        if let facts = a.plot, case .plot? = tabs[tab]!.table?.derived {
+            // Waits for every group (at most xBins × yBins), then draws.
+            let t = tabs[tab]!.table!
+            switch fetch(tab, 0..<max(1, t.total ?? 1), &effects) {
+            case .waiting: return .waiting
+            case .unavailable(let r): return .failed(r)
+            case .ready: break
+            }
+            let rows = (0..<(t.total ?? 0)).compactMap { t.cache.row(at: $0) }
+            let lines = Chart.lines(rows, facts, width: 80, height: 20)
+            return .done(CommandOutput(text: lines.joined(separator: "\n"), json: ["chart": .array(lines.map { .string($0) })]))
+        }
+        let level = tabs[tab]!.stack.count - 1
+        let t = tabs[tab]!.stack[level]
+        if let reply = a.reply {
+            switch reply {
+            case .error(let message): return .failed(message)
+            case .result(let value):
+                guard var facts = a.plot else { return .failed("the plot request was lost") }
+                do {
+                    let result = try AggregateResult(value)
+                    facts.rows = result.rows
+                    facts.bins = result.bins
+                    let description = try result.description.checkedOrError()
+                    var view = makeTable(tab: tab, key: t.key + "/plot:" + words.joined(separator: ","), description: description,
+                                         label: "plot " + words.joined(separator: " "))
+                    view.derived = .plot(facts)
+                    tabs[tab]!.stack.append(view)
+                    a.plot = facts
+                    a.reply = nil
+                    return try runPlot(words, &a, &effects)
+                } catch {
+                    return .failed("aggregate returned a bad table: \(error)")
+                }
+            }
+        }
+        if a.awaiting != nil { return .waiting }
+        guard tabs[tab]!.capabilities?.aggregate == true else {
+            throw CommandError("plugin \(tab) cannot count groups (it does not declare the aggregate capability), so it cannot plot")
+        }
+        guard (1...2).contains(words.count) else { throw CommandError("usage: plot X [Y]") }
+        var columns: [ColumnSpec] = []
+        for word in words {
+            let id = try resolveColumn(word, in: t)
+            let spec = t.description.columns.first { $0.id == id }!
+            guard [ColumnType.integer, .decimal, .date].contains(spec.type) else {
+                throw CommandError("column \(id) is \(spec.type.name): only numbers and dates can be plotted (freq \(id) counts its values)")
+            }
+            columns.append(spec)
+        }
+        let group = columns.enumerated().map { AggregateGroup($0.element.id, bins: $0.offset == 0 ? Chart.xBins : Chart.yBins) }
+        let request = AggregateRequest(table: t.description.table, filter: wireFilter(t, tab), where: wireWhere(t, tab), group: group)
+        a.plot = PlotFacts(request: request, source: level, rows: 0, bins: [:], columns: columns)
+        a.awaiting = self.request(tab, Method.aggregate, request.json, .children(table: t.key, row: ""), &effects)
+        return .waiting
+    }
 }

@@ -11,6 +11,8 @@ public enum DerivedTable: Hashable, Sendable {
     case describe(DescribeFacts)
     /// The result of `sql QUERY` (asked again after a restart).
     case query(QueryRequest)
+    /// A chart of binned counts (`plot X [Y]`), drawn instead of rows.
+    case plot(PlotFacts)
 
     /// The stack level of the table this one was made from (nil for a query's result, made
     /// from no table).
@@ -19,6 +21,7 @@ public enum DerivedTable: Hashable, Sendable {
         case .frequency(let f): f.source
         case .group(let source): source
         case .describe(let d): d.source
+        case .plot(let p): p.source
         case .query: nil
         }
     }
@@ -215,6 +218,10 @@ extension Workspace {
             var r = d.request
             r.table = handle
             return (Method.describe, r.json)
+        case .plot(let p):
+            var r = p.request
+            r.table = handle
+            return (Method.aggregate, r.json)
         case .query(let q): return (Method.query, q.json)
         case .group: return nil
         }
@@ -232,6 +239,13 @@ extension Workspace {
             do { result = try AggregateResult(value) } catch { throw CommandError("\(error)") }
             let view = try Self.frequencyTable(result, request: request, source: facts.source)
             return (view.description, .frequency(view.facts))
+        case .plot(var facts)?:
+            facts.request.table = stack[facts.source].description.table
+            let result: AggregateResult
+            do { result = try AggregateResult(value) } catch { throw CommandError("\(error)") }
+            facts.rows = result.rows
+            facts.bins = result.bins
+            return (try result.description.checkedOrError(), .plot(facts))
         case .describe(var facts)?:
             facts.request.table = stack[facts.source].description.table
             return (try Self.describeTable(value), .describe(facts))

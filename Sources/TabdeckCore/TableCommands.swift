@@ -171,6 +171,8 @@ extension Workspace {
             return try runFreq(columns, bins: bins, &a, &effects)
         case .describe:
             return try runDescribe(&a, &effects)
+        case .plot(let columns):
+            return try runPlot(columns, &a, &effects)
         case .sql(let query):
             return try runQuery(query, &a, &effects)
         case .open(let rowWord):

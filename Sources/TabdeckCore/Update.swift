@@ -86,7 +86,12 @@ extension Workspace {
     mutating func refreshSelected(_ effects: inout [Effect]) {
         guard let tab = layout.selected, tabs[tab] != nil else { return }
         guard case .ready = ensureTable(tab, &effects), let t = tabs[tab]!.table else { return }
-        _ = fetch(tab, t.view.scrollOffset..<(t.view.scrollOffset + viewportRows), &effects)
+        if case .plot? = t.derived {
+            // A chart shows every group at once (at most Chart.xBins × Chart.yBins).
+            _ = fetch(tab, 0..<max(1, min(t.total ?? settings.pageSize, Chart.xBins * Chart.yBins)), &effects)
+        } else {
+            _ = fetch(tab, t.view.scrollOffset..<(t.view.scrollOffset + viewportRows), &effects)
+        }
         fetchOutline(tab, &effects)
     }
 

@@ -105,6 +105,8 @@ struct ActiveCommand: Hashable, Sendable {
     var aggregate: AggregateRequest?
     /// The `describe` request a describe view was asked with.
     var describe: DescribeRequest?
+    /// What a plot is made of, once asked.
+    var plot: PlotFacts?
     /// A remark for the command's output (the filter dropped an "all" selection).
     var note: String?
     /// The row ids an "all, except" selection resolved to, once the scan for an action ended.
