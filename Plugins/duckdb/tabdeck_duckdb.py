@@ -692,7 +692,9 @@ class Relation:
                  f"arg_max({shown}, {col.sort}) FILTER (WHERE {c} IS NOT NULL)"]
         if numeric:
             n = f"CAST({c} AS DOUBLE)" if kind in ("bignum", "varint") else c
-            parts += [f"avg({n})", f"stddev_samp({n})"]
+            # a float's NaN and infinities are left out (DuckDB's stddev fails on infinities)
+            only = f" FILTER (WHERE isfinite({c}))" if kind in ("double", "float") else ""
+            parts += [f"avg({n}){only}", f"stddev_samp({n}){only}"]
         else:
             parts += ["NULL", "NULL"]
         scaled, finite = self._histogram_value(col)
@@ -730,9 +732,8 @@ class Relation:
         if kind in ("tinyint", "smallint", "integer", "bigint", "utinyint", "usmallint", "uinteger", "ubigint"):
             return f"CAST({c} AS HUGEINT)", None
         if kind == "decimal":
-            spec = dict(col.dtype.children)
-            if int(spec["precision"]) <= 30:
-                return f"CAST({c} * {10 ** int(spec['scale'])} AS HUGEINT)", None
+            # its text has exactly `scale` digits after the point: without the point, the scaled integer
+            return f"CAST(replace(CAST({c} AS VARCHAR), '.', '') AS HUGEINT)", None
         if ptype in ("integer", "decimal"):
             return f"CAST({c} AS DOUBLE)", f"isfinite(CAST({c} AS DOUBLE))"
         return None, None
