@@ -2,8 +2,8 @@
 """Tabdeck's DuckDB plugin: Parquet, CSV/TSV, JSON lines, JSON arrays, Arrow IPC/Feather and
 Excel workbooks, plain or compressed (gzip, zstd, bzip2, xz), browsed through DuckDB.
 
-Sort, filter, `where`, paging, totals, `locate` and `aggregate` (group counts, bins) all run as
-SQL in DuckDB. A Parquet file is queried where it lies (a view with its row number); the other
+Sort, filter, `where`, paging, totals, `locate`, `aggregate` (group counts, bins), `describe`
+(column statistics) and `query` (the user's read-only SQL) all run as SQL in DuckDB. A Parquet file is queried where it lies (a view with its row number); the other
 formats are loaded once into a DuckDB table (in memory, or in a temporary database file when
 big; big text files show their first pages while they load). Nothing is ever downloaded:
 DuckDB's extension autoloading and autoinstalling are off. README.md beside this file has the
@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import json
+import math
 import os
 from collections import OrderedDict
 from fractions import Fraction
@@ -35,7 +36,8 @@ import duckdb  # noqa: E402
 
 import sniff  # noqa: E402
 from tabdeck_plugin import (  # noqa: E402
-    INTERNAL_ERROR, INVALID_PARAMS, NOT_SUPPORTED, Cancelled, RpcError, Table, TablePlugin, parse_cell, row)
+    INTERNAL_ERROR, INVALID_PARAMS, NOT_SUPPORTED, Cancelled, RpcError, Table, TablePlugin, describe_columns,
+    parse_cell, row)
 
 VERSION = "1.0.0"
 MAX_SAFE_INT = 2 ** 53  # larger integers travel as their exact digits (PROTOCOL 10.3)
@@ -120,6 +122,36 @@ def nice_width(low: decimal.Decimal, high: decimal.Decimal, bins: int, integer: 
 
 def decimal_text(d: decimal.Decimal) -> str:
     return format(d.normalize(), "f")
+
+
+def fraction_text(f: Fraction) -> str:
+    """An exact number with a finite decimal expansion (a percentile between two numbers) as
+    its shortest decimal text."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = 200
+        return decimal_text(decimal.Decimal(f.numerator) / decimal.Decimal(f.denominator))
+
+
+def _cell_text(v: Any) -> str | None:
+    """A cell (or a value of the cell's text) as the text of a describe table."""
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, decimal.Decimal):
+        return format(v, "f")
+    return str(v)
+
+
+def date_text(us: Any, day: bool) -> str | None:
+    """Microseconds since 1970 UTC as ISO 8601: a date alone on a DATE column when it is a
+    midnight, else the instant in UTC (2024-03-31T01:30:00Z)."""
+    if us is None:
+        return None
+    t = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(microseconds=int(us))
+    if day and t.time() == dt.time(0):
+        return t.date().isoformat()
+    return t.replace(tzinfo=None).isoformat() + "Z"
 
 
 def progress_while(plugin: "DuckPlugin", message: str, work: Callable[[], Any]) -> Any:
@@ -327,6 +359,8 @@ class Relation:
         # The load starts once the first page is out (or something waits for it, or 2 s
         # passed): on two cores the first page then does not share them with the load.
         self.go = threading.Event()
+        # Row ids other than the rids (a describe table: the column ids), by rid.
+        self.ids: list[str] | None = None
 
     def wait(self) -> None:
         """Until the table is loaded, with `progress` every second (the request's timer)."""
@@ -456,7 +490,8 @@ class Relation:
         out = []
         for r in got:
             cells = [f(v) for f, v in zip(convert, r[1:])]
-            out.append(row(r[0], cells, has_children=True if self.has_children else None))
+            rid = self.ids[r[0]] if self.ids is not None else r[0]
+            out.append(row(rid, cells, has_children=True if self.has_children else None))
         return out, self.count(filter, where_list)
 
     def _ordered(self, where: str, params: list[Any], terms: list[tuple[str, bool]]) -> str:
@@ -509,7 +544,7 @@ class Relation:
         cond = " OR ".join(before)
         for wanted in ids:
             try:
-                rid = int(wanted)
+                rid = self.ids.index(wanted) if self.ids is not None else int(wanted)
             except (TypeError, ValueError):
                 continue
             in_view = f"rid = {rid}" + (f" AND {where}" if where else "")
@@ -518,7 +553,7 @@ class Relation:
                    f"(SELECT count(*) FROM {self.source}, t WHERE ({cond})" + (f" AND {where}" if where else "") + ")")
             present, offset = self.db.query(sql, params)[0]
             if present:
-                return str(rid), int(offset)
+                return str(wanted if self.ids is not None else rid), int(offset)
         return None
 
     # -- aggregate (PROTOCOL 11.12)
@@ -609,6 +644,156 @@ class Relation:
             return f"round(floor({c} / {w}) * {w}, {scale})", {"width": shown}
         return f"{v} - ((({v} % {w}) + {w}) % {w})", {"width": shown}
 
+    # -- describe (PROTOCOL 11.13)
+
+    def statistics(self, filter: Any, where: list[dict[str, Any]]) -> "Derived":
+        """The statistics of every column under the filters as a new table: one row per column
+        (its id the row id), in the table's column order, in a temporary table."""
+        self.wait()
+        cond, base = self._conditions(filter, where)
+        rows = []
+        for col in self.cols:
+            self.db.plugin.check_cancelled()
+            rows.append(self._column_statistics(col, cond, base))
+        Relation._order_tables += 1
+        name = f"desc{Relation._order_tables}"
+        cols = describe_columns()
+        sql_types = {"text": "VARCHAR", "integer": "BIGINT", "decimal": "DOUBLE"}
+        self.db.query(f"CREATE TEMP TABLE {name} ("
+                      + ", ".join(f"c{i} {sql_types[c['type']]}" for i, c in enumerate(cols)) + ", rid BIGINT)")
+        if rows:
+            self.db.con.executemany(f"INSERT INTO {name} VALUES ({', '.join('?' * (len(cols) + 1))})",
+                                    [r + [i] for i, r in enumerate(rows)])
+        types = list(self.db.con.sql(f"SELECT * EXCLUDE (rid) FROM {name}").types)
+        rel = Relation(self.db, name, [c["id"] for c in cols], types, f"{self.title} › describe")
+        for col, desc in zip(rel.cols, cols):
+            col.desc = desc
+        rel.ids = [c.id for c in self.cols]
+        rel._totals[None] = len(rows)
+        return Derived(rel)
+
+    def _column_statistics(self, col: Column, cond: str, base: list[Any]) -> list[Any]:
+        """One row of a describe table: the SQL aggregates of one column, its top value, its
+        exact percentiles (interpolated in Python between the two nearest values) and histogram."""
+        c, kind, ptype = col.name, col.kind, col.desc["type"]
+        nested = kind in ("list", "array", "struct", "map", "union")
+        value = col.sort if nested else c
+        dated = ptype == "date"
+        numeric = ptype in ("integer", "decimal")
+        # What min, max and top show: the cell's text; a date's instant (microseconds), shown in Python.
+        if dated:
+            shown = f"epoch_us(CAST({c} AS TIMESTAMP))" if kind == "date" else f"epoch_us({c})"
+        else:
+            shown = col.text
+        where = f" WHERE {cond}" if cond else ""
+        both = f" WHERE ({cond}) AND {c} IS NOT NULL" if cond else f" WHERE {c} IS NOT NULL"
+        parts = [f"count({c})", f"count(*) - count({c})", f"count(DISTINCT {value})",
+                 f"arg_min({shown}, {col.sort}) FILTER (WHERE {c} IS NOT NULL)",
+                 f"arg_max({shown}, {col.sort}) FILTER (WHERE {c} IS NOT NULL)"]
+        if numeric:
+            n = f"CAST({c} AS DOUBLE)" if kind in ("bignum", "varint") else c
+            # a float's NaN and infinities are left out (DuckDB's stddev fails on infinities)
+            only = f" FILTER (WHERE isfinite({c}))" if kind in ("double", "float") else ""
+            parts += [f"avg({n}){only}", f"stddev_samp({n}){only}"]
+        else:
+            parts += ["NULL", "NULL"]
+        scaled, finite = self._histogram_value(col)
+        if scaled is not None:
+            keep = f" FILTER (WHERE {finite})" if finite else ""
+            parts += [f"min({scaled}){keep}", f"max({scaled}){keep}", f"count(DISTINCT {scaled}){keep}"]
+        count, nulls, distinct, low, high, mean, stddev, *span = self.db.query(
+            f"SELECT {', '.join(parts)} FROM {self.source}{where}", base)[0]
+        text = (lambda v: date_text(v, kind == "date")) if dated else _cell_text
+        top = top_count = None
+        if count:
+            top, top_count = self.db.query(
+                f"SELECT {shown}, count(*) AS n FROM {self.source}{both} GROUP BY {value} "
+                f"ORDER BY n DESC, {col.sort} ASC NULLS FIRST LIMIT 1", base)[0] if not nested else \
+                self.db.query(f"SELECT {value}, count(*) AS n FROM {self.source}{both} GROUP BY {value} "
+                              f"ORDER BY n DESC, {value} ASC LIMIT 1", base)[0]
+        quartiles: list[Any] = [None, None, None]
+        if count and (numeric or dated):
+            quartiles = self._quartiles(col, shown if dated else c, both, base, count, kind == "date")
+        histogram = None
+        if scaled is not None and span and span[0] is not None:
+            histogram = self._histogram(scaled, finite, both, base, span)
+        return [col.desc.get("title", col.id), ptype, int(count), int(nulls), int(distinct),
+                text(low), text(high), _float(mean), _float(stddev), *quartiles,
+                text(top), top_count, histogram]
+
+    def _histogram_value(self, col: Column) -> tuple[str | None, str | None]:
+        """The value binned by the histogram, exact where it can be (an integer: a number scaled
+        to its decimal places, a date's microseconds) else a double, and the condition that
+        keeps finite doubles; (None, None) for a column that has no histogram."""
+        c, kind, ptype = col.name, col.kind, col.desc["type"]
+        if ptype == "date":
+            return (f"CAST(epoch_us(CAST({c} AS TIMESTAMP)) AS HUGEINT)" if kind == "date"
+                    else f"CAST(epoch_us({c}) AS HUGEINT)"), None
+        if kind in ("tinyint", "smallint", "integer", "bigint", "utinyint", "usmallint", "uinteger", "ubigint"):
+            return f"CAST({c} AS HUGEINT)", None
+        if kind == "decimal":
+            # its text has exactly `scale` digits after the point: without the point, the scaled integer
+            return f"CAST(replace(CAST({c} AS VARCHAR), '.', '') AS HUGEINT)", None
+        if ptype in ("integer", "decimal"):
+            return f"CAST({c} AS DOUBLE)", f"isfinite(CAST({c} AS DOUBLE))"
+        return None, None
+
+    def _histogram(self, x: str, finite: str | None, both: str, base: list[Any], span: list[Any]) -> str:
+        """Counts of up to 8 equal-width bins from min to max (bins: at most the distinct values),
+        the last bin holding the max; exact on the integers of _histogram_value."""
+        low, high, distinct = span
+        if low == high:
+            return str(self.db.query(f"SELECT count(*) FROM {self.source}{both}" + (f" AND {finite}" if finite else ""),
+                                     base)[0][0])
+        k = min(8, int(distinct))
+        if finite:
+            b = f"least(CAST(floor(({x} - {float(low)!r}) * {k} / {float(high - low)!r}) AS BIGINT), {k - 1})"
+        else:
+            b = f"least((({x} - {int(low)}) * {k}) // {int(high - low)}, {k - 1})"
+        got = dict(self.db.query(f"SELECT {b} AS b, count(*) FROM {self.source}{both}"
+                                 + (f" AND {finite}" if finite else "") + " GROUP BY b", base))
+        return " ".join(str(got.get(i, 0)) for i in range(k))
+
+    def _quartiles(self, col: Column, value: str, both: str, base: list[Any], count: int,
+                   day: bool) -> list[Any]:
+        """p25, median, p75 as text: continuous (position (n - 1) * q, interpolated between the
+        two nearest values in the column's order), computed exactly from those values."""
+        spots = [Fraction(count - 1) * Fraction(q, 4) for q in (1, 2, 3)]
+        wanted = sorted({int(s) for s in spots} | {math.ceil(s) for s in spots})
+        got = dict(self.db.query(
+            f"SELECT i, v FROM (SELECT {value} AS v, row_number() OVER (ORDER BY {col.sort} ASC) - 1 AS i "
+            f"FROM {self.source}{both}) WHERE i IN ({', '.join(map(str, wanted))})", base))
+        out = []
+        for s in spots:
+            lo, hi = got[int(s)], got[math.ceil(s)]
+            frac = s - int(s)
+            if col.desc["type"] == "date":
+                us = Fraction(lo) + frac * (Fraction(hi) - Fraction(lo))
+                out.append(date_text(round(us), day))
+            elif isinstance(lo, float) or isinstance(hi, float):
+                lo, hi = float(lo), float(hi)
+                v = lo if frac == 0 or lo == hi else lo + float(frac) * (hi - lo)
+                out.append(_cell_text(_float(v)))
+            else:
+                exact = Fraction(lo) + frac * (Fraction(hi) - Fraction(lo))
+                out.append(fraction_text(exact))
+        return out
+
+
+
+class Derived:
+    """A table made for one request (a describe table, a query's result): dropped at `close`."""
+
+    def __init__(self, rel: Relation, *more: str) -> None:
+        self.rel, self.more = rel, list(more)
+
+    def drop(self) -> None:
+        db = self.rel.db
+        for name in [*self.more, self.rel.source, *self.rel._orders.values()]:
+            kind = "VIEW" if name.startswith("v_") else "TABLE"
+            db.con.execute(f"DROP {kind} IF EXISTS {name}")
+        self.rel._orders.clear()
+
 
 class Aggregate:
     """The result of Relation.aggregate: the new relation and the description's extra members."""
@@ -641,6 +826,7 @@ class Database:
         self.con.execute("SET TimeZone = 'UTC'")
         self.con.execute("SET enable_progress_bar = false")
         self._fifo = 0
+        self.locked = False
         self.closing = threading.Event()
         # Background loads (their cursor and thread) and decompressing threads, stopped first
         # at close: closing a connection under a running query aborts the process.
@@ -670,6 +856,18 @@ class Database:
             raise Cancelled()
         finally:
             done.set()
+
+    def lock(self) -> None:
+        """From now on DuckDB reads no file but the one open and writes none but its own
+        (spill files in its folder): no other file, no ATTACH, no extension (before the user's
+        SQL runs; once set, DuckDB cannot turn it back)."""
+        if self.locked:
+            return
+        paths = [self.plugin.path, os.path.abspath(self.plugin.path), os.path.realpath(self.plugin.path)]
+        self.con.execute("SET allowed_paths = $1", [sorted(set(paths))])
+        self.con.execute("SET allowed_directories = $1", [[self.dir + os.sep]])
+        self.con.execute("SET enable_external_access = false")
+        self.locked = True
 
     def fifo(self) -> str:
         self._fifo += 1
@@ -1191,6 +1389,107 @@ def sheet_column(values: list[Any]) -> Any:
     return pa.array([text(v) for v in vals], pa.string())
 
 
+# --------------------------------------------------------------------------- query (PROTOCOL 11.14)
+
+# The plugin's own names in the database, never given to the file's table.
+INTERNAL_NAME = re.compile(r"^(src|root|v_\w*|data\d+|order\d+|agg\d+|desc\d+|q\d+|sheet_input|arrow_input)$")
+
+
+def table_names(plugin: "DuckPlugin") -> list[str]:
+    """The names the user's SQL sees the file's table by: `root`, and the file's name without
+    its extensions when that is a plain SQL name (letters, digits, `_`; not a keyword)."""
+    names = ["root"]
+    stem = os.path.basename(plugin.path).split(".")[0]
+    name = re.sub(r"\W", "_", stem, flags=re.ASCII).lower()
+    if name and not name[0].isdigit() and not INTERNAL_NAME.match(name):
+        reserved = plugin.db.query("SELECT count(*) FROM duckdb_keywords() WHERE keyword_name = $1 "
+                                   "AND keyword_category != 'unreserved'", [name])[0][0]
+        if not reserved:
+            names.append(name)
+    return names
+
+
+def query_error(e: BaseException, sql: str, offset: int) -> RpcError:
+    """A DuckDB error (its JSON form: errors_as_json) as -32602 with the message and, when DuckDB
+    gives one, data.position: the 1-based character offset in `sql` (DuckDB's is a byte offset
+    in the statement it ran, `offset` bytes longer)."""
+    text = str(e)
+    info: dict[str, Any] = {}
+    brace = text.find("{")
+    if brace >= 0:
+        try:
+            info = json.loads(text[brace:])
+        except ValueError:
+            info = {}
+    if info.get("exception_message"):
+        kind = info.get("exception_type") or "DuckDB"
+        message = f"{kind} Error: " + " ".join(info["exception_message"].split("\n")[:2]).strip()
+    else:
+        message = text.strip().split("\n")[0]
+    data = None
+    try:
+        at = int(info.get("position")) - offset
+    except (TypeError, ValueError):
+        at = -1
+    raw = sql.encode()
+    if 0 <= at <= len(raw):
+        data = {"position": len(raw[:at].decode(errors="ignore")) + 1}
+    return RpcError(INVALID_PARAMS, message, data)
+
+
+def run_query(plugin: "DuckPlugin", sql: str) -> Derived:
+    """Runs one read-only statement into a temporary table. Read-only twice over: only a single
+    SELECT (WITH, VALUES, FROM, SHOW, ...) statement runs; and before the first, the database is
+    locked to the file and the plugin's own folder (enable_external_access = false), so that no
+    statement can read or write another file, ATTACH a database or load an extension."""
+    db = plugin.db
+    assert db is not None and plugin.rel is not None
+    rel = plugin.rel
+    db.lock()
+    columns = ", ".join(f"{c.name} AS {quote_ident(c.id)}" for c in rel.cols)
+    for name in table_names(plugin):
+        db.query(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {columns} FROM {rel.source}")
+    db.query("SET errors_as_json = true")
+    try:
+        try:
+            statements = db.con.extract_statements(sql)
+        except duckdb.Error as e:
+            raise query_error(e, sql, 0) from None
+        if len(statements) != 1:
+            raise RpcError(INVALID_PARAMS, f"one statement at a time, not {len(statements)}")
+        kind = statements[0].type
+        if kind != duckdb.StatementType.SELECT:
+            what = str(getattr(kind, "name", kind)).upper()
+            raise RpcError(INVALID_PARAMS, f"read-only: only a query (SELECT, WITH, VALUES, FROM ...) runs here; "
+                                           f"{what} statements are refused")
+        Relation._order_tables += 1
+        table = f"q{Relation._order_tables}"
+        prefix = f"CREATE TEMP TABLE {table} AS\n"
+        try:
+            progress_while(plugin, "running the query", lambda: db.query(prefix + sql))
+        except duckdb.Error as e:
+            first = query_error(e, sql, len(prefix.encode()))
+            wrapped = f"CREATE TEMP TABLE {table} AS SELECT * FROM (\n"
+            if not isinstance(e, duckdb.ParserException):
+                raise first from None
+            try:  # DESCRIBE, SHOW, SUMMARIZE, PRAGMA: a query, but not after AS
+                progress_while(plugin, "running the query", lambda: db.query(wrapped + sql + "\n)"))
+            except duckdb.Error:
+                raise first from None
+    finally:
+        db.query("SET errors_as_json = false")
+    got = db.con.sql(f"SELECT * FROM {table}")
+    names, types = list(got.columns), list(got.types)
+    for i, name in enumerate(names):
+        db.query(f"ALTER TABLE {table} RENAME COLUMN {quote_ident(name)} TO c{i}")
+    view = f"v_{table}"
+    db.query(f"CREATE TEMP VIEW {view} AS SELECT {', '.join(f'c{i}' for i in range(len(names)))}, "
+             f"rowid AS rid FROM {table}")
+    title = " ".join(sql.split())
+    out = Relation(db, view, names, types, title if len(title) <= 80 else title[:79] + "…")
+    return Derived(out, table)
+
+
 # --------------------------------------------------------------------------- the plugin
 
 class RelationTable(Table):
@@ -1222,6 +1521,11 @@ class RelationTable(Table):
             self.plugin.check_file()
         return self.plugin.aggregate_of(self.rel, filter, where, group)
 
+    def statistics(self, filter: Any, where: list) -> Table:
+        if self.checks_file:
+            self.plugin.check_file()
+        return self.plugin.statistics_of(self.rel, filter, where)
+
 
 class SheetTable(RelationTable):
     """A child table (a sheet of a workbook)."""
@@ -1246,6 +1550,19 @@ class AggregateTable(RelationTable):
         self.agg.drop()
 
 
+class DerivedTable(RelationTable):
+    """A describe table (PROTOCOL 11.13) or a query's result (11.14): dropped at `close`."""
+
+    checks_file = False
+
+    def __init__(self, plugin: "DuckPlugin", derived: Derived) -> None:
+        super().__init__(plugin, derived.rel)
+        self.derived = derived
+
+    def close(self) -> None:
+        self.derived.drop()
+
+
 class DuckPlugin(TablePlugin):
     name, version = "duckdb", VERSION
 
@@ -1262,7 +1579,7 @@ class DuckPlugin(TablePlugin):
 
     def capabilities(self) -> dict[str, bool]:
         return {"sort": True, "multiSort": True, "filter": True, "locate": True, "children": True,
-                "where": True, "aggregate": True}
+                "where": True, "aggregate": True, "describe": True, "query": True}
 
     def guard(self, work: Callable[[], Any]) -> Any:
         """DuckDB's errors as protocol errors naming the file: never a traceback."""
@@ -1339,6 +1656,25 @@ class DuckPlugin(TablePlugin):
         what = ", ".join(g["column"] for g in group)
         agg = self.guard(lambda: progress_while(self, f"counting {what}", lambda: rel.aggregate(filter, where, group)))
         return AggregateTable(self, agg)
+
+    def statistics(self, table: str, filter: Any, where: list) -> Table:
+        if self.rel is None:
+            raise RpcError(INVALID_PARAMS, "open first")
+        self.check_file()
+        return self.statistics_of(self.rel, filter, where)
+
+    def statistics_of(self, rel: Relation, filter: Any, where: list) -> Table:
+        """The column statistics of `rel` (PROTOCOL 11.13) as a table of their own."""
+        got = self.guard(lambda: progress_while(self, f"describing {rel.title}", lambda: rel.statistics(filter, where)))
+        return DerivedTable(self, got)
+
+    def query(self, sql: str) -> Table:
+        """The user's SQL (PROTOCOL 11.14), read-only, its result kept in a temporary table."""
+        if self.rel is None or self.db is None:
+            raise RpcError(INVALID_PARAMS, "open first")
+        self.check_file()
+        self.guard(self.rel.wait)
+        return DerivedTable(self, run_query(self, sql))
 
     def stamp(self) -> tuple[int, int] | None:
         try:

@@ -1218,6 +1218,278 @@ class WhereAndAggregateTest(unittest.TestCase):
                 self.assertEqual((desc["rows"], desc["largest"], desc["total"], rows), (0, 0, 0, []))
 
 
+# --------------------------------------------------------------------------- describe and query
+
+def ref_text(col: str, v) -> str | None:
+    """The text of a value in a describe table, computed here: numbers as written (a decimal with
+    its scale), a DATE as its day, a timestamp as its instant in UTC with Z."""
+    if v is None:
+        return None
+    if KIND[col] == "date":
+        if isinstance(v, dt.datetime):
+            return v.astimezone(UTC).replace(tzinfo=None).isoformat() + "Z"
+        return v.isoformat()
+    if isinstance(v, decimal.Decimal):
+        return format(v, "f")
+    return str(v)
+
+
+def ref_number(col: str, v) -> Fraction:
+    """A number, or a date's instant in microseconds, as an exact fraction."""
+    if KIND[col] == "date":
+        d = instant(v) - dt.datetime(1970, 1, 1, tzinfo=UTC)
+        return Fraction((d.days * 86400 + d.seconds) * 10 ** 6 + d.microseconds)
+    return Fraction(v)
+
+
+def ref_fraction_text(col: str, f: Fraction) -> str:
+    if KIND[col] == "date":
+        t = dt.datetime(1970, 1, 1, tzinfo=UTC) + dt.timedelta(microseconds=round(f))
+        if KIND_DAY.get(col) and t.time() == dt.time(0):
+            return t.date().isoformat()
+        return t.replace(tzinfo=None).isoformat() + "Z"
+    with decimal.localcontext() as ctx:
+        ctx.prec = 100
+        d = (decimal.Decimal(f.numerator) / decimal.Decimal(f.denominator)).normalize()
+    return format(d, "f")
+
+
+KIND_DAY = {"day": True}
+
+
+def ref_describe(col: str, kept: list[int]) -> dict:
+    """The statistics of one column over the kept rows, in plain Python (PROTOCOL 11.13)."""
+    values = [DATA[col][i] for i in kept if DATA[col][i] is not None]
+    key = (lambda v: ref_number(col, v)) if KIND[col] in ("int", "dec", "date") else (lambda v: v)
+    out: dict = {"count": len(values), "nulls": len(kept) - len(values),
+                 "distinct": len({key(v) for v in values})}
+    ordered = sorted(values, key=key)
+    out["min"] = ref_text(col, ordered[0]) if ordered else None
+    out["max"] = ref_text(col, ordered[-1]) if ordered else None
+    counts: dict = {}
+    for v in values:
+        counts[key(v)] = counts.get(key(v), 0) + 1
+    if counts:
+        best = max(counts.values())
+        top = min(k for k, n in counts.items() if n == best)
+        out["top"] = ref_text(col, next(v for v in ordered if key(v) == top))
+        out["topCount"] = best
+    else:
+        out["top"] = out["topCount"] = None
+    if KIND[col] in ("int", "dec", "date") and values:
+        nums = [ref_number(col, v) for v in ordered]
+        n = len(nums)
+        quart = []
+        for q in (Fraction(1, 4), Fraction(1, 2), Fraction(3, 4)):
+            h = (n - 1) * q
+            lo, hi = nums[math.floor(h)], nums[math.ceil(h)]
+            quart.append(ref_fraction_text(col, lo + (h - math.floor(h)) * (hi - lo)))
+        out["p25"], out["median"], out["p75"] = quart
+        low, high = nums[0], nums[-1]
+        k = min(8, len(set(nums)))
+        bins = [0] * k
+        for v in nums:
+            bins[0 if high == low else min(math.floor((v - low) * k / (high - low)), k - 1)] += 1
+        out["histogram"] = " ".join(map(str, bins))
+        if KIND[col] != "date":
+            mean = sum(nums) / n
+            out["mean"] = float(mean)
+            out["stddev"] = math.sqrt(float(sum((v - mean) ** 2 for v in nums) / (n - 1))) if n > 1 else None
+        else:
+            out["mean"] = out["stddev"] = None
+    else:
+        for k in ("p25", "median", "p75", "histogram", "mean", "stddev"):
+            out[k] = None
+    return out
+
+
+DESCRIBE_IDS = ["column", "type", "count", "nulls", "distinct", "min", "max", "mean", "stddev", "p25", "median",
+                "p75", "top", "topCount", "histogram"]
+
+
+class DescribeTest(unittest.TestCase):
+    """`describe` (PROTOCOL 11.13) against the test's own computation in plain Python: NULLs,
+    ties, non-ASCII text, decimals with their scale (one past a double), dates and instants."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.files = write_agg_files(tempfile.mkdtemp(dir=FIX.dir))
+        cls.plugins = {k: Plugin({"path": path}) for k, path in cls.files.items()}
+
+    @classmethod
+    def tearDownClass(cls):
+        for pl in cls.plugins.values():
+            pl.close()
+
+    def describe(self, pl: Plugin, where=None, filter=None) -> tuple[dict, dict]:
+        desc = pl.p.call("describe", {"table": "root", "filter": filter, "where": where or []}, timeout=60)
+        rows, total = pl.all_rows(table=desc["table"])
+        self.assertEqual(total, len(pl.desc["columns"]))
+        return desc, {r["id"]: dict(zip(DESCRIBE_IDS, r["cells"])) for r in rows}
+
+    def check(self, got: dict, kept: list[int]) -> None:
+        for col in ("id", "name", "qty", "price", "cents", "exact", "day", "at", "flag"):
+            want = ref_describe(col, kept)
+            have = got[col]
+            for k, v in want.items():
+                with self.subTest(col=col, stat=k):
+                    if k in ("mean", "stddev") and v is not None:
+                        self.assertAlmostEqual(have[k], v, delta=abs(v) * 1e-9 + 1e-9)
+                    elif col == "flag" and k in ("min", "max", "top"):
+                        self.assertEqual(have[k], None if v is None else v.lower())
+                    else:
+                        self.assertEqual(have[k], v)
+        # a float column: counts only (NaN and the infinities are values)
+        ratio = [DATA["ratio"][i] for i in kept]
+        self.assertEqual((got["ratio"]["count"], got["ratio"]["nulls"]),
+                         (sum(v is not None for v in ratio), sum(v is None for v in ratio)))
+
+    def test_every_column_against_python(self):
+        for key, pl in self.plugins.items():
+            with self.subTest(key):
+                self.assertTrue(pl.caps["describe"])
+                desc, got = self.describe(pl)
+                self.assertEqual([c["id"] for c in desc["columns"]], DESCRIBE_IDS)
+                self.assertEqual(list(got), [c["id"] for c in pl.desc["columns"]])  # the table's order
+                self.assertEqual([got[c["id"]]["type"] for c in pl.desc["columns"]],
+                                 [c["type"] for c in pl.desc["columns"]])
+                self.check(got, list(range(AGG_ROWS)))
+
+    def test_under_where_and_filter(self):
+        pl = self.plugins["parquet"]
+        _, got = self.describe(pl, where=[w("qty", ">", 100), w("day", "<", "2024-03-01")])
+        self.check(got, ref_kept([w("qty", ">", 100), w("day", "<", "2024-03-01")], False))
+        _, got = self.describe(pl, filter="zoë")
+        self.check(got, ref_kept([], False, "zoë"))
+        _, got = self.describe(pl, where=[w("qty", "=", -99999)])  # nothing kept
+        self.assertEqual((got["qty"]["count"], got["qty"]["min"], got["qty"]["histogram"]), (0, None, None))
+
+    def test_the_describe_table_sorts_filters_and_closes(self):
+        pl = self.plugins["feather"]
+        desc, got = self.describe(pl)
+        table = desc["table"]
+        ids, _ = pl.all_ids(sort=keys("nulls desc", "column"), table=table)
+        want = sorted(got, key=lambda c: (-got[c]["nulls"], got[c]["column"]))
+        self.assertEqual(ids, want)
+        ids, total = pl.all_ids(table=table, where=[w("type", "=", "decimal")])
+        self.assertEqual((ids, total), (["price", "cents", "exact", "ratio"], 4))
+        self.assertEqual(pl.rows(table=table, filter="日本")["total"], 1)  # the name column's max or top
+        found = pl.p.call("locate", {"table": table, "rows": ["day"], "sort": keys("column"), "filter": None,
+                                     "where": [], "generation": 99})
+        self.assertEqual(found, {"row": "day", "offset": sorted(got[c]["column"] for c in got).index("day")})
+        pl.p.notify("close", {"table": table})
+        with self.assertRaises(ResponseError) as cm:
+            pl.rows(table=table)
+        self.assertEqual(cm.exception.code, -32001)
+
+
+class QueryTest(unittest.TestCase):
+    """`query` (PROTOCOL 11.14): the user's SQL over the file, read-only, as a table of its own."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(dir=FIX.dir)
+        cls.files = write_agg_files(cls.dir)
+        cls.pl = Plugin({"path": cls.files["parquet"]})
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.pl.close()
+
+    def query(self, sql: str) -> dict:
+        return self.pl.p.call("query", {"sql": sql}, timeout=60)
+
+    def refused(self, sql: str) -> ResponseError:
+        with self.assertRaises(ResponseError) as cm:
+            self.query(sql)
+        self.assertEqual(cm.exception.code, -32602, cm.exception)
+        return cm.exception
+
+    def test_group_by_with_sort_filter_paging_and_locate(self):
+        self.assertTrue(self.pl.caps["query"])
+        desc = self.query("SELECT name, count(*) AS n, sum(price) AS total FROM agg GROUP BY name ORDER BY name")
+        self.assertEqual([(c["id"], c["type"]) for c in desc["columns"]],
+                         [("name", "text"), ("n", "integer"), ("total", "decimal")])
+        counts: dict = {}
+        sums: dict = {}
+        for name, price in zip(DATA["name"], DATA["price"]):
+            counts[name] = counts.get(name, 0) + 1
+            if price is not None:
+                sums[name] = sums.get(name, 0) + price
+        self.assertEqual(desc["total"], len(counts))
+        rows, _ = self.pl.all_rows(table=desc["table"], page=4)
+        # the query's own order is the natural order (NULL last: DuckDB's default in ORDER BY)
+        self.assertEqual([r["cells"][0] for r in rows], sorted(k for k in counts if k is not None) + [None])
+        self.assertEqual({r["cells"][0]: r["cells"][1] for r in rows}, counts)
+        self.assertEqual({r["cells"][0]: decimal.Decimal(r["cells"][2]) for r in rows if r["cells"][2] is not None},
+                         sums)
+        page = self.pl.rows(offset=2, limit=3, sort=keys("n desc", "name"), table=desc["table"])
+        want = sorted(counts.items(), key=lambda kv: (-kv[1], (kv[0] is not None, kv[0] or "")))
+        self.assertEqual([r["cells"][:2] for r in page["rows"]], [list(kv) for kv in want[2:5]])
+        got = self.pl.rows(table=desc["table"], filter="zo")
+        self.assertEqual(sorted(r["cells"][0] for r in got["rows"]), ["Zoë", "zoë"])
+        got = self.pl.rows(table=desc["table"], where=[w("n", ">=", max(counts.values()))])
+        self.assertEqual(got["total"], list(counts.values()).count(max(counts.values())))
+        found = self.pl.p.call("locate", {"table": desc["table"], "rows": [page["rows"][0]["id"]],
+                                          "sort": keys("n desc", "name"), "filter": None, "where": [], "generation": 50})
+        self.assertEqual(found["offset"], 2)
+        self.pl.p.notify("close", {"table": desc["table"]})
+        with self.assertRaises(ResponseError):
+            self.pl.rows(table=desc["table"])
+
+    def test_join_of_the_table_with_itself(self):
+        desc = self.query("SELECT a.id, b.id AS other, a.qty FROM root AS a JOIN agg AS b "
+                          "ON a.qty = b.qty AND a.id < b.id")
+        qty = DATA["qty"]
+        pairs = sorted((i, j) for i in range(AGG_ROWS) for j in range(i + 1, AGG_ROWS)
+                       if qty[i] is not None and qty[i] == qty[j])
+        self.assertEqual(desc["total"], len(pairs))
+        rows, _ = self.pl.all_rows(table=desc["table"], sort=keys("id", "other"), page=250)
+        self.assertEqual([tuple(r["cells"][:2]) for r in rows], pairs)
+
+    def test_writes_files_and_extensions_are_refused(self):
+        target = os.path.join(self.dir, "out.csv")
+        e = self.refused(f"COPY root TO '{target}'")
+        self.assertIn("COPY", e.message)
+        self.refused(f"COPY (SELECT * FROM root) TO '{target}' (FORMAT csv)")
+        self.assertFalse(os.path.exists(target))
+        self.refused(f"ATTACH '{os.path.join(self.dir, 'other.duckdb')}' AS other")
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "other.duckdb")))
+        self.refused("CREATE TABLE t AS SELECT 1")
+        self.refused("INSERT INTO root VALUES (1)")
+        self.refused("INSTALL httpfs")
+        self.refused("LOAD httpfs")
+        self.refused("SET enable_external_access = true")
+        self.refused("SELECT 1; DROP VIEW root")
+        e = self.refused(f"SELECT * FROM read_csv('{self.files['feather']}')")  # no other file, even to read
+        self.assertIn("Permission", e.message)
+        self.assertEqual(self.query("SELECT count(*) AS n FROM root")["total"], 1)  # still answers
+        self.assertEqual(self.pl.rows()["total"], AGG_ROWS)
+
+    def test_errors_with_their_position(self):
+        sql = "SELECT qty,, name FROM root"
+        e = self.refused(sql)
+        self.assertIn("syntax error", e.message)
+        self.assertEqual(e.data, {"position": sql.index(",,") + 2})
+        sql = "SELECT 'é日本', nme FROM root"  # a character offset, not a byte offset
+        e = self.refused(sql)
+        self.assertIn('"nme"', e.message)
+        self.assertEqual(e.data, {"position": sql.index("nme") + 1})
+        sql = "SELECT *\nFROM nowhere"
+        e = self.refused(sql)
+        self.assertEqual(e.data, {"position": sql.index("nowhere") + 1})
+
+    def test_cancel_stops_a_long_query(self):
+        p = self.pl.p
+        rid = p.start("query", {"sql": "SELECT sum(a.range * b.range) AS s FROM range(200000) a, range(200000) b"})
+        import time
+        time.sleep(0.5)
+        p.notify("$/cancel", {"id": rid})
+        msg = p.response(rid, timeout=20)
+        self.assertEqual(msg["error"]["code"], -32800)
+        self.assertEqual(self.query("SELECT 1 AS one")["total"], 1)
+
+
 class Rev:
     """Reverses the order of a key (sorted() has no per-key direction)."""
 

@@ -23,8 +23,8 @@ What :meth:`TablePlugin.run` does for you:
 * reads stdin as bytes and splits lines itself (4 MiB maximum, longer lines are discarded);
 * answers ``initialize`` (protocol version 1; unknown host capabilities are ignored);
 * validates params and dispatches ``open``, ``rows``, ``children``, ``action``, ``move``,
-  ``locate``, ``aggregate``, ``close``, ``shutdown`` and ``$/cancel``; answers with the
-  documented error codes;
+  ``locate``, ``aggregate``, ``describe``, ``query``, ``close``, ``shutdown`` and ``$/cancel``;
+  answers with the documented error codes;
 * with the ``where`` capability, checks each request's ``where`` against the columns (errors
   name the member: ``where[1].value``) and passes it to ``rows``/``locate``; without it, the
   tables never see one;
@@ -72,7 +72,7 @@ __all__ = [
     "column", "row", "action_spec", "field", "section_spec", "validate_input", "move_in_list",
     "sort_key", "sort_rows", "filter_rows", "validate_sort",
     "WHERE_OPS", "parse_cell", "validate_where", "validate_group", "where_rows", "cell_meets",
-    "sort_rows_in_sections", "count_sections",
+    "sort_rows_in_sections", "count_sections", "DESCRIBE_COLUMNS", "describe_columns",
     "TableSource", "Table", "TablePlugin",
     "encode_message",
 ]
@@ -604,6 +604,21 @@ def validate_group(group: Any, columns: Sequence[Mapping[str, Any]]) -> list[dic
     return out
 
 
+DESCRIBE_COLUMNS = (("column", "Column", "text"), ("type", "Type", "text"), ("count", "Count", "integer"),
+                    ("nulls", "Nulls", "integer"), ("distinct", "Distinct", "integer"),
+                    ("min", "Min", "text"), ("max", "Max", "text"), ("mean", "Mean", "decimal"),
+                    ("stddev", "Std dev", "decimal"), ("p25", "25 %", "text"), ("median", "Median", "text"),
+                    ("p75", "75 %", "text"), ("top", "Top", "text"), ("topCount", "Top count", "integer"),
+                    ("histogram", "Histogram", "text"))
+"""The columns of a ``describe`` result (PROTOCOL.md 11.13), in their order: (id, title, type)."""
+
+
+def describe_columns() -> list[dict[str, Any]]:
+    """The column descriptions of a ``describe`` result table (PROTOCOL.md 11.13), in order."""
+    return [column(cid, title, ctype, align="right" if ctype in ("integer", "decimal") else None)
+            for cid, title, ctype in DESCRIBE_COLUMNS]
+
+
 def _order_key(typed: Any, col: Mapping[str, Any]) -> Any:
     """A key that orders parsed values of one column as its sort order does (11.3)."""
     if isinstance(typed, decimal.Decimal):
@@ -843,6 +858,11 @@ class Table(TableSource):
         """The group counts of this table as a new table; see :meth:`TablePlugin.aggregate`."""
         raise RpcError(NOT_SUPPORTED, "this table cannot be aggregated")
 
+    def statistics(self, filter: Any, where: list[dict[str, Any]]) -> "Table":
+        """The column statistics of this table as a new table (``describe``); see
+        :meth:`TablePlugin.statistics`."""
+        raise RpcError(NOT_SUPPORTED, "this table cannot be described")
+
     def close(self) -> None:
         """The host no longer needs this table: release what it holds."""
 
@@ -900,8 +920,9 @@ class TablePlugin(TableSource):
         Keys: ``sort``, ``multiSort``, ``filter``, ``sections``, ``children``, ``actions``,
         ``live``, ``paging``, ``move``, ``locate`` (answered by :meth:`TableSource.locate`),
         ``where`` (``rows`` and ``locate`` then get a fifth argument ``where``, PROTOCOL.md
-        11.11), ``aggregate`` (answered by :meth:`aggregate`, 11.12). Default: none (the host
-        sorts; ``paging`` defaults to true).
+        11.11), ``aggregate`` (answered by :meth:`aggregate`, 11.12), ``describe`` (answered by
+        :meth:`statistics`, 11.13), ``query`` (answered by :meth:`query`, 11.14). Default: none
+        (the host sorts; ``paging`` defaults to true).
         """
         return {}
 
@@ -933,6 +954,26 @@ class TablePlugin(TableSource):
         ``bins`` when a column was binned). Requests about a child table go to its
         :meth:`Table.aggregate`."""
         raise RpcError(NOT_SUPPORTED, "this plugin cannot aggregate")
+
+    def statistics(self, table: str, filter: Any, where: list[dict[str, Any]]) -> Table:
+        """Handle ``describe`` (PROTOCOL.md 11.13) for the root table ``table``; declare the
+        ``describe`` capability. (Named ``statistics`` because :meth:`~TableSource.describe` is
+        the table description.) ``filter`` and ``where`` as in :meth:`aggregate`. Return a
+        :class:`Table` with the columns of :func:`describe_columns` and one row per column of
+        the table, the column's id as row id; its :meth:`~TableSource.describe` may add
+        ``estimates`` (column ids of the approximate statistics). The SDK gives it a handle and
+        closes it like a child table; requests about a child table go to its
+        :meth:`Table.statistics`."""
+        raise RpcError(NOT_SUPPORTED, "this plugin cannot describe its tables")
+
+    def query(self, sql: str) -> Table:
+        """Handle ``query`` (PROTOCOL.md 11.14); declare the ``query`` capability. Run ``sql``
+        (a non-empty string) read-only and return its result as a :class:`Table`, which the SDK
+        gives a handle and closes like a child table. Raise ``RpcError(INVALID_PARAMS, message,
+        {"position": n})`` for a query the engine refuses (``n``: the 1-based character offset
+        in ``sql``, when known); long queries poll :meth:`check_cancelled` or stop the engine
+        from :meth:`_cancel`."""
+        raise RpcError(NOT_SUPPORTED, "this plugin cannot run queries")
 
     def action(self, table: str, action: str, rows: list[str]) -> dict[str, Any] | str | None:
         """Run ``action`` on the rows (ids) of the root table ``table``.
@@ -1253,7 +1294,8 @@ class TablePlugin(TableSource):
             return self._stream_rows(req.id, req.params)
         handler = {"open": self._open, "rows": self._rows, "children": self._children,
                    "action": self._action, "move": self._move, "locate": self._locate,
-                   "aggregate": self._aggregate}.get(method)
+                   "aggregate": self._aggregate, "describe": self._describe_columns,
+                   "query": self._query}.get(method)
         if handler is None:
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {method}")
         if not self._initialized:
@@ -1498,6 +1540,44 @@ class TablePlugin(TableSource):
                 raise RpcError(INTERNAL_ERROR, f"plugin bug: an aggregate table's description needs "
                                                f"{member} (an integer >= 0)")
         return desc
+
+    def _drop(self, desc: dict[str, Any], derived: Table, problem: str) -> RpcError:
+        """Unregisters and closes a derived table whose description is wrong (a plugin bug)."""
+        self._tables.pop(desc["table"], None)
+        self._safe_call(derived.close)
+        return RpcError(INTERNAL_ERROR, f"plugin bug: {problem}")
+
+    def _describe_columns(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``describe`` (11.13): the source's column statistics, one row per column, registered
+        as a table of their own like an aggregate's counts."""
+        if not self._caps().get("describe"):
+            raise RpcError(METHOD_NOT_FOUND, "method not found: describe (no describe capability)")
+        source = self._source(params.get("table"))
+        columns = source.columns()
+        filt = params.get("filter") if self._caps().get("filter") else None
+        where = self._where(params, columns) or []
+        if source is self:
+            derived = self.statistics(params["table"], filt, where)
+        else:
+            assert isinstance(source, Table)
+            derived = source.statistics(filt, where)
+        desc = self._register(derived, "statistics()")
+        ids = [c.get("id") for c in desc["columns"]]
+        if ids != [c[0] for c in DESCRIBE_COLUMNS]:
+            raise self._drop(desc, derived, "a describe table's columns must be those of describe_columns()")
+        estimates = desc.get("estimates")
+        if estimates is not None and (not isinstance(estimates, list) or any(e not in ids for e in estimates)):
+            raise self._drop(desc, derived, "a describe table's estimates must be a list of its column ids")
+        return desc
+
+    def _query(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``query`` (11.14): a read-only SQL query's result, registered as a table of its own."""
+        if not self._caps().get("query"):
+            raise RpcError(METHOD_NOT_FOUND, "method not found: query (no query capability)")
+        sql = params.get("sql")
+        if not isinstance(sql, str) or not sql.strip():
+            raise RpcError(INVALID_PARAMS, "sql must be a non-empty string (the query)")
+        return self._register(self.query(sql), "query()")
 
     def _action(self, params: dict[str, Any]) -> dict[str, Any]:
         source = self._source(params.get("table"))
