@@ -10,6 +10,10 @@ public struct PlotFacts: Hashable, Sendable {
     public var bins: [String: BinSize]
     /// The plotted columns (x, then y for a scatter plot).
     public var columns: [ColumnSpec]
+
+    public init(request: AggregateRequest, source: Int, rows: Int, bins: [String: BinSize], columns: [ColumnSpec]) {
+        self.request = request; self.source = source; self.rows = rows; self.bins = bins; self.columns = columns
+    }
 }
 
 /// Charts drawn from binned counts in braille cells (2 × 4 dots a cell), with labelled axes:
@@ -117,7 +121,8 @@ public enum Chart {
                 canvas.set(px(cx), py(cy))
             } else {
                 let from = px(p.x)
-                let to = max(from, px(p.x + step(x, facts, at: p.x)) - 1)
+                let end = p.x + step(x, facts, at: p.x)
+                let to = end >= xMax ? plotWidth * 2 - 1 : max(from, px(end) - 1)
                 let h = max(1, Int((Double(p.count) / yMax * dotsY).rounded()))
                 for dx in from...to { for dy in 0..<min(h, plotHeight * 4) { canvas.set(dx, dy) } }
             }
@@ -152,9 +157,13 @@ struct Braille {
         bits[row * width + x / 2] |= bit
     }
 
+    /// The rows of cells; an empty cell is a space (and a row ends at its last dot).
     func lines() -> [String] {
         (0..<height).map { r in
-            String(String.UnicodeScalarView((0..<width).map { c in Unicode.Scalar(0x2800 + UInt32(bits[r * width + c]))! }))
+            let cells = (0..<width).map { c in bits[r * width + c] == 0 ? " " : Unicode.Scalar(0x2800 + UInt32(bits[r * width + c]))! }
+            var line = String(String.UnicodeScalarView(cells))
+            while line.hasSuffix(" ") { line.removeLast() }
+            return line
         }
     }
 }

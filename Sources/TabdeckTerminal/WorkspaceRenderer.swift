@@ -100,7 +100,17 @@ public enum WorkspaceRenderer {
         }
         switch ui.mode {
         case .detail(let scroll): DetailView.draw(t, scroll: scroll, into: &buf, r.table)
-        default: TableView.draw(t, ui: ui, layout: layout, into: &buf, r.table)
+        default:
+            if case .plot(let facts)? = t.derived {
+                // A chart of every group, sized to the view.
+                let rows = (0..<(t.total ?? 0)).compactMap { t.cache.row(at: $0) }
+                for (i, line) in Chart.lines(rows, facts, width: r.table.width, height: r.table.height).enumerated()
+                where i < r.table.height {
+                    buf.set(x: r.table.x, y: r.table.y + i, line, style: i == 0 ? Palette.header : .plain, maxWidth: r.table.width)
+                }
+            } else {
+                TableView.draw(t, ui: ui, layout: layout, into: &buf, r.table)
+            }
         }
     }
 }
