@@ -179,7 +179,7 @@ public final class PluginRunner: @unchecked Sendable {
             state.broadcast()
             state.unlock()
             reply(id, .success(.null))
-        case Method.open, Method.rows, Method.children, Method.action, Method.move, Method.locate, Method.cell, Method.aggregate:
+        case Method.open, Method.rows, Method.children, Method.action, Method.move, Method.locate, Method.cell, Method.aggregate, Method.describe, Method.query:
             let flag = CancellationFlag()
             state.lock()
             inFlight[id] = flag
@@ -324,6 +324,10 @@ public final class PluginRunner: @unchecked Sendable {
             return .value(try source.move(try MoveRequest(params)).json)
         case Method.aggregate:
             return .value(try source.aggregate(try AggregateRequest(params, path: "params"), cancel: cancel).json)
+        case Method.describe:
+            return .value(try source.describe(try DescribeRequest(params, path: "params"), cancel: cancel).json)
+        case Method.query:
+            return .value(try source.query(try QueryRequest(params, path: "params"), cancel: cancel).json)
         case Method.cell:
             let request = try CellRequest(params, path: "params")
             let text = try source.cell(table: request.table, row: request.row, column: request.column, cancel: cancel)

@@ -76,6 +76,14 @@ public protocol TableDataSource: Sendable {
     /// ``capabilities`` declares `aggregate`; PROTOCOL.md 11.12). Default: not supported.
     func aggregate(_ request: AggregateRequest, cancel: CancellationFlag) throws -> AggregateResult
 
+    /// Statistics of every column as a new table (`describe`, sent only when ``capabilities``
+    /// declares `describe`; PROTOCOL.md 11.13). Default: not supported.
+    func describe(_ request: DescribeRequest, cancel: CancellationFlag) throws -> DescribeResult
+
+    /// A read-only query's result as a new table (`query`, sent only when ``capabilities``
+    /// declares `query`; PROTOCOL.md 11.14). Default: not supported.
+    func query(_ request: QueryRequest, cancel: CancellationFlag) throws -> TableDescription
+
     /// The host no longer needs a table. Default: nothing.
     func close(table: String)
 
@@ -115,6 +123,14 @@ extension TableDataSource {
 
     public func aggregate(_ request: AggregateRequest, cancel: CancellationFlag) throws -> AggregateResult {
         throw RPCError(code: RPCError.methodNotFound, message: "method not found: aggregate")
+    }
+
+    public func describe(_ request: DescribeRequest, cancel: CancellationFlag) throws -> DescribeResult {
+        throw RPCError(code: RPCError.methodNotFound, message: "method not found: describe")
+    }
+
+    public func query(_ request: QueryRequest, cancel: CancellationFlag) throws -> TableDescription {
+        throw RPCError(code: RPCError.methodNotFound, message: "method not found: query")
     }
 
     public func close(table: String) {}

@@ -46,3 +46,21 @@ public struct QueryRequest: Hashable, Sendable {
 
     public var json: JSONValue { ["sql": .string(sql)] }
 }
+
+/// The answer to `describe`: the statistics table's description and which statistics are
+/// estimates.
+public struct DescribeResult: Hashable, Sendable {
+    public var description: TableDescription
+    /// Column ids (of ``DescribeRequest/columns``) whose values are estimates.
+    public var estimates: [String]
+
+    public init(description: TableDescription, estimates: [String] = []) {
+        self.description = description; self.estimates = estimates
+    }
+
+    public var json: JSONValue {
+        guard case .object(var o) = description.json else { return description.json }
+        if !estimates.isEmpty { o["estimates"] = .array(estimates.map { .string($0) }) }
+        return .object(o)
+    }
+}
