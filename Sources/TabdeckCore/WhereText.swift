@@ -170,7 +170,12 @@ public enum WhereText {
                 && !["and", "between", "in", "is", "not", "null", "true", "false"].contains(s.lowercased())
             if plain { return s }
             if !s.contains("'") { return "'" + s + "'" }
-            return "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            var out = "\""
+            for ch in s {
+                if ch == "\"" || ch == "\\" { out.append("\\") }
+                out.append(ch)
+            }
+            return out + "\""
         default:
             return JSONWriter.string(value, terminalSafe: true)
         }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One group column of an `aggregate` request: its values, or bins when it has more than
 /// `bins` distinct values (PROTOCOL.md 11.12).
@@ -159,10 +163,15 @@ public enum Bins {
     /// A width or a bin start as short decimal text (`2.5`, `50`, `0.001`).
     public static func text(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        var s = String(format: "%.12f", value)
-        while s.hasSuffix("0") { s.removeLast() }
-        if s.hasSuffix(".") { s.removeLast() }
-        return s
+        // Twelve decimals at most, without trailing zeros.
+        let scaled = (abs(value) * 1e12).rounded()
+        guard scaled < 9e18 else { return "\(value)" }
+        let digits = String(Int64(scaled))
+        let padded = String(repeating: "0", count: max(0, 13 - digits.count)) + digits
+        var fraction = String(padded.suffix(12))
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        let whole = String(padded.dropLast(12))
+        return (value < 0 ? "-" : "") + whole + (fraction.isEmpty ? "" : "." + fraction)
     }
 
     /// The start of the bin holding `value`.
@@ -223,10 +232,12 @@ public enum Bins {
     public static func text(_ millis: Int64, _ unit: DateBinUnit, dateOnly: Bool) -> String {
         let days = Int64((Double(millis) / 86_400_000).rounded(.down))
         let (y, m, d) = civil(days)
-        let date = String(format: "%04d-%02d-%02d", y, m, d)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let year = String(repeating: "0", count: max(0, 4 - String(y).count)) + String(y)
+        let date = "\(year)-\(two(m))-\(two(d))"
         if dateOnly && unit != .hour { return date }
         let hour = Int((millis - days * 86_400_000) / 3_600_000)
-        return date + String(format: "T%02d:00:00Z", hour)
+        return date + "T\(two(hour)):00:00Z"
     }
 
     static func yearMonth(_ millis: Int64) -> (Int, Int) {

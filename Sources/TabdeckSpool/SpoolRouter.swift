@@ -494,22 +494,24 @@ public final class SpoolRouter: @unchecked Sendable {
         let heartbeat = Heartbeat(every: Self.heartbeatInterval) { [deliver] in
             deliver(tab, .notification(method: Method.progress, params: ["done": 0, "message": "sorting rows"]))
         }
-        defer {
-            // The beats' progress ends with the answer.
+        // The beats' progress ends before the answer, so that the core never sees a bar after it.
+        let reply: Deliver = { [deliver] tab, message in
             if heartbeat.stop() { deliver(tab, .notification(method: Method.progress, params: ["done": 1, "total": 1])) }
+            deliver(tab, message)
         }
+        defer { heartbeat.stop() }
         guard let file = state.file else {
-            deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: "the spool of \(tab) is gone")))
+            reply(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: "the spool of \(tab) is gone")))
             return
         }
         if let filter = RowKeep(request) {
             do {
                 try Where.check(request.where, columns: table.schema.columns)
             } catch {
-                deliver(tab, .failure(id: id, error: RPCError(code: RPCError.invalidParams, message: "\(error)")))
+                reply(tab, .failure(id: id, error: RPCError(code: RPCError.invalidParams, message: "\(error)")))
                 return
             }
-            answerFiltered(id: id, request: request, filter: filter, table: table, file: file, tab: tab)
+            answerFiltered(id: id, request: request, filter: filter, table: table, file: file, tab: tab, reply: reply)
             return
         }
         do {
@@ -542,10 +544,10 @@ public final class SpoolRouter: @unchecked Sendable {
             var result: JSONObject = ["generation": .int(Int64(request.generation)), "offset": .int(Int64(request.offset)),
                                       "rows": .array(rows)]
             if state.fill == .complete { result["total"] = .int(Int64(state.arrived)) }
-            deliver(tab, .response(id: id, result: .object(result)))
+            reply(tab, .response(id: id, result: .object(result)))
         } catch {
             let code = switch error { case .unknownColumn, .sourceOrder: RPCError.invalidParams; default: RPCError.internalError }
-            deliver(tab, .failure(id: id, error: RPCError(code: code, message: error.description)))
+            reply(tab, .failure(id: id, error: RPCError(code: code, message: error.description)))
         }
     }
 
@@ -553,7 +555,7 @@ public final class SpoolRouter: @unchecked Sendable {
     /// whose cells contain the text, in the order asked for, and how many there are. Deep
     /// filtered pages go through `OFFSET` (no materialized order: a filter usually keeps few rows).
     private func answerFiltered(id: RequestID, request: RowsRequest, filter: RowKeep, table: SpooledTable,
-                                file: SpoolFile, tab: String) {
+                                file: SpoolFile, tab: String, reply: Deliver) {
         do {
             let rows = try file.page(table.schema, sort: request.sort, offset: request.offset, limit: request.limit,
                                      filter: filter)
@@ -566,10 +568,10 @@ public final class SpoolRouter: @unchecked Sendable {
             }
             let result: JSONObject = ["generation": .int(Int64(request.generation)), "offset": .int(Int64(request.offset)),
                                       "rows": .array(rows), "total": .int(Int64(total!))]
-            deliver(tab, .response(id: id, result: .object(result)))
+            reply(tab, .response(id: id, result: .object(result)))
         } catch {
             let code = switch error { case .unknownColumn, .sourceOrder: RPCError.invalidParams; default: RPCError.internalError }
-            deliver(tab, .failure(id: id, error: RPCError(code: code, message: error.description)))
+            reply(tab, .failure(id: id, error: RPCError(code: code, message: error.description)))
         }
     }
 
