@@ -212,12 +212,13 @@ final class CheckContext {
     /// not remembered with the root's.
     /// A page that comes short with `more` (PROTOCOL.md 11.3) is completed with requests for
     /// the rest, as the host does; the result is the whole page.
-    func page(offset: Int, limit: Int, sort: [SortKey] = [], filter: String? = nil, of other: TableDescription? = nil,
-              into f: inout Findings) throws(CheckAbort) -> RowsResult {
-        var result = try onePage(offset: offset, limit: limit, sort: sort, filter: filter, of: other, into: &f)
+    /// `clause`: a structured filter (PROTOCOL.md 11.11), for plugins that declare `where`.
+    func page(offset: Int, limit: Int, sort: [SortKey] = [], filter: String? = nil, where clause: WhereClause = [],
+              of other: TableDescription? = nil, into f: inout Findings) throws(CheckAbort) -> RowsResult {
+        var result = try onePage(offset: offset, limit: limit, sort: sort, filter: filter, where: clause, of: other, into: &f)
         while result.more && result.rows.count < limit {
             let rest = try onePage(offset: offset + result.rows.count, limit: limit - result.rows.count, sort: sort,
-                                   filter: filter, of: other, into: &f)
+                                   filter: filter, where: clause, of: other, into: &f)
             if rest.totalSent { result.total = rest.total; result.totalSent = true }
             result.rows += rest.rows
             result.more = rest.more
@@ -227,18 +228,19 @@ final class CheckContext {
         return result
     }
 
-    private func onePage(offset: Int, limit: Int, sort: [SortKey] = [], filter: String? = nil, of other: TableDescription? = nil,
-                         into f: inout Findings) throws(CheckAbort) -> RowsResult {
+    private func onePage(offset: Int, limit: Int, sort: [SortKey] = [], filter: String? = nil, where clause: WhereClause = [],
+                         of other: TableDescription? = nil, into f: inout Findings) throws(CheckAbort) -> RowsResult {
         guard let table = other ?? table else { throw CheckAbort(reason: "there is no table", skip: true) }
         let request = RowsRequest(table: table.table, offset: offset, limit: limit, sort: sort, filter: filter,
-                                  generation: nextGeneration())
+                                  where: clause, generation: nextGeneration())
         let answer = try call(Method.rows, request.json)
         let value: JSONValue
         switch answer {
         case .success(let v): value = v
         case .failure(let error):
             let which = other.map { " of table \($0.table)" } ?? ""
-            throw CheckAbort(reason: "rows\(which) (offset \(offset), limit \(limit)\(Self.sortText(sort))\(filter.map { ", filter \"\($0)\"" } ?? "")) answered error \(error.code): \(OrderCheck.clip(error.message, 80))")
+            let whereText = clause.isEmpty ? "" : ", where " + JSONWriter.string(Where.json(clause))
+            throw CheckAbort(reason: "rows\(which) (offset \(offset), limit \(limit)\(Self.sortText(sort))\(filter.map { ", filter \"\($0)\"" } ?? "")\(whereText)) answered error \(error.code): \(OrderCheck.clip(error.message, 80))")
         }
         var local = Findings()
         var warnings: [String: String] = [:]
@@ -254,7 +256,7 @@ final class CheckContext {
         }
         f.merge(local)
         if other != nil { return result }
-        if result.totalSent && filter == nil { total = result.total }  // a filtered total counts fewer rows
+        if result.totalSent && filter == nil && clause.isEmpty { total = result.total }  // a filtered total counts fewer rows
         remember(result.rows, offset: offset, into: &f)
         return result
     }

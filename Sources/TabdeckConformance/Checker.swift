@@ -58,6 +58,10 @@ public struct CheckOptions: Sendable {
 ///    `locate` (``LocateCheck``, only for plugins that declare it): rows are found at the offsets a
 ///    `rows` read puts them, an unknown id gives `row: null`. `cell` (``CellCheck``, only for
 ///    plugins that declare `cells`): a cut cell fetched whole starts with the page's part.
+///    `where: <type> column …` (``WhereCheck``, only with `where`): conditions from the table's own
+///    values keep the rows ``Where/matches`` keeps. `aggregate: …` (``AggregateCheck``, only with
+///    `aggregate`): counts, bins, natural order, paging and `close` of the groups' table, against
+///    the checker's own count (``GroupBins``).
 /// 6. `cancel`: `$/cancel` of an in-flight request is tolerated and the next one answered.
 /// 7. `errors: …`: unknown method (-32601), invalid `rows` params, unknown table, unknown
 ///    sort column.
@@ -91,6 +95,8 @@ public struct PluginChecker: Sendable {
         InvalidateCheck.run(ctx)
         LocateCheck.run(ctx)
         CellCheck.run(ctx)
+        WhereCheck.run(ctx)
+        AggregateCheck.run(ctx)
         CancelCheck.run(ctx)
         ErrorChecks.run(ctx)
         ShutdownCheck.run(ctx)
@@ -101,7 +107,8 @@ public struct PluginChecker: Sendable {
             let c = id.capabilities
             let names: [(String, Bool)] = [("sort", c.sort), ("multiSort", c.multiSort), ("filter", c.filter),
                                            ("sections", c.sections), ("children", c.children), ("actions", c.actions),
-                                           ("live", c.live), ("cells", c.cells)]
+                                           ("live", c.live), ("cells", c.cells),
+                                           ("where", c.where), ("aggregate", c.aggregate)]
             report.plugin = PluginIdentity(name: id.name, version: id.version, protocolVersion: id.protocolVersion,
                                            capabilities: names.filter(\.1).map(\.0) + (c.paging ? [] : ["paging:false"]))
         }

@@ -36,29 +36,37 @@ struct RowFilter {
         for row in 0..<count {
             var r = RecordReader(base: base, at: Int(offsets[row]))
             r.skipHeader()
-            for _ in 0..<columns {
-                let cell = r.cell()
-                let hit: Bool
-                switch cell.tag {
-                case .null: hit = false
-                case .no: hit = falseMatches
-                case .yes: hit = trueMatches
-                case .int where !numbersMatch, .double where !numbersMatch: hit = false
-                case .int:
-                    scratch.removeAll(keepingCapacity: true)
-                    JSONWriter.writeInteger(Int64(bitPattern: cell.word), into: &scratch)
-                    hit = contains(scratch)
-                case .double:
-                    scratch.removeAll(keepingCapacity: true)
-                    JSONWriter.write(.double(Double(bitPattern: cell.word)), into: &scratch)
-                    hit = contains(scratch)
-                case .text, .json:
-                    hit = contains(r.bytes(cell.text))
-                }
-                if hit { kept.append(row); break }
-            }
+            if passes(&r, columns: columns, scratch: &scratch) { kept.append(row) }
         }
         return kept
+    }
+
+    /// Whether the record that `r` reads (past its header) has a cell holding the text. Reads
+    /// at most every cell; `scratch` is working space kept between rows.
+    @inline(__always)
+    func passes(_ r: inout RecordReader, columns: Int, scratch: inout [UInt8]) -> Bool {
+        for _ in 0..<columns {
+            let cell = r.cell()
+            let hit: Bool
+            switch cell.tag {
+            case .null: hit = false
+            case .no: hit = falseMatches
+            case .yes: hit = trueMatches
+            case .int where !numbersMatch, .double where !numbersMatch: hit = false
+            case .int:
+                scratch.removeAll(keepingCapacity: true)
+                JSONWriter.writeInteger(Int64(bitPattern: cell.word), into: &scratch)
+                hit = contains(scratch)
+            case .double:
+                scratch.removeAll(keepingCapacity: true)
+                JSONWriter.write(.double(Double(bitPattern: cell.word)), into: &scratch)
+                hit = contains(scratch)
+            case .text, .json:
+                hit = contains(r.bytes(cell.text))
+            }
+            if hit { return true }
+        }
+        return false
     }
 
     /// Whether `hay` contains the needle, ignoring ASCII case.

@@ -9,6 +9,8 @@ public enum SpoolError: Error, Hashable, Sendable, CustomStringConvertible {
     case sourceOrder(String, table: String)
     /// The plugin's rows could not be read (a bad `rows/chunk` or `rows` result).
     case badRows(tab: String, table: String, reason: String)
+    /// An `aggregate` found more groups than the spool keeps (``GroupCounter/maxGroups``).
+    case tooManyGroups(Int, table: String)
 
     public var description: String {
         switch self {
@@ -17,6 +19,8 @@ public enum SpoolError: Error, Hashable, Sendable, CustomStringConvertible {
         case .sourceOrder(let column, let table):
             "column \"\(column)\" of spooled table \(table) is in its source's own order (\"order\": \"source\"), which only the plugin can sort by"
         case .badRows(let tab, let table, let reason): "plugin \(tab), table \(table): bad rows: \(reason)"
+        case .tooManyGroups(let limit, let table):
+            "spooled table \(table) has more than \(limit) groups: group by fewer columns, or use bins"
         }
     }
 }

@@ -160,6 +160,21 @@ public final class SpoolFile: @unchecked Sendable {
         }
     }
 
+    /// Counts the rows of the table of `schema` that pass `filter` (every row when nil) by
+    /// their cells at `indexes` (``GroupCounter``): one pass over the records, memory for the
+    /// groups only. Returns the groups in first-seen order and the rows counted.
+    /// - Throws: ``SpoolError/tooManyGroups(_:table:)`` past `limit` groups.
+    func groups(_ schema: SpoolSchema, filter: RowKeep?, indexes: [Int],
+                limit: Int = GroupCounter.maxGroups) throws(SpoolError) -> (groups: [Group], rows: Int) {
+        let table = try stored(schema)
+        let counter = GroupCounter(columns: schema.columns, indexes: indexes, keep: filter, limit: limit)
+        let counted = try table.read { (records, offsets) throws(SpoolError) in
+            counter.count(base: records, offsets: offsets, count: table.count)
+        }
+        guard let counted else { throw .tooManyGroups(limit, table: schema.tableName) }
+        return counted
+    }
+
     /// The rows that pass `filter`, in arrival order: from the cache, or one scan (then cached).
     private func passing(_ schema: SpoolSchema, filter: RowKeep, records: UnsafeRawPointer?, offsets: UnsafePointer<UInt64>?,
                          count: Int) -> [Int] {

@@ -16,6 +16,9 @@ import TabdeckProtocol
 ///   `stream` request for a streaming plugin, natural-order pages of 1,000 rows otherwise,
 ///   while `progress` notifications tell the core how many rows arrived, and an `invalidate`
 ///   refreshes the core's rows when the table is complete.
+/// - the core's `aggregate` requests (PROTOCOL.md 11.12) are answered from the complete spool:
+///   the groups become a table of the spool's own (`spool-agg-N`), paged, sorted, filtered and
+///   closed like the others, never seen by the plugin.
 ///
 /// Thread-safe: ``outgoing(_:tab:)`` runs on the runtime's thread, ``incoming(_:tab:)`` on the
 /// plugin's reader thread; one lock serializes them. Storing rows and answering pages happen on
@@ -41,8 +44,23 @@ public final class SpoolRouter: @unchecked Sendable {
     private var nextTableNumber = 1
     /// Numbers the materialized order tables of this spool (names stay unique after drops).
     private var nextOrderNumber = 0
-    /// Core `rows` requests to answer on the writer queue, in order (``answerLater(id:request:tab:)``).
-    private var deferredAnswers: [(tab: String, id: RequestID, request: RowsRequest)] = []
+    /// Numbers the spool's own aggregate tables (handles `spool-agg-N`).
+    private var nextAggregateNumber = 0
+    /// Core requests to answer on the writer queue, in order (``answerLater(id:_:tab:)``).
+    private var deferredAnswers: [(tab: String, id: RequestID, question: Question)] = []
+
+    /// A core request the spool answers on its writer queue.
+    enum Question {
+        case rows(RowsRequest)
+        case aggregate(AggregateRequest)
+
+        var table: String {
+            switch self {
+            case .rows(let r): r.table
+            case .aggregate(let a): a.table
+            }
+        }
+    }
     /// Rows per page when pulling from a plugin that pages; pages in flight at once.
     static let pullPage = 1000
     static let pullInflight = 2
@@ -97,6 +115,10 @@ public final class SpoolRouter: @unchecked Sendable {
                     route.describing[id] = true
                     return false
                 }
+                if method == Method.aggregate {
+                    coreAggregate(id: id, params: params, route: route, tab: tab)
+                    return true
+                }
                 guard method == Method.rows, let request = try? RowsRequest(params),
                       let table = route.tables[request.table] else { return false }
                 return coreRows(id: id, request: request, table: table, route: route, tab: tab)
@@ -108,6 +130,10 @@ public final class SpoolRouter: @unchecked Sendable {
                         table.waiting.remove(at: i)
                         return true
                     }
+                    if let i = table.waitingAggregates.firstIndex(where: { $0.id == id }) {
+                        table.waitingAggregates.remove(at: i)
+                        return true
+                    }
                 }
                 return false
             case .notification(Method.close, let params):
@@ -116,6 +142,7 @@ public final class SpoolRouter: @unchecked Sendable {
                     for id in table.inflight.keys { send(tab, .notification(method: Method.cancel, params: ["id": id.json])) }
                     route.file?.drop(table.schema)
                     for name in table.orders.values { route.file?.dropTable(named: name) }
+                    return table.own  // the plugin never knew the spool's own tables
                 }
                 return false
             default:
@@ -124,13 +151,18 @@ public final class SpoolRouter: @unchecked Sendable {
         }
     }
 
+    /// Whether the plugin serves natural-order pages of `table` itself (never the spool's own tables).
+    private func pluginPages(_ table: SpooledTable, route: TabRoute) -> Bool {
+        !table.own && (route.capabilities?.paging ?? true)
+    }
+
     private func coreRows(id: RequestID, request: RowsRequest, table: SpooledTable, route: TabRoute, tab: String) -> Bool {
-        let pages = route.capabilities?.paging ?? true
+        let pages = pluginPages(table, route: route)
         switch PageRoute.decide(request, pluginPages: pages, fill: table.fill, arrived: table.arrived, soFar: viewsSoFar) {
         case .forward:
             return false
         case .answer:
-            answerLater(id: id, request: request, tab: tab)
+            answerLater(id: id, .rows(request), tab: tab)
         case .answerSoFar:
             answerSoFar(id: id, request: request, table: table, tab: tab)
         case .fail(let message):
@@ -140,6 +172,39 @@ public final class SpoolRouter: @unchecked Sendable {
             if table.fill == .idle { startFilling(table, route: route, tab: tab) }
         }
         return true
+    }
+
+    /// The core's `aggregate` for a table of this plugin (PROTOCOL.md 11.12): the spool counts
+    /// its rows once every row has arrived (a count of part of a table would be wrong), and
+    /// answers with a table of its own. Called with the lock held.
+    private func coreAggregate(id: RequestID, params: JSONValue, route: TabRoute, tab: String) {
+        let request: AggregateRequest
+        do {
+            request = try AggregateRequest(params)
+        } catch {
+            deliver(tab, .failure(id: id, error: RPCError(code: RPCError.invalidParams, message: "\(error)")))
+            return
+        }
+        guard let table = route.tables[request.table] else {
+            deliver(tab, .failure(id: id, error: RPCError(code: RPCError.unknownTable, message: "unknown table \(request.table)")))
+            return
+        }
+        do {
+            _ = try GroupBins.check(request, columns: table.schema.columns)
+            try Where.check(request.where, columns: table.schema.columns)
+        } catch {
+            deliver(tab, .failure(id: id, error: RPCError(code: RPCError.invalidParams, message: "\(error)")))
+            return
+        }
+        switch table.fill {
+        case .complete:
+            answerLater(id: id, .aggregate(request), tab: tab)
+        case .failed(let message):
+            deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: message)))
+        case .idle, .filling:
+            table.waitingAggregates.append((id, request))
+            if table.fill == .idle { startFilling(table, route: route, tab: tab) }
+        }
     }
 
     // MARK: Plugin → core
@@ -246,6 +311,7 @@ public final class SpoolRouter: @unchecked Sendable {
         caps["paging"] = true
         caps["filter"] = true  // the spool filters its rows (whether or not the plugin can)
         caps["where"] = true
+        caps["aggregate"] = true  // the spool counts groups from its rows (PROTOCOL.md 11.12)
         caps["locate"] = false  // offsets are the spool's, which the plugin cannot know
         o["capabilities"] = .object(caps)
         deliver(tab, .response(id: id, result: .object(o)))
@@ -257,7 +323,8 @@ public final class SpoolRouter: @unchecked Sendable {
         if let old = route.tables[description.table] { route.file?.drop(old.schema) }
         let schema = SpoolSchema(tableName: "t\(nextTableNumber)", columns: description.columns)
         nextTableNumber += 1
-        route.tables[description.table] = SpooledTable(handle: description.table, schema: schema, announcedTotal: description.total)
+        route.tables[description.table] = SpooledTable(handle: description.table, schema: schema, announcedTotal: description.total,
+                                                       title: description.title)
     }
 
     /// A table description (an `open` or `children` result) with every column in its
@@ -378,7 +445,7 @@ public final class SpoolRouter: @unchecked Sendable {
         }
         // While the core waits for these rows its requests live on progress (the core's ledger
         // times out a request that hears nothing): every arrival counts then.
-        if table.arrived - table.reported >= Self.progressStep || !table.waiting.isEmpty { reportProgress(table, tab: tab) }
+        if table.arrived - table.reported >= Self.progressStep || table.hasWaiting { reportProgress(table, tab: tab) }
         refreshSoFar(table, tab: tab)
         answerWaiting(table, route: route, tab: tab)
     }
@@ -417,12 +484,24 @@ public final class SpoolRouter: @unchecked Sendable {
 
     /// Answers the waiting requests that can be answered now, in order.
     private func answerWaiting(_ table: SpooledTable, route: TabRoute, tab: String) {
+        switch table.fill {
+        case .complete:
+            for (id, request) in table.waitingAggregates { answerLater(id: id, .aggregate(request), tab: tab) }
+            table.waitingAggregates = []
+        case .failed(let message):
+            for (id, _) in table.waitingAggregates {
+                deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: message)))
+            }
+            table.waitingAggregates = []
+        case .idle, .filling:
+            break
+        }
         guard !table.waiting.isEmpty else { return }
         var still: [(id: RequestID, request: RowsRequest)] = []
         for (id, request) in table.waiting {
-            switch PageRoute.decide(request, pluginPages: route.capabilities?.paging ?? true, fill: table.fill,
+            switch PageRoute.decide(request, pluginPages: pluginPages(table, route: route), fill: table.fill,
                                     arrived: table.arrived, soFar: viewsSoFar) {
-            case .answer: answerLater(id: id, request: request, tab: tab)
+            case .answer: answerLater(id: id, .rows(request), tab: tab)
             case .answerSoFar: answerSoFar(id: id, request: request, table: table, tab: tab)
             case .fail(let message): deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: message)))
             case .wait, .forward: still.append((id, request))
@@ -440,7 +519,7 @@ public final class SpoolRouter: @unchecked Sendable {
             table.saidSoFar = true
             reportSoFar(table, tab: tab)
         }
-        answerLater(id: id, request: request, tab: tab)
+        answerLater(id: id, .rows(request), tab: tab)
     }
 
     private func reportSoFar(_ table: SpooledTable, tab: String) {
@@ -462,23 +541,31 @@ public final class SpoolRouter: @unchecked Sendable {
     /// (the first deep page of a 1,000,000-row order builds an order table: a second or two).
     /// Called with the lock held; returns at once. The answer runs after the writer-queue
     /// block that is running now, if any (``later(_:_:)``), or in a block of its own.
-    private func answerLater(id: RequestID, request: RowsRequest, tab: String) {
-        deferredAnswers.append((tab, id, request))
+    private func answerLater(id: RequestID, _ question: Question, tab: String) {
+        deferredAnswers.append((tab, id, question))
         work.async { [self] in runDeferredAnswers() }
     }
 
-    /// Answers what ``answerLater(id:request:tab:)`` queued. On the writer queue, without the lock.
+    /// Answers what ``answerLater(id:_:tab:)`` queued. On the writer queue, without the lock.
     private func runDeferredAnswers() {
-        while let next = lock.withLock({ () -> (String, RequestID, RowsRequest)? in
+        while let next = lock.withLock({ () -> (String, RequestID, Question)? in
             deferredAnswers.isEmpty ? nil : deferredAnswers.removeFirst()
         }) {
-            let (tab, id, request) = next
+            let (tab, id, question) = next
             // Looked up again: the plugin may have stopped or the table closed meanwhile.
             guard let (route, table) = lock.withLock({ () -> (TabRoute, SpooledTable)? in
-                guard let route = routes[tab], let table = route.tables[request.table] else { return nil }
+                guard let route = routes[tab], let table = route.tables[question.table] else { return nil }
                 return (route, table)
-            }) else { continue }
-            answer(id: id, request: request, table: table, route: route, tab: tab)
+            }) else {
+                if case .aggregate(let request) = question {
+                    deliver(tab, .failure(id: id, error: RPCError(code: RPCError.unknownTable, message: "unknown table \(request.table)")))
+                }
+                continue
+            }
+            switch question {
+            case .rows(let request): answer(id: id, request: request, table: table, route: route, tab: tab)
+            case .aggregate(let request): answer(id: id, aggregate: request, table: table, route: route, tab: tab)
+            }
         }
     }
 
@@ -575,11 +662,76 @@ public final class SpoolRouter: @unchecked Sendable {
         }
     }
 
+    /// Answers an `aggregate` from the complete spool, on the writer queue without the lock:
+    /// counts the rows the filters keep by the group columns' cells (one pass, memory for the
+    /// groups only), cuts bins (``GroupBins/apply(_:columns:bins:)``), orders the groups
+    /// naturally and stores them as a table of the spool's own (`spool-agg-N`, complete at once),
+    /// whose pages, sorts, filters and `close` are the spool's like any other table's.
+    private func answer(id: RequestID, aggregate request: AggregateRequest, table: SpooledTable, route: TabRoute, tab: String) {
+        let file = lock.withLock { () -> SpoolFile?? in
+            guard routes[tab] === route, route.tables[request.table] === table else { return nil }
+            return .some(route.file)
+        }
+        guard let file else { return }  // the plugin stopped meanwhile
+        let heartbeat = Heartbeat(every: Self.heartbeatInterval) { [deliver] in
+            deliver(tab, .notification(method: Method.progress, params: ["done": 0, "message": "counting rows"]))
+        }
+        defer {
+            if heartbeat.stop() { deliver(tab, .notification(method: Method.progress, params: ["done": 1, "total": 1])) }
+        }
+        guard let file else {
+            deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: "the spool of \(tab) is gone")))
+            return
+        }
+        let columns = table.schema.columns
+        let indexes: [Int]
+        do {
+            indexes = try GroupBins.check(request, columns: columns)
+            try Where.check(request.where, columns: columns)
+        } catch {
+            deliver(tab, .failure(id: id, error: RPCError(code: RPCError.invalidParams, message: "\(error)")))
+            return
+        }
+        let keep = request.filter != nil || !request.where.isEmpty ? RowKeep(text: request.filter, where: request.where) : nil
+        let specs = indexes.map { ColumnSpec(id: columns[$0].id, title: columns[$0].title, type: columns[$0].type) }
+        do {
+            let counted = try file.groups(table.schema, filter: keep, indexes: indexes)
+            let (groups, sizes) = GroupBins.apply(counted.groups, columns: specs, bins: request.group.map(\.bins))
+            let made = GroupCounter.table(groups, groupColumns: specs)
+            let (handle, schema) = lock.withLock { () -> (String, SpoolSchema) in
+                nextAggregateNumber += 1
+                let schema = SpoolSchema(tableName: "t\(nextTableNumber)", columns: specs + AggregateResult.countColumns)
+                nextTableNumber += 1
+                return ("spool-agg-\(nextAggregateNumber)", schema)
+            }
+            try file.create(schema)
+            _ = try file.insert(made.rows, into: schema)
+            try file.commit()
+            let groupsTable = SpooledTable(handle: handle, schema: schema, announcedTotal: made.rows.count, own: true)
+            groupsTable.fill = .complete
+            groupsTable.arrived = made.rows.count
+            let title = ([table.title ?? table.handle] + specs.map(\.title)).joined(separator: " › ")
+            let registered = lock.withLock { () -> Bool in
+                guard routes[tab] === route else { return false }
+                route.tables[handle] = groupsTable
+                return true
+            }
+            guard registered else { file.drop(schema); return }
+            let result = AggregateResult(
+                description: TableDescription(table: handle, title: title, columns: schema.columns, total: made.rows.count),
+                rows: made.counted, largest: made.largest, bins: sizes)
+            deliver(tab, .response(id: id, result: result.json))
+        } catch {
+            let code = switch error { case .unknownColumn: RPCError.invalidParams; default: RPCError.internalError }
+            deliver(tab, .failure(id: id, error: RPCError(code: code, message: error.description)))
+        }
+    }
+
     private func invalidate(_ params: JSONValue, route: TabRoute, tab: String) {
         guard case .object(let o) = params else { return }
         let handle: String? = if case .string(let s)? = o["table"] { s } else { nil }
         for table in route.tables.values where handle == nil || table.handle == handle {
-            guard table.fill != .idle else { continue }
+            guard table.fill != .idle, !table.own else { continue }
             // The plugin's data changed: refill on the next request that needs the spool.
             for id in table.inflight.keys { send(tab, .notification(method: Method.cancel, params: ["id": id.json])) }
             table.inflight = [:]
@@ -591,7 +743,7 @@ public final class SpoolRouter: @unchecked Sendable {
             table.viewedSoFar = nil
             table.saidSoFar = false
             table.arrived = 0
-            if !table.waiting.isEmpty { startFilling(table, route: route, tab: tab) }
+            if table.hasWaiting { startFilling(table, route: route, tab: tab) }
         }
     }
 }

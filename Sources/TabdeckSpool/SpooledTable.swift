@@ -7,11 +7,18 @@ final class SpooledTable {
     let schema: SpoolSchema
     /// The row count the table description announced, if any (for the progress bar).
     let announcedTotal: Int?
+    /// The table's title in its description, if any (an aggregate's title starts with it).
+    let title: String?
+    /// A table the spool made itself (an `aggregate`'s groups): complete from the start, its
+    /// handle unknown to the plugin, never refilled.
+    let own: Bool
     var fill: SpoolFill = .idle
     /// Rows in the spool (their `seq` runs from 1 to `arrived`).
     var arrived = 0
     /// Core requests waiting for rows: id and params, in arrival order.
     var waiting: [(id: RequestID, request: RowsRequest)] = []
+    /// Core `aggregate` requests waiting for every row, in arrival order.
+    var waitingAggregates: [(id: RequestID, request: AggregateRequest)] = []
     /// The spool's own requests in flight for this table: id → offset (-1 for a stream).
     var inflight: [RequestID: Int] = [:]
     /// Pull of a paging plugin: the next offset to ask for, pages that came early, the end seen.
@@ -32,9 +39,14 @@ final class SpooledTable {
     /// `arrived` when progress was last reported.
     var reported = 0
 
-    init(handle: String, schema: SpoolSchema, announcedTotal: Int?) {
+    init(handle: String, schema: SpoolSchema, announcedTotal: Int?, title: String? = nil, own: Bool = false) {
         self.handle = handle
         self.schema = schema
         self.announcedTotal = announcedTotal
+        self.title = title
+        self.own = own
     }
+
+    /// Whether core requests wait for this table's rows.
+    var hasWaiting: Bool { !waiting.isEmpty || !waitingAggregates.isEmpty }
 }
