@@ -569,6 +569,22 @@ public final class SpoolRouter: @unchecked Sendable {
         }
     }
 
+    /// Runs `work` with "still working" beats (``Heartbeat``) on the tab's progress bar; the
+    /// `reply` it is given ends the beats' progress before it delivers the answer, so that the
+    /// core never sees a bar after it.
+    private func beating(_ tab: String, _ what: String, _ work: (_ reply: @escaping Deliver) -> Void) {
+        let end: Message = .notification(method: Method.progress, params: ["done": 1, "total": 1])
+        let heartbeat = Heartbeat(every: Self.heartbeatInterval) { [deliver] in
+            deliver(tab, .notification(method: Method.progress, params: ["done": 0, "message": .string(what)]))
+        }
+        let reply: Deliver = { [deliver] tab, message in
+            if heartbeat.stop() { deliver(tab, end) }
+            deliver(tab, message)
+        }
+        work(reply)
+        if heartbeat.stop() { deliver(tab, end) }
+    }
+
     /// Runs on the writer queue without the lock; takes it only to read and update the
     /// table's state, so that the runtime's thread never waits for a sort.
     private func answer(id: RequestID, request: RowsRequest, table: SpooledTable, route: TabRoute, tab: String) {
@@ -578,63 +594,56 @@ public final class SpoolRouter: @unchecked Sendable {
             return (route.file, table.fill, table.arrived, table.orders[request.sort], table.head)
         }
         guard let state else { return }  // the plugin stopped or the table was closed meanwhile
-        let heartbeat = Heartbeat(every: Self.heartbeatInterval) { [deliver] in
-            deliver(tab, .notification(method: Method.progress, params: ["done": 0, "message": "sorting rows"]))
-        }
-        // The beats' progress ends before the answer, so that the core never sees a bar after it.
-        let reply: Deliver = { [deliver] tab, message in
-            if heartbeat.stop() { deliver(tab, .notification(method: Method.progress, params: ["done": 1, "total": 1])) }
-            deliver(tab, message)
-        }
-        defer { heartbeat.stop() }
-        guard let file = state.file else {
-            reply(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: "the spool of \(tab) is gone")))
-            return
-        }
-        if let filter = RowKeep(request) {
-            do {
-                try Where.check(request.where, columns: table.schema.columns)
-            } catch {
-                reply(tab, .failure(id: id, error: RPCError(code: RPCError.invalidParams, message: "\(error)")))
+        beating(tab, "sorting rows") { reply in
+            guard let file = state.file else {
+                reply(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: "the spool of \(tab) is gone")))
                 return
             }
-            answerFiltered(id: id, request: request, filter: filter, table: table, file: file, tab: tab, reply: reply)
-            return
-        }
-        do {
-            var orderTable = state.order
-            if orderTable == nil, state.fill == .complete, !request.sort.isEmpty,
-               OrderPolicy.materialize(offset: request.offset, rows: state.arrived) {
-                let name = lock.withLock { () -> String in
-                    nextOrderNumber += 1
-                    return "\(table.schema.tableName)_o\(nextOrderNumber)"
+            if let filter = RowKeep(request) {
+                do {
+                    try Where.check(request.where, columns: table.schema.columns)
+                } catch {
+                    reply(tab, .failure(id: id, error: RPCError(code: RPCError.invalidParams, message: "\(error)")))
+                    return
                 }
-                try file.materialize(table.schema, request.sort, name: name)
-                lock.withLock { table.orders[request.sort] = name }
-                orderTable = name
+                answerFiltered(id: id, request: request, filter: filter, table: table, file: file, tab: tab, reply: reply)
+                return
             }
-            let rows: [JSONValue]
-            if orderTable == nil, state.fill == .complete, !request.sort.isEmpty,
-               request.offset + request.limit <= Self.headRows {
-                // The first screens of a sorted order come from one top-N query, kept.
-                var head = state.head
-                if head?.sort != request.sort {
-                    head = (request.sort, try file.page(table.schema, sort: request.sort, offset: 0, limit: Self.headRows))
-                    lock.withLock { table.head = head }
+            do {
+                var orderTable = state.order
+                if orderTable == nil, state.fill == .complete, !request.sort.isEmpty,
+                   OrderPolicy.materialize(offset: request.offset, rows: state.arrived) {
+                    let name = lock.withLock { () -> String in
+                        nextOrderNumber += 1
+                        return "\(table.schema.tableName)_o\(nextOrderNumber)"
+                    }
+                    try file.materialize(table.schema, request.sort, name: name)
+                    lock.withLock { table.orders[request.sort] = name }
+                    orderTable = name
                 }
-                let all = head!.rows
-                rows = Array(all[min(request.offset, all.count)..<min(request.offset + request.limit, all.count)])
-            } else {
-                rows = try file.page(table.schema, sort: request.sort, offset: request.offset, limit: request.limit,
-                                     orderTable: orderTable)
+                let rows: [JSONValue]
+                if orderTable == nil, state.fill == .complete, !request.sort.isEmpty,
+                   request.offset + request.limit <= Self.headRows {
+                    // The first screens of a sorted order come from one top-N query, kept.
+                    var head = state.head
+                    if head?.sort != request.sort {
+                        head = (request.sort, try file.page(table.schema, sort: request.sort, offset: 0, limit: Self.headRows))
+                        lock.withLock { table.head = head }
+                    }
+                    let all = head!.rows
+                    rows = Array(all[min(request.offset, all.count)..<min(request.offset + request.limit, all.count)])
+                } else {
+                    rows = try file.page(table.schema, sort: request.sort, offset: request.offset, limit: request.limit,
+                                         orderTable: orderTable)
+                }
+                var result: JSONObject = ["generation": .int(Int64(request.generation)), "offset": .int(Int64(request.offset)),
+                                          "rows": .array(rows)]
+                if state.fill == .complete { result["total"] = .int(Int64(state.arrived)) }
+                reply(tab, .response(id: id, result: .object(result)))
+            } catch {
+                let code = switch error as? SpoolError { case .unknownColumn?, .sourceOrder?: RPCError.invalidParams; default: RPCError.internalError }
+                reply(tab, .failure(id: id, error: RPCError(code: code, message: "\(error)")))
             }
-            var result: JSONObject = ["generation": .int(Int64(request.generation)), "offset": .int(Int64(request.offset)),
-                                      "rows": .array(rows)]
-            if state.fill == .complete { result["total"] = .int(Int64(state.arrived)) }
-            reply(tab, .response(id: id, result: .object(result)))
-        } catch {
-            let code = switch error { case .unknownColumn, .sourceOrder: RPCError.invalidParams; default: RPCError.internalError }
-            reply(tab, .failure(id: id, error: RPCError(code: code, message: error.description)))
         }
     }
 
@@ -673,57 +682,53 @@ public final class SpoolRouter: @unchecked Sendable {
             return .some(route.file)
         }
         guard let file else { return }  // the plugin stopped meanwhile
-        let heartbeat = Heartbeat(every: Self.heartbeatInterval) { [deliver] in
-            deliver(tab, .notification(method: Method.progress, params: ["done": 0, "message": "counting rows"]))
-        }
-        defer {
-            if heartbeat.stop() { deliver(tab, .notification(method: Method.progress, params: ["done": 1, "total": 1])) }
-        }
-        guard let file else {
-            deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: "the spool of \(tab) is gone")))
-            return
-        }
-        let columns = table.schema.columns
-        let indexes: [Int]
-        do {
-            indexes = try GroupBins.check(request, columns: columns)
-            try Where.check(request.where, columns: columns)
-        } catch {
-            deliver(tab, .failure(id: id, error: RPCError(code: RPCError.invalidParams, message: "\(error)")))
-            return
-        }
-        let keep = request.filter != nil || !request.where.isEmpty ? RowKeep(text: request.filter, where: request.where) : nil
-        let specs = indexes.map { ColumnSpec(id: columns[$0].id, title: columns[$0].title, type: columns[$0].type) }
-        do {
-            let counted = try file.groups(table.schema, filter: keep, indexes: indexes)
-            let (groups, sizes) = GroupBins.apply(counted.groups, columns: specs, bins: request.group.map(\.bins))
-            let made = GroupCounter.table(groups, groupColumns: specs)
-            let (handle, schema) = lock.withLock { () -> (String, SpoolSchema) in
-                nextAggregateNumber += 1
-                let schema = SpoolSchema(tableName: "t\(nextTableNumber)", columns: specs + AggregateResult.countColumns)
-                nextTableNumber += 1
-                return ("spool-agg-\(nextAggregateNumber)", schema)
+        beating(tab, "counting rows") { reply in
+            guard let file else {
+                reply(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: "the spool of \(tab) is gone")))
+                return
             }
-            try file.create(schema)
-            _ = try file.insert(made.rows, into: schema)
-            try file.commit()
-            let groupsTable = SpooledTable(handle: handle, schema: schema, announcedTotal: made.rows.count, own: true)
-            groupsTable.fill = .complete
-            groupsTable.arrived = made.rows.count
-            let title = ([table.title ?? table.handle] + specs.map(\.title)).joined(separator: " › ")
-            let registered = lock.withLock { () -> Bool in
-                guard routes[tab] === route else { return false }
-                route.tables[handle] = groupsTable
-                return true
+            let columns = table.schema.columns
+            let indexes: [Int]
+            do {
+                indexes = try GroupBins.check(request, columns: columns)
+                try Where.check(request.where, columns: columns)
+            } catch {
+                reply(tab, .failure(id: id, error: RPCError(code: RPCError.invalidParams, message: "\(error)")))
+                return
             }
-            guard registered else { file.drop(schema); return }
-            let result = AggregateResult(
-                description: TableDescription(table: handle, title: title, columns: schema.columns, total: made.rows.count),
-                rows: made.counted, largest: made.largest, bins: sizes)
-            deliver(tab, .response(id: id, result: result.json))
-        } catch {
-            let code = switch error { case .unknownColumn: RPCError.invalidParams; default: RPCError.internalError }
-            deliver(tab, .failure(id: id, error: RPCError(code: code, message: error.description)))
+            let keep = request.filter != nil || !request.where.isEmpty ? RowKeep(text: request.filter, where: request.where) : nil
+            let specs = indexes.map { ColumnSpec(id: columns[$0].id, title: columns[$0].title, type: columns[$0].type) }
+            do {
+                let counted = try file.groups(table.schema, filter: keep, indexes: indexes)
+                let (groups, sizes) = GroupBins.apply(counted.groups, columns: specs, bins: request.group.map(\.bins))
+                let made = GroupCounter.table(groups, groupColumns: specs)
+                let (handle, schema) = lock.withLock { () -> (String, SpoolSchema) in
+                    nextAggregateNumber += 1
+                    let schema = SpoolSchema(tableName: "t\(nextTableNumber)", columns: specs + AggregateResult.countColumns)
+                    nextTableNumber += 1
+                    return ("spool-agg-\(nextAggregateNumber)", schema)
+                }
+                try file.create(schema)
+                _ = try file.insert(made.rows, into: schema)
+                try file.commit()
+                let groupsTable = SpooledTable(handle: handle, schema: schema, announcedTotal: made.rows.count, own: true)
+                groupsTable.fill = .complete
+                groupsTable.arrived = made.rows.count
+                let title = ([table.title ?? table.handle] + specs.map(\.title)).joined(separator: " › ")
+                let registered = lock.withLock { () -> Bool in
+                    guard routes[tab] === route else { return false }
+                    route.tables[handle] = groupsTable
+                    return true
+                }
+                guard registered else { file.drop(schema); return }
+                let result = AggregateResult(
+                    description: TableDescription(table: handle, title: title, columns: schema.columns, total: made.rows.count),
+                    rows: made.counted, largest: made.largest, bins: sizes)
+                reply(tab, .response(id: id, result: result.json))
+            } catch {
+                let code = switch error as? SpoolError { case .unknownColumn?: RPCError.invalidParams; default: RPCError.internalError }
+                reply(tab, .failure(id: id, error: RPCError(code: code, message: "\(error)")))
+            }
         }
     }
 
