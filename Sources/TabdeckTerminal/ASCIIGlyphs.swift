@@ -29,11 +29,11 @@ enum ASCIIGlyphs {
                         before.symbol = "."
                         buf.replace(x: x - dx, y: y, with: before)
                     }
-                } else if let scalar = symbol.unicodeScalars.first, (0x2800...0x28FF).contains(scalar.value) {
-                    cell.symbol = scalar.value == 0x2800 ? " " : "*"  // braille dots (plots)
-                    buf.replace(x: x, y: y, with: cell)
                 } else if let ascii = map[symbol] {
                     cell.symbol = ascii
+                    buf.replace(x: x, y: y, with: cell)
+                } else if let scalar = symbol.unicodeScalars.first, (0x2800...0x28FF).contains(scalar.value) {
+                    cell.symbol = scalar.value == 0x2800 ? " " : "*"  // braille dots (plots; the spinner's are above)
                     buf.replace(x: x, y: y, with: cell)
                 }
             }
