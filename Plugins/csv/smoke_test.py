@@ -41,6 +41,10 @@ class Plugin:
                 return m
             self.notes.append(m)
 
+    def notify(self, method, params):
+        self.p.stdin.write((json.dumps({"jsonrpc": "2.0", "method": method, "params": params}) + "\n").encode())
+        self.p.stdin.flush()
+
     def wait_note(self, method, seen=0):
         """The first `method` notification after the first `seen` notes."""
         for m in self.notes[seen:]:
@@ -58,10 +62,85 @@ class Plugin:
         return r, self.p.wait(timeout=10)
 
 
+def where_and_aggregate(p, cols):
+    """One `where` and a few `aggregate` exchanges, checked against the file read here."""
+    import csv
+    import math
+    from collections import Counter
+    from decimal import Decimal
+    with open(os.path.join(HERE, "sample", "people.csv"), newline="", encoding="utf-8") as f:
+        data = list(csv.DictReader(f))
+    check("where capability", p.init_caps.get("where") and p.init_caps.get("aggregate"), p.init_caps)
+
+    def dec(s):
+        return None if s == "" else Decimal(s)
+    where = [{"column": "balance", "op": "between", "values": ["1000.00", 2500]},
+             {"column": "city", "op": "in", "values": ["London", "Zürich", "london"]}]
+    got = p.call("rows", {"table": "root", "offset": 0, "limit": 200, "sort": [], "filter": None, "where": where,
+                          "generation": 6})["result"]
+    want = [str(i + 1) for i, r in enumerate(data)
+            if dec(r["balance"]) is not None and Decimal(1000) <= dec(r["balance"]) <= Decimal(2500)
+            and r["city"] in ("London", "Zürich", "london")]
+    check("where rows", [r["id"] for r in got["rows"]] == want and got["total"] == len(want), (got.get("total"), len(want)))
+    loc = p.call("locate", {"table": "root", "rows": [want[-1]], "sort": [{"column": "balance", "direction": "desc"}],
+                            "filter": None, "where": where, "generation": 6})["result"]
+    check("locate with where", loc["row"] == want[-1] and 0 <= loc["offset"] < len(want), loc)
+    err = p.call("rows", {"table": "root", "offset": 0, "limit": 1, "sort": [], "filter": None,
+                          "where": [{"column": "city", "op": "notNull"}, {"column": "age", "op": "=", "value": "abc"}]})
+    check("where error names the value", err.get("error", {}).get("code") == -32602
+          and "where[1].value" in err["error"]["message"], err)
+
+    # Group by city: counts, percent, cumulative and the natural order (count desc, then city).
+    agg = p.call("aggregate", {"table": "root", "filter": None, "where": [], "group": [{"column": "city"}]})["result"]
+    counts = Counter(r["city"] for r in data)
+    check("aggregate description", agg["rows"] == len(data) and agg["total"] == len(counts)
+          and agg["largest"] == max(counts.values())
+          and [c["id"] for c in agg["columns"]] == ["city", "count", "percent", "cumulative"], agg)
+    page = p.call("rows", {"table": agg["table"], "offset": 0, "limit": 1000, "sort": [], "filter": None, "generation": 1})["result"]
+    natural = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].encode()))
+    check("aggregate groups", [(r["cells"][0], r["cells"][1]) for r in page["rows"]] == natural, page["rows"][:3])
+    running, ok = 0, True
+    for r in page["rows"]:
+        running += r["cells"][1]
+        ok &= math.isclose(r["cells"][2], r["cells"][1] * 100 / len(data)) and math.isclose(r["cells"][3], running * 100 / len(data))
+    check("percent and cumulative", ok and math.isclose(page["rows"][-1]["cells"][3], 100))
+    sub = p.call("rows", {"table": agg["table"], "offset": 1, "limit": 2, "sort": [{"column": "city", "direction": "asc"}],
+                          "filter": "on", "generation": 2})["result"]
+    kept = sorted((c for c in counts if "on" in c.lower()), key=lambda c: c.encode())
+    check("aggregate table pages, sorts and filters", [r["cells"][0] for r in sub["rows"]] == kept[1:3]
+          and sub["total"] == len(kept), sub)
+
+    # Under a where, binned balances: the width by the rule (1, 2, 2.5, 5 × 10^k), nulls a bin of their own.
+    where = [{"column": "active", "op": "=", "value": True}]
+    binned = p.call("aggregate", {"table": "root", "filter": None, "where": where,
+                                  "group": [{"column": "balance", "bins": 5}]})["result"]
+    values = [dec(r["balance"]) for r in data if r["active"] == "true"]
+    nums = [v for v in values if v is not None]
+    raw = (max(nums) - min(nums)) / 5
+    width = min(m * Decimal(10) ** e for e in range(-3, 12) for m in (1, 2, Decimal("2.5"), 5) if m * Decimal(10) ** e >= raw)
+    want = Counter(None if v is None else (v / width).to_integral_value(rounding="ROUND_FLOOR") * width for v in values)
+    page = p.call("rows", {"table": binned["table"], "offset": 0, "limit": 1000, "sort": [], "generation": 1})["result"]
+    got = Counter({(None if r["cells"][0] is None else Decimal(str(r["cells"][0]))): r["cells"][1] for r in page["rows"]})
+    check("bins", Decimal(str(binned["bins"]["balance"]["width"])) == width and got == want
+          and binned["rows"] == len(values), (binned.get("bins"), width, got, want))
+    years = p.call("aggregate", {"table": "root", "filter": None, "where": [], "group": [{"column": "joined", "bins": 20}]})["result"]
+    page = p.call("rows", {"table": years["table"], "offset": 0, "limit": 1000, "sort": [], "generation": 1})["result"]
+    want = Counter(r["joined"][:4] + "-01-01" if r["joined"] else None for r in data)
+    check("date bins", years["bins"]["joined"] == {"unit": "year"}
+          and Counter({r["cells"][0]: r["cells"][1] for r in page["rows"]}) == want, (years.get("bins"), page["rows"][:3]))
+    err = p.call("aggregate", {"table": "root", "filter": None, "group": [{"column": "city", "bins": 3}]})
+    check("bins on text refused", err.get("error", {}).get("code") == -32602, err)
+
+    p.notify("close", {"table": agg["table"]})
+    gone = p.call("rows", {"table": agg["table"], "offset": 0, "limit": 1, "sort": [], "generation": 3})
+    check("close frees the aggregate", gone.get("error", {}).get("code") == -32001, gone)
+
+
 def main():
     plugin = os.path.abspath(sys.argv[1])
     p = Plugin([plugin], cwd=os.path.join(HERE, "sample"))
     init = p.call("initialize", {"protocolVersion": 1, "capabilities": {"future": True}})["result"]
+    p.init_caps = init["capabilities"]
     check("handshake", init["protocolVersion"] == 1 and init["capabilities"]["sort"] and init["capabilities"]["multiSort"])
 
     bad = p.call("open", {"args": {"path": "missing.csv"}})
@@ -94,6 +173,8 @@ def main():
     filt2 = p.call("rows", {"table": "root", "offset": 0, "limit": 200, "filter": "zürich", "generation": 5})["result"]
     check("filter", filt2["total"] > 0 and all("Zürich" in r["cells"][cols.index("city")] for r in filt2["rows"]), filt2["total"])
     check("filter folds ASCII only", filt["total"] == 0)
+
+    where_and_aggregate(p, cols)
 
     err = p.call("rows", {"table": "root", "offset": 0, "limit": 1, "sort": [{"column": "nope"}]})
     check("unknown sort column", err.get("error", {}).get("code") == -32602)

@@ -271,18 +271,20 @@ public final class CSVTable: @unchecked Sendable {
     /// Without sort and filter, a page is served as soon as its rows are indexed; with
     /// them, the whole file must be indexed first. Sort orders, per-column keys and filter
     /// matches are cached (a few of each), so paging through one order is cheap.
+    /// `conditions` (a structured filter, ``CSVCondition``) apply together with `filter`.
     public func page(offset: Int, limit: Int, sort: [CSVSortKey] = [], filter: String? = nil,
-                     isCancelled: () -> Bool = { false }) throws -> Page {
+                     where conditions: [CSVCondition] = [], isCancelled: () -> Bool = { false }) throws -> Page {
         precondition(offset >= 0 && limit >= 0)
         for key in sort { precondition(key.column >= 0 && key.column < columns.count, "sort column out of range") }
-        let filter = filter.flatMap { $0.isEmpty ? nil : $0 }
-        if sort.isEmpty && filter == nil {
+        for c in conditions { precondition(c.column >= 0 && c.column < columns.count, "where column out of range") }
+        let selection = Selection(filter: filter, conditions: conditions)
+        if sort.isEmpty && selection.isEmpty {
             let (end, overflow) = offset.addingReportingOverflow(limit)
             let offsets = try index.wait(forRows: overflow ? .max : end, isCancelled: isCancelled)
             let rows = offset < offsets.count ? Array(offset..<CSVTable.end(offset, limit, offsets.count)) : []
             return Page(rows: rows, total: offsets.complete ? offsets.count : nil)
         }
-        if !sort.isEmpty && filter == nil && !index.isComplete, let persisted, let head = persisted.head(sort),
+        if !sort.isEmpty && selection.isEmpty && !index.isComplete, let persisted, let head = persisted.head(sort),
            offset <= head.rows.count, min(limit, max(0, head.rowCount - offset)) <= head.rows.count - offset {
             // Opened before with this order: its first rows, without indexing or sorting.
             let rows = offset < head.rows.count ? head.rows[offset..<CSVTable.end(offset, limit, head.rows.count)].map { Int($0) } : []
@@ -295,12 +297,12 @@ public final class CSVTable: @unchecked Sendable {
             }
         }
         let offsets = try index.waitComplete(isCancelled: isCancelled)
-        if filter == nil, limit <= Self.topRowsLimit, offset <= Self.topRowsLimit - limit,
+        if selection.isEmpty, limit <= Self.topRowsLimit, offset <= Self.topRowsLimit - limit,
            let top = try firstRows(sort: sort, offsets: offsets, upTo: offset + limit, isCancelled: isCancelled) {
             let rows = offset < top.count ? top[offset..<top.count].map { Int($0) } : []
             return Page(rows: rows, total: offsets.count)
         }
-        let order = try self.order(sort: sort, filter: filter, offsets: offsets, isCancelled: isCancelled)
+        let order = try self.order(sort: sort, selection: selection, offsets: offsets, isCancelled: isCancelled)
         let rows = offset < order.count ? order[offset..<CSVTable.end(offset, limit, order.count)].map { Int($0) } : []
         return Page(rows: rows, total: order.count)
     }
@@ -309,16 +311,16 @@ public final class CSVTable: @unchecked Sendable {
     /// filtered by `filter`, or nil when the filter leaves it out or there is no such row. Uses
     /// the same cached order as ``page(offset:limit:sort:filter:isCancelled:)``: one scan of it.
     public func position(ofRow row: Int, sort: [CSVSortKey] = [], filter: String? = nil,
-                         isCancelled: () -> Bool = { false }) throws -> Int? {
+                         where conditions: [CSVCondition] = [], isCancelled: () -> Bool = { false }) throws -> Int? {
         guard row >= 0 else { return nil }
-        let filter = filter.flatMap { $0.isEmpty ? nil : $0 }
-        if sort.isEmpty && filter == nil {
+        let selection = Selection(filter: filter, conditions: conditions)
+        if sort.isEmpty && selection.isEmpty {
             let offsets = try index.wait(forRows: row + 1, isCancelled: isCancelled)
             return row < offsets.count ? row : nil
         }
         let offsets = try index.waitComplete(isCancelled: isCancelled)
         guard row < offsets.count else { return nil }
-        let order = try self.order(sort: sort, filter: filter, offsets: offsets, isCancelled: isCancelled)
+        let order = try self.order(sort: sort, selection: selection, offsets: offsets, isCancelled: isCancelled)
         return order.firstIndex(of: UInt32(row))
     }
 
@@ -328,8 +330,8 @@ public final class CSVTable: @unchecked Sendable {
     }
 
     /// The full display order for a sort and filter (cached).
-    func order(sort: [CSVSortKey], filter: String?, offsets: RowOffsets, isCancelled: () -> Bool) throws -> [UInt32] {
-        let key = SortCaches.OrderKey(sort: sort, filter: filter)
+    func order(sort: [CSVSortKey], selection: Selection, offsets: RowOffsets, isCancelled: () -> Bool) throws -> [UInt32] {
+        let key = SortCaches.OrderKey(sort: sort, filter: selection.filter, conditions: selection.conditions)
         if let cached = caches.order(key) { return cached }
         return try caches.computing(isCancelled: isCancelled) {
             if let cached = caches.order(key) { return cached }
@@ -356,8 +358,8 @@ public final class CSVTable: @unchecked Sendable {
                     (offsets[row], row + 1 < offsets.count ? offsets[row + 1] : self.file.count)
                 }
             }
-            if let filter {
-                let matches = try self.matches(filter, offsets: offsets, isCancelled: isCancelled)
+            if !selection.isEmpty {
+                let matches = try self.matches(selection, offsets: offsets, isCancelled: isCancelled)
                 if sort.isEmpty {
                     order.reserveCapacity(matches.count)
                     for w in 0..<matches.words.count {
@@ -417,7 +419,8 @@ public final class CSVTable: @unchecked Sendable {
                 lowestPriority()
                 Thread.sleep(forTimeInterval: Self.fullOrderDelay)
                 if builder.stopped { return }
-                _ = try? order(sort: sort, filter: nil, offsets: offsets, isCancelled: { builder.stopped })
+                _ = try? order(sort: sort, selection: Selection(filter: nil, conditions: []), offsets: offsets,
+                               isCancelled: { builder.stopped })
             }
             thread.stackSize = 1 << 20
             thread.start()
@@ -469,9 +472,11 @@ public final class CSVTable: @unchecked Sendable {
         }
     }
 
-    func matches(_ filter: String, offsets: RowOffsets, isCancelled: () -> Bool) throws -> RowSet {
+    /// The rows a text filter and a structured filter keep (cached), found by one pass over
+    /// the records on every core.
+    func matches(_ filter: Selection, offsets: RowOffsets, isCancelled: () -> Bool) throws -> RowSet {
         if let cached = caches.matches(filter) { return cached }
-        let set = try RowFilter(needle: filter, table: self).run(offsets: offsets, isCancelled: isCancelled)
+        let set = try SelectionScan(selection: filter, table: self).run(offsets: offsets, isCancelled: isCancelled)
         caches.store(set, for: filter)
         return set
     }

@@ -7,6 +7,7 @@ final class SortCaches: @unchecked Sendable {
     struct OrderKey: Hashable {
         var sort: [CSVSortKey]
         var filter: String?
+        var conditions: [CSVCondition] = []
     }
 
     static let maxOrders = 4
@@ -22,7 +23,7 @@ final class SortCaches: @unchecked Sendable {
     private let computeLock = NSLock()
     private var orders: [(OrderKey, [UInt32])] = []
     private var keys: [ColumnKeys] = []
-    private var filters: [(String, RowSet)] = []
+    private var filters: [(Selection, RowSet)] = []
     /// The first rows of recent orders (``CSVTable/firstRows(sort:offsets:upTo:isCancelled:minimumRows:)``).
     private var tops: [([CSVSortKey], [UInt32])] = []
     static let maxTops = 2
@@ -63,12 +64,12 @@ final class SortCaches: @unchecked Sendable {
         }
     }
 
-    func matches(_ filter: String) -> RowSet? {
+    func matches(_ filter: Selection) -> RowSet? {
         lock.lock(); defer { lock.unlock() }
         return filters.first { $0.0 == filter }?.1
     }
 
-    func store(_ set: RowSet, for filter: String) {
+    func store(_ set: RowSet, for filter: Selection) {
         lock.lock(); defer { lock.unlock() }
         filters.removeAll { $0.0 == filter }
         filters.append((filter, set))
@@ -117,47 +118,31 @@ struct RowSet: Sendable {
 /// Finds the rows with a cell that contains a text, ignoring ASCII letter case.
 struct RowFilter {
     let needle: [UInt8]
-    let table: CSVTable
+    /// Whether a record without the needle in its raw bytes can be skipped (the raw record can
+    /// only miss a match that spans a doubled quote or a line break).
+    let prefilter: Bool
 
-    init(needle: String, table: CSVTable) {
+    init(needle: String) {
         self.needle = needle.utf8.map(RowFilter.fold)
-        self.table = table
+        prefilter = !self.needle.contains(Byte.quote) && !self.needle.contains(Byte.newline) && !self.needle.contains(Byte.cr)
     }
 
     @inline(__always) static func fold(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
 
-    func run(offsets: RowOffsets, isCancelled: () -> Bool) throws -> RowSet {
-        var set = RowSet(rows: offsets.count)
-        let scanner = table.scanner
-        let limit = table.file.count
-        // The raw record can only miss a match that spans a doubled quote or a line break.
-        let prefilter = !needle.contains(Byte.quote) && !needle.contains(Byte.newline) && !needle.contains(Byte.cr)
-        let columns = table.columns.count
-        var released = offsets.count > 0 ? offsets[0] : 0
-        defer { table.file.release(released, limit) }
-        for row in 0..<offsets.count {
-            let start = offsets[row]
-            if row & 0xFFFF == 0 {
-                if isCancelled() { throw CancellationError() }
-                table.file.passed(start, released: &released)
+    /// Whether the record at `start..<end` has a cell that contains the needle.
+    @inline(__always) func matches(record start: Int, end: Int, scanner: FieldScanner, columns: Int) -> Bool {
+        if prefilter && !contains(UnsafeBufferPointer(start: scanner.base + start, count: end - start)) { return false }
+        var hit = false
+        _ = scanner.scan(record: start) { j, span in
+            guard j < columns else { return false }
+            if span.escaped {
+                hit = scanner.unescaped(span).withUnsafeBufferPointer { contains($0) }
+            } else {
+                hit = contains(UnsafeBufferPointer(start: scanner.base + span.start, count: span.count))
             }
-            if prefilter {
-                let end = row + 1 < offsets.count ? offsets[row + 1] : limit
-                if !contains(UnsafeBufferPointer(start: scanner.base + start, count: end - start)) { continue }
-            }
-            var hit = false
-            _ = scanner.scan(record: start) { j, span in
-                guard j < columns else { return false }
-                if span.escaped {
-                    hit = scanner.unescaped(span).withUnsafeBufferPointer { contains($0) }
-                } else {
-                    hit = contains(UnsafeBufferPointer(start: scanner.base + span.start, count: span.count))
-                }
-                return !hit
-            }
-            if hit { set.insert(row) }
+            return !hit
         }
-        return set
+        return hit
     }
 
     @inline(__always) func contains(_ hay: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -79,6 +79,11 @@ struct TextDictionary {
         return rank
     }
 
+    /// The bytes of the text of `id`.
+    func withText<T>(_ id: Int, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        arena.withUnsafeBufferPointer { a in body(UnsafeBufferPointer(start: a.baseAddress.map { $0 + starts[id] }, count: lengths[id])) }
+    }
+
     /// Bytes held.
     var footprint: Int { arena.count + count * 24 + slots.count * 4 }
 

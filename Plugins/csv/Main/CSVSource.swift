@@ -16,6 +16,8 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
     let capabilities: PluginCapabilities = {
         var c = PluginCapabilities(sort: true, multiSort: true, filter: true)
         c.locate = true
+        c.where = true
+        c.aggregate = true
         return c
     }()
 
@@ -32,6 +34,9 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
         var title: String { (path as NSString).lastPathComponent }
     }
     private var opened = 0
+    /// The tables of groups of `aggregate` (handles `agg1`, `agg2`...), until closed.
+    private var counts: [String: CountTable] = [:]
+    private var aggregated = 0
     private var notifier: Notifier?
 
     func attach(_ notifier: Notifier) {
@@ -70,24 +75,70 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
         let total = progress.opened(table: handle, rowCount: { table.rowCount })
         PluginLog.info("opened \(path): \(table.columns.count) columns, \(total.map(String.init) ?? "indexing") rows")
         let title = how.title
+        return TableDescription(table: handle, title: title, columns: Self.columnSpecs(table), total: total)
+    }
 
-        var columns = table.columns.map { c -> ColumnSpec in
+    /// The columns of a table as described to the host.
+    static func columnSpecs(_ table: CSVTable) -> [ColumnSpec] {
+        let columns = table.columns.map { c -> ColumnSpec in
             let w = c.widthHints
             return ColumnSpec(id: c.id, title: c.name, type: Self.columnType(c.type),
                               width: .flexible(min: w.min, ideal: w.ideal, max: w.max), decimals: c.decimals)
         }
-        if columns.isEmpty { columns = [ColumnSpec(id: "empty", title: "(empty file)", type: .text, sortable: false)] }
-        return TableDescription(table: handle, title: title, columns: columns, total: total)
+        return columns.isEmpty ? [ColumnSpec(id: "empty", title: "(empty file)", type: .text, sortable: false)] : columns
+    }
+
+    /// A `where` clause as the engine's conditions, checked first (`-32602` naming
+    /// `params.where[i].value`, as ``Where/check(_:columns:path:)`` says).
+    static func conditions(_ clause: WhereClause, _ table: CSVTable) throws -> [CSVCondition] {
+        try Where.check(clause, columns: columnSpecs(table))
+        if table.columns.isEmpty { return [] }
+        return clause.map { c in
+            let j = table.columns.firstIndex { $0.id == c.column }!
+            let type = table.columns[j].type
+            let op: CSVWhereOp
+            switch c.op {
+            case .equal: op = .equal
+            case .notEqual: op = .notEqual
+            case .less: op = .less
+            case .lessOrEqual: op = .lessOrEqual
+            case .greater: op = .greater
+            case .greaterOrEqual: op = .greaterOrEqual
+            case .between: op = .between
+            case .in: op = .oneOf
+            case .null: op = .null
+            case .notNull: op = .notNull
+            }
+            return CSVCondition(column: j, op: op, values: c.values.map { whereValue($0, type) })
+        }
+    }
+
+    /// A checked `where` value as the engine compares it with cells of `type`.
+    static func whereValue(_ v: JSONValue, _ type: CSVColumnType) -> CSVWhereValue {
+        switch (v, type) {
+        case (.int(let i), _): return .number(CSVNumber(String(i))!)
+        case (.double(let d), _):
+            // A JSON double by its shortest text (the decimal it is written as).
+            let text = d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : "\(d)"
+            return .number(CSVNumber(text) ?? CSVNumber("NaN")!)
+        case (.string(let s), .integer), (.string(let s), .decimal): return .number(CSVNumber(s) ?? CSVNumber("NaN")!)
+        case (.string(let s), .date): return .date(ISODateTime(s)?.millis ?? 0)
+        case (.string(let s), _): return .text(s)
+        case (.bool(let b), _): return .bool(b)
+        default: return .text("")  // Where.check refuses the others
+        }
     }
 
     func rows(_ request: RowsRequest, cancel: CancellationFlag) throws -> RowsResult {
+        if let counts = countTable(request.table) { return try counts.page(request) }
         let table = try self.table(request.table)
         let keys = try Self.sortKeys(request.sort, table)
+        let conditions = try Self.conditions(request.where, table)
         if table.columns.isEmpty { return request.result([], total: 0) }
         // A reply must fit the protocol's 4 MiB line: no page needs more than this many rows.
         let limit = min(request.limit, Self.maxPageRows)
         let page = try table.page(offset: request.offset, limit: limit, sort: keys, filter: request.filter,
-                                  isCancelled: { cancel.isCancelled })
+                                  where: conditions, isCancelled: { cancel.isCancelled })
         let rows = zip(page.rows, table.values(rows: page.rows)).map { row, values in
             Row(id: String(row + 1), cells: values.map(Self.json))
         }
@@ -97,11 +148,22 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
     /// `locate`: row ids are 1-based line numbers (`rows` makes them so); the first one in the
     /// order and filter, by one scan of the cached order.
     func locate(_ request: LocateRequest, cancel: CancellationFlag) throws -> LocateResult {
+        if let counts = countTable(request.table) {
+            // Rows of a table of groups are `g` and their place in the natural order.
+            let order = try counts.order(sort: request.sort, filter: request.filter, clause: request.where)
+            for id in request.rows {
+                guard id.hasPrefix("g"), let n = Int(id.dropFirst()), let at = order.firstIndex(of: n) else { continue }
+                return LocateResult(row: id, offset: at)
+            }
+            return LocateResult(row: nil, offset: nil)
+        }
         let table = try self.table(request.table)
         let keys = try Self.sortKeys(request.sort, table)
+        let conditions = try Self.conditions(request.where, table)
         for id in request.rows {
             guard let n = Int(id), n >= 1, !table.columns.isEmpty else { continue }
-            if let at = try table.position(ofRow: n - 1, sort: keys, filter: request.filter, isCancelled: { cancel.isCancelled }) {
+            if let at = try table.position(ofRow: n - 1, sort: keys, filter: request.filter, where: conditions,
+                                           isCancelled: { cancel.isCancelled }) {
                 return LocateResult(row: id, offset: at)
             }
         }
@@ -119,8 +181,97 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
         return keys
     }
 
+    // MARK: aggregate
+
+    /// `aggregate`: the groups counted by the engine in one pass over the file (both cores),
+    /// cut into bins by the protocol's rule, served from memory by a ``CountTable`` under a new
+    /// handle until `close`.
+    func aggregate(_ request: AggregateRequest, cancel: CancellationFlag) throws -> AggregateResult {
+        let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
+        let columns: [ColumnSpec], groups: [Group], title: String
+        if let counts = countTable(request.table) {
+            // The groups of a table of groups (as the SQLite plugin does).
+            columns = counts.columns
+            let indexes = try GroupBins.check(request, columns: columns)
+            let kept = try counts.order(sort: [], filter: filter, clause: request.where)
+            groups = GroupBins.count(kept.map { counts.rows[$0].cells }, indexes: indexes)
+            title = "groups"
+        } else {
+            let table = try self.table(request.table)
+            columns = Self.columnSpecs(table)
+            let indexes = try GroupBins.check(request, columns: columns)
+            let conditions = try Self.conditions(request.where, table)
+            lock.lock(); title = hows[request.table]?.title ?? request.table; lock.unlock()
+            if table.columns.isEmpty {
+                groups = []
+            } else {
+                let reporter = CountProgress(message: "counting \(title) by \(request.group.map(\.column).joined(separator: ", "))",
+                                             notifier: notifierNow)
+                let found: [CSVGroup]
+                do {
+                    found = try table.groups(columns: indexes, filter: filter, where: conditions, isCancelled: { cancel.isCancelled },
+                                             progress: { done, all in reporter.report(done, all) })
+                } catch let error as CSVTooManyGroups {
+                    throw RPCError(code: RPCError.internalError, message: "\(title): \(error): use bins or other columns")
+                }
+                groups = found.map { Group(cells: $0.values.map(Self.json), count: $0.count) }
+            }
+        }
+        let groupColumns = request.group.map { g in columns.first { $0.id == g.column }! }
+        let (binned, sizes) = Self.bin(groups, columns: groupColumns, bins: request.group.map(\.bins))
+        let counts = try CountTable(groupColumns: groupColumns, groups: binned)
+        lock.lock()
+        aggregated += 1
+        let handle = "agg\(aggregated)"
+        self.counts[handle] = counts
+        lock.unlock()
+        let names = groupColumns.map { $0.title ?? $0.id }.joined(separator: ", ")
+        PluginLog.info("\(title): \(counts.rows.count) groups of \(counts.counted) rows by \(names) as \(handle)")
+        return counts.description(handle: handle, title: "\(title) › \(names)", sizes: sizes)
+    }
+
+    /// ``GroupBins/apply(_:columns:bins:)``, with number columns cut straight from their
+    /// doubles (what it computes through exact decimals, without writing out a decimal per
+    /// group: a column of money has as many groups as rows).
+    static func bin(_ groups: [Group], columns: [ColumnSpec], bins: [Int?]) -> (groups: [Group], sizes: [String: BinSize]) {
+        var groups = groups
+        var sizes: [String: BinSize] = [:]
+        var rest = bins
+        for (k, binCount) in bins.enumerated() {
+            guard let binCount, columns[k].type == .integer || columns[k].type == .decimal else { continue }
+            rest[k] = nil
+            func number(_ cell: JSONValue) -> Double? {
+                switch cell {
+                case .int(let i): Double(i)
+                case .double(let d) where d.isFinite: d == 0 ? 0 : d
+                default: nil
+                }
+            }
+            var distinct = Set<Double>()
+            for g in groups { if let d = number(g.cells[k]) { distinct.insert(d) } }
+            guard distinct.count > binCount, let lo = distinct.min(), let hi = distinct.max() else { continue }
+            let integer = columns[k].type == .integer
+            let width = Bins.width(min: lo, max: hi, count: binCount, integer: integer)
+            sizes[columns[k].id] = .width(Bins.text(width))
+            for i in groups.indices {
+                guard let d = number(groups[i].cells[k]) else { continue }
+                let start = Bins.start(d, width: width)
+                groups[i].cells[k] = integer && abs(start) < 9e18 ? .int(Int64(start)) : .string(Bins.text(start))
+            }
+        }
+        if !sizes.isEmpty { groups = GroupBins.merge(groups) }
+        let (dated, dateSizes) = GroupBins.apply(groups, columns: columns, bins: rest)
+        return (dated, sizes.merging(dateSizes) { a, _ in a })
+    }
+
+    private func countTable(_ handle: String) -> CountTable? {
+        lock.lock(); defer { lock.unlock() }
+        return counts[handle]
+    }
+
     func close(table handle: String) {
         lock.lock()
+        counts[handle] = nil
         let table = tables.removeValue(forKey: handle)
         hows[handle] = nil
         lock.unlock()
@@ -250,5 +401,24 @@ final class IndexProgress: @unchecked Sendable {
         // pages and only learns the count.
         if final { notifier?.invalidate(table: table, rows: [], total: rows) }
         notifier?.progress(done: Double(bytesDone), total: Double(bytesTotal), message: "indexing \(title): \(rows) rows")
+    }
+}
+
+/// `progress` notifications of a long count (at most ~10 a second).
+final class CountProgress: @unchecked Sendable {
+    let message: String
+    let notifier: Notifier?
+    private let lock = NSLock()
+    private var lastSent = Date().timeIntervalSince1970
+
+    init(message: String, notifier: Notifier?) { self.message = message; self.notifier = notifier }
+
+    func report(_ done: Int, _ all: Int) {
+        let now = Date().timeIntervalSince1970
+        lock.lock()
+        guard now - lastSent >= 0.1 else { lock.unlock(); return }
+        lastSent = now
+        lock.unlock()
+        notifier?.progress(done: Double(done), total: Double(all), message: message)
     }
 }
