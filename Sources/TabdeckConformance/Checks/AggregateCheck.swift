@@ -47,8 +47,11 @@ enum AggregateCheck {
             let bins = 5
             var asked: [String] = []
             for type in [ColumnType.integer, .decimal, .date] {
+                // A column whose values a double cannot tell apart (digits past 17) is left out:
+                // the checker cuts bins in doubles, an exact engine finer.
                 guard let i = table.columns.indices.first(where: { i in
                     table.columns[i].type == type && distinct(natural, i, table.columns[i].type) > bins
+                        && distinct(natural, i, table.columns[i].type) == distinctDoubles(natural, i, table.columns[i].type)
                 }) else { continue }
                 let request = AggregateRequest(table: table.table, group: [AggregateGroup(table.columns[i].id, bins: bins)])
                 let made = try aggregate(ctx, request, table: table, into: &f)
@@ -131,6 +134,22 @@ enum AggregateCheck {
         for row in natural.rows where i < row.cells.count && row.cells[i] != .null {
             let cell = row.cells[i]
             if !values.contains(where: { same($0, cell, type) }) { values.append(cell) }
+            if values.count > 1000 { break }
+        }
+        return values.count
+    }
+
+    /// How many distinct values the column has as doubles (dates: as instants), up to 1,001.
+    static func distinctDoubles(_ natural: TableRead, _ i: Int, _ type: ColumnType) -> Int {
+        var values = Set<Double>()
+        for row in natural.rows where i < row.cells.count && row.cells[i] != .null {
+            switch row.cells[i] {
+            case .int(let n): values.insert(Double(n))
+            case .double(let d): values.insert(d)
+            case .string(let s):
+                if type == .date, let t = ISODateTime(s) { values.insert(Double(t.millis)) } else if let d = Double(s) { values.insert(d) }
+            default: break
+            }
             if values.count > 1000 { break }
         }
         return values.count
