@@ -208,7 +208,7 @@ for line in sys.stdin:
 
 /// `where` and `aggregate` checks (PROTOCOL.md 11.11, 11.12): the good plugin passes them, and
 /// each mutant fails the check it is about, naming the section.
-@Suite struct WhereAggregateTests {
+@Suite(.serialized) struct WhereAggregateTests {
     static let names = ["where: integer column n", "where: text column name", "where: decimal column amount",
                         "where: date column day", "where: enum column state", "where: bool column flag",
                         "aggregate: counts", "aggregate: bins", "aggregate: paging and close"]
