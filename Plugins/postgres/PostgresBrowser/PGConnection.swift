@@ -106,12 +106,57 @@ public final class PGConnection: @unchecked Sendable {
     /// A failure that closed the connection (the server went away); `message` is for the user.
     private struct ConnectionLost: Error { var message: String }
 
+    /// Runs `sql` in a transaction opened by the statements of `setup` (`BEGIN …`, `SET LOCAL
+    /// …`) and rolled back after it, on one connection: the column names and type OIDs of
+    /// its result, and its rows as text. Cancelled like ``query(_:_:cancel:retry:heartbeat:)``
+    /// (on the server too). A failure of the statement is an `RPCError` with the server's
+    /// message and, when it gives one, `data.position` (in `sql`).
+    public func transaction(setup: [String], _ sql: String, cancel: CancellationFlag? = nil)
+        throws -> (columns: [(name: String, oid: UInt32)], rows: [[String?]]) {
+        let (connection, _) = try take()
+        let logger = self.logger
+        let rows: [[String?]]
+        do {
+            rows = try run(PostgresQuery(unsafeSQL: sql), on: connection, cancel: cancel, heartbeat: true) { _, connection, finished in
+                Task {
+                    do {
+                        for statement in setup { _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).collect() }
+                        var names: [String?] = [], oids: [String?] = []
+                        var out: [[String?]] = []
+                        for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
+                            var cells: [String?] = []
+                            if names.isEmpty {
+                                for cell in row { names.append(cell.columnName); oids.append(String(cell.dataType.rawValue)) }
+                            }
+                            for cell in row { cells.append(cell.bytes.map { String(buffer: $0) }) }
+                            out.append(cells)
+                        }
+                        _ = try await connection.query("ROLLBACK", logger: logger).collect()
+                        finished(.success([names, oids] + out))
+                    } catch {
+                        _ = try? await connection.query("ROLLBACK", logger: logger).collect()
+                        finished(.failure(error))
+                    }
+                }
+            }
+        } catch let error as ConnectionLost {
+            throw RPCError(code: RPCError.internalError, message: error.message)
+        }
+        let names = rows.first ?? [], oids = rows.count > 1 ? rows[1] : []
+        let columns = zip(names, oids).map { (name: $0 ?? "?", oid: UInt32($1 ?? "") ?? 0) }
+        return (columns, Array(rows.dropFirst(2)))
+    }
+
     private func run(_ query: PostgresQuery, on connection: PostgresConnection, cancel: CancellationFlag?,
-                     heartbeat: Bool) throws -> [[String?]] {
+                     heartbeat: Bool,
+                     start: ((PostgresQuery, PostgresConnection, @escaping @Sendable (Result<[[String?]], any Error>) -> Void) -> Void)? = nil)
+        throws -> [[String?]] {
         let box = ResultBox()
         let done = DispatchSemaphore(value: 0)
         lock.lock(); running.insert(connection.id); lock.unlock()
-        Self.fetch(query, on: connection, logger: logger) { [self] result in
+        let logger = self.logger
+        let start = start ?? { query, connection, finished in Self.fetch(query, on: connection, logger: logger, finished: finished) }
+        start(query, connection) { [self] result in
             box.set(result)
             var broken = false
             if case .failure(let error) = result { broken = connection.isClosed || Self.isConnectionFailure(error) }
@@ -140,7 +185,9 @@ public final class PGConnection: @unchecked Sendable {
             if connection.isClosed || Self.isConnectionFailure(error) {
                 throw ConnectionLost(message: "connection to \(target.display) lost: \(reason(error))")
             }
-            throw RPCError(code: RPCError.internalError, message: describe(error))
+            let position = (error as? PSQLError)?.serverInfo?[.position].flatMap { Int($0) }
+            throw RPCError(code: RPCError.internalError, message: describe(error),
+                           data: position.map { ["position": .int(Int64($0))] })
         }
     }
 

@@ -26,6 +26,8 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         c.cells = true
         c.where = true
         c.aggregate = true
+        c.describe = true
+        c.query = true
         return c
     }()
 
@@ -48,6 +50,10 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
     struct CountKey: Hashable { var handle: String; var filter: String?; var clause: WhereClause = [] }
     /// The tables of groups made by `aggregate`, in memory.
     private var countTables: [String: CountTable] = [:]
+    /// The results of `query` and the tables of `describe`, in memory.
+    private var resultTables: [String: PGResultTable] = [:]
+    /// A `query` is stopped (on the server) after this long.
+    public var statementSeconds = 100
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) { self.environment = environment }
 
@@ -135,9 +141,10 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         let table = tables[request.table], entries = catalog, hasConnection = connection != nil
         let exact = counts[CountKey(handle: request.table, filter: filter, clause: request.where)]
         lastFilter[request.table] = filter
-        let groups = countTables[request.table]
+        let groups = countTables[request.table], result = resultTables[request.table]
         lock.unlock()
         if let groups { return try groups.page(request) }
+        if let result { return try result.page(request) }
         if let table {
             let rows: [Row]
             do {
@@ -250,6 +257,65 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         return result.description(handle: handle, title: "\(title) › \(names)", sizes: sizes)
     }
 
+    // MARK: describe, query
+
+    /// The statistics of every column of a table under its filters (PROTOCOL.md 11.13): one
+    /// query per column, on the server; answered as a new table held in memory.
+    public func describe(_ request: DescribeRequest, cancel: CancellationFlag) throws -> JSONValue {
+        let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
+        lock.lock()
+        let table = tables[request.table]
+        let known = table != nil || countTables[request.table] != nil || resultTables[request.table] != nil
+            || (request.table == "root" && connection != nil)
+        lock.unlock()
+        guard known else { throw RPCError.unknown(table: request.table) }
+        guard let table else { throw RPCError.unsupported("describe works on the tables of the database, not on this one") }
+        try Where.check(request.where, columns: table.columnSpecs)
+        let (conditions, binds) = table.selection(filter: filter, where: request.where)
+        var rows: [Row] = []
+        for column in table.columns {
+            try cancel.check()
+            let sql = PGQuery.statistics(column, source: table.source, conditions: conditions)
+            let stats = try table.connection.query(sql, binds, cancel: cancel).first ?? []
+            rows.append(PGQuery.describeRow(column, stats))
+        }
+        let result = PGResultTable(columns: DescribeRequest.columns, rows: rows)
+        let handle = keep(result)
+        PluginLog.info("\(table.schema).\(table.name): described \(rows.count) columns as \(handle)")
+        return TableDescription(table: handle, title: "\(table.schema).\(table.name) › describe", columns: result.columns,
+                                total: rows.count).json
+    }
+
+    /// Runs a query read-only (PROTOCOL.md 11.14): in a READ ONLY transaction with the
+    /// statement timeout, as a subquery (so never a statement that changes data), stopped on
+    /// the server on `$/cancel`; its result is held in memory and served as a new table.
+    public func query(_ request: QueryRequest, cancel: CancellationFlag) throws -> TableDescription {
+        lock.lock(); let connection = self.connection; lock.unlock()
+        guard let connection else { throw RPCError.unknown(table: "root") }
+        let result: (columns: [(name: String, oid: UInt32)], rows: [[String?]])
+        do {
+            result = try connection.transaction(setup: PGQuery.setup(statementSeconds: statementSeconds), PGQuery.wrap(request.sql),
+                                                cancel: cancel)
+        } catch let error as RPCError where error.code == RPCError.internalError && error.message.hasPrefix("PostgreSQL: ") {
+            let position = error.data?["position"]?.intValue.flatMap { PGQuery.position(Int($0), in: request.sql) }
+            throw RPCError(code: RPCError.invalidParams, message: error.message,
+                           data: position.map { ["position": .int(Int64($0))] })
+        }
+        let table = try PGQuery.resultTable(result.columns, result.rows)
+        let handle = keep(table)
+        let title = request.sql.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        PluginLog.info("query: \(table.rows.count) rows as \(handle)")
+        return TableDescription(table: handle, title: String(title.prefix(120)), columns: table.columns, total: table.rows.count)
+    }
+
+    private func keep(_ table: PGResultTable) -> String {
+        lock.lock(); defer { lock.unlock() }
+        let handle = "t\(nextHandle)"
+        nextHandle += 1
+        resultTables[handle] = table
+        return handle
+    }
+
     // MARK: children, actions, close
 
     public func children(table handle: String, row: String) throws -> TableDescription {
@@ -294,7 +360,7 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
 
     public func close(table handle: String) {
         lock.lock()
-        if handle != "root" { tables[handle] = nil; countTables[handle] = nil }
+        if handle != "root" { tables[handle] = nil; countTables[handle] = nil; resultTables[handle] = nil }
         for (key, flag) in counting where key.handle == handle && handle != "root" { flag.cancel() }
         lock.unlock()
     }

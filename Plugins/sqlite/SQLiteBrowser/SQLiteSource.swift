@@ -25,6 +25,8 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
         c.cells = true
         c.where = true
         c.aggregate = true
+        c.describe = true
+        c.query = true
         return c
     }()
 
@@ -33,6 +35,8 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
         case table(BrowsedTable)
         /// The groups of an `aggregate`, in memory.
         case counts(CountTable)
+        /// A `query` result or a `describe` table, in memory.
+        case memory(MemoryTable)
     }
 
     private let lock = NSLock()
@@ -102,6 +106,8 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
         switch opened {
         case .counts(let counts):
             return try counts.page(request)
+        case .memory(let table):
+            return try table.page(request)
         case .catalog:
             let items = file.catalog.map { CatalogTable.Item(entry: $0, count: file.cachedCount(table: $0.name)) }
             let page = try CatalogTable.page(items, offset: request.offset, limit: request.limit, sort: request.sort, filter: filter,
@@ -151,6 +157,11 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
             let kept = try counts.order(sort: [], filter: filter, clause: request.where)
             groups = GroupBins.count(kept.map { counts.rows[$0].cells }, indexes: indexes)
             title = "groups"
+        case .memory(let table):
+            columns = table.columns
+            let indexes = try GroupBins.check(request, columns: columns)
+            groups = GroupBins.count(try table.cells(filter: filter, clause: request.where), indexes: indexes)
+            title = "result"
         case .table(let table):
             columns = table.columnSpecs
             let indexes = try GroupBins.check(request, columns: columns)
@@ -178,6 +189,83 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
         let names = groupColumns.map { $0.title ?? $0.id }.joined(separator: ", ")
         PluginLog.info("\(title): \(counts.rows.count) groups of \(counts.counted) rows by \(names) as \(handle)")
         return counts.description(handle: handle, title: "\(title) › \(names)", sizes: sizes)
+    }
+
+    // MARK: describe, query
+
+    /// The statistics of every column of a table under its filters (PROTOCOL.md 11.13), as a
+    /// new table of one row per column (computed in memory over the rows kept).
+    public func describe(_ request: DescribeRequest, cancel: CancellationFlag) throws -> JSONValue {
+        let (file, opened) = try lookup(request.table)
+        let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
+        let columns: [ColumnSpec], rows: [[JSONValue]], title: String
+        switch opened {
+        case .catalog:
+            columns = CatalogTable.columns
+            try Where.check(request.where, columns: columns)
+            let items = file.catalog.map { CatalogTable.Item(entry: $0, count: file.cachedCount(table: $0.name)) }
+            rows = try CatalogTable.page(items, offset: 0, limit: Int.max, sort: [], filter: filter, where: request.where).rows.map(\.cells)
+            title = "catalog"
+        case .counts(let counts):
+            columns = counts.columns
+            rows = try counts.order(sort: [], filter: filter, clause: request.where).map { counts.rows[$0].cells }
+            title = "groups"
+        case .memory(let table):
+            columns = table.columns
+            rows = try table.cells(filter: filter, clause: request.where)
+            title = "result"
+        case .table(let table):
+            columns = table.columnSpecs
+            let notifier = currentNotifier(), name = table.name
+            let watch = QueryGuard(cancel: cancel, seconds: querySeconds) { seconds in
+                notifier?.progress(done: seconds.rounded(), total: nil, message: "describing \(name) (\(Int(seconds)) s)")
+            }
+            do {
+                rows = try table.allCells(selection: Selection(filter: filter, where: request.where), watch: watch)
+            } catch let error as QueryTimeout {
+                throw RPCError(code: RPCError.internalError, message: "\(name): \(error)")
+            } catch let error as DatabaseError {
+                throw RPCError(code: RPCError.internalError, message: "\(name): \(SchemaReader.describe(error))")
+            }
+            title = name
+        }
+        try cancel.check()
+        let stats = ColumnStats.table(columns: columns, rows: rows)
+        let handle = install(.memory(stats))
+        PluginLog.info("\(title): described \(columns.count) columns over \(rows.count) rows as \(handle)")
+        return TableDescription(table: handle, title: "\(title) › describe", columns: stats.columns, total: stats.rows.count).json
+    }
+
+    /// Runs a read-only query (PROTOCOL.md 11.14) and answers its result, held in memory, as a
+    /// new table.
+    public func query(_ request: QueryRequest, cancel: CancellationFlag) throws -> TableDescription {
+        lock.lock(); let file = self.file; lock.unlock()
+        guard let file else { throw RPCError.unknown(table: "root") }
+        let notifier = currentNotifier()
+        let watch = QueryGuard(cancel: cancel, seconds: querySeconds) { seconds in
+            notifier?.progress(done: seconds.rounded(), total: nil, message: "running the query (\(Int(seconds)) s)")
+        }
+        let result: MemoryTable
+        do {
+            result = try ReadOnlyQuery.run(path: file.path, sql: request.sql, watch: watch)
+        } catch let error as QueryTimeout {
+            throw RPCError(code: RPCError.internalError, message: "\(error)")
+        } catch let error as DatabaseError {
+            throw RPCError.badParams(SchemaReader.describe(error), path: "params.sql")
+        }
+        let handle = install(.memory(result))
+        let title = request.sql.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        PluginLog.info("query: \(result.rows.count) rows as \(handle)")
+        return TableDescription(table: handle, title: String(title.prefix(120)), columns: result.columns, total: result.rows.count)
+    }
+
+    /// Keeps a new table under a new handle.
+    private func install(_ opened: Opened) -> String {
+        lock.lock(); defer { lock.unlock() }
+        let handle = "t\(nextHandle)"
+        nextHandle += 1
+        tables[handle] = opened
+        return handle
     }
 
     // MARK: cell
