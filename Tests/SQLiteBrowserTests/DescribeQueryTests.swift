@@ -105,7 +105,7 @@ import TabdeckProtocol
     }
 
     func checkDescribe(_ source: SQLiteSource, where clause: WhereClause, keep: (Item) -> Bool) throws {
-        let described = try source.describe(DescribeRequest(table: "root", where: clause), cancel: CancellationFlag())
+        let described = try source.describe(DescribeRequest(table: "root", where: clause), cancel: CancellationFlag()).json
         let d = try TableDescription(described, path: "result")
         #expect(d.columns.map(\.id) == DescribeRequest.columns.map(\.id))
         #expect(d.total == 5)
@@ -193,7 +193,7 @@ import TabdeckProtocol
         let big = try allRows(source, d.table, where: [WhereCondition("n", .greater, [.int(15)])])
         #expect(big.count == groups.values.filter { $0.count > 15 }.count)
         // describe on the result.
-        let desc = try TableDescription(try source.describe(DescribeRequest(table: d.table), cancel: CancellationFlag()), path: "result")
+        let desc = try source.describe(DescribeRequest(table: d.table), cancel: CancellationFlag()).description
         #expect(desc.total == 4)
     }
 

@@ -261,7 +261,7 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
 
     /// The statistics of every column of a table under its filters (PROTOCOL.md 11.13): one
     /// query per column, on the server; answered as a new table held in memory.
-    public func describe(_ request: DescribeRequest, cancel: CancellationFlag) throws -> JSONValue {
+    public func describe(_ request: DescribeRequest, cancel: CancellationFlag) throws -> DescribeResult {
         let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
         lock.lock()
         let table = tables[request.table]
@@ -282,8 +282,8 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         let result = PGResultTable(columns: DescribeRequest.columns, rows: rows)
         let handle = keep(result)
         PluginLog.info("\(table.schema).\(table.name): described \(rows.count) columns as \(handle)")
-        return TableDescription(table: handle, title: "\(table.schema).\(table.name) › describe", columns: result.columns,
-                                total: rows.count).json
+        return DescribeResult(description: TableDescription(table: handle, title: "\(table.schema).\(table.name) › describe",
+                                                            columns: result.columns, total: rows.count))
     }
 
     /// Runs a query read-only (PROTOCOL.md 11.14): in a READ ONLY transaction with the

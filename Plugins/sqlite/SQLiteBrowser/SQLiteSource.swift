@@ -195,7 +195,7 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
 
     /// The statistics of every column of a table under its filters (PROTOCOL.md 11.13), as a
     /// new table of one row per column (computed in memory over the rows kept).
-    public func describe(_ request: DescribeRequest, cancel: CancellationFlag) throws -> JSONValue {
+    public func describe(_ request: DescribeRequest, cancel: CancellationFlag) throws -> DescribeResult {
         let (file, opened) = try lookup(request.table)
         let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
         let columns: [ColumnSpec], rows: [[JSONValue]], title: String
@@ -233,7 +233,8 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
         let stats = ColumnStats.table(columns: columns, rows: rows)
         let handle = install(.memory(stats))
         PluginLog.info("\(title): described \(columns.count) columns over \(rows.count) rows as \(handle)")
-        return TableDescription(table: handle, title: "\(title) › describe", columns: stats.columns, total: stats.rows.count).json
+        return DescribeResult(description: TableDescription(table: handle, title: "\(title) › describe", columns: stats.columns,
+                                                            total: stats.rows.count))
     }
 
     /// Runs a read-only query (PROTOCOL.md 11.14) and answers its result, held in memory, as a
