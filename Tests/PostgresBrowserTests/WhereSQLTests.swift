@@ -86,8 +86,8 @@ import TabdeckProtocol
     @Test func aggregateSQL() {
         let stats = PGWhere.binStatistics(price, source: "\"public\".\"t\"", conditions: ["\"id\" > $1::int8"], bins: 10)
         #expect(stats == "SELECT min(\"price\")::text, max(\"price\")::text, (SELECT count(*) FROM (SELECT DISTINCT \"price\" FROM \"public\".\"t\""
-                + " WHERE (\"id\" > $1::int8) AND \"price\" IS NOT NULL AND \"price\" NOT IN ('NaN', 'Infinity', '-Infinity') LIMIT 11) d)::text"
-                + " FROM \"public\".\"t\" WHERE (\"id\" > $1::int8) AND \"price\" IS NOT NULL AND \"price\" NOT IN ('NaN', 'Infinity', '-Infinity')")
+                + " WHERE (\"id\" > $1::int8) AND \"price\" IS NOT NULL AND \"price\"::text NOT IN ('NaN', 'Infinity', '-Infinity') LIMIT 11) d)::text"
+                + " FROM \"public\".\"t\" WHERE (\"id\" > $1::int8) AND \"price\" IS NOT NULL AND \"price\"::text NOT IN ('NaN', 'Infinity', '-Infinity')")
         #expect(PGWhere.binStatistics(at, source: "t", conditions: [], bins: 3).hasPrefix(
             "SELECT floor(extract(epoch FROM min((\"at\" AT TIME ZONE 'UTC'))) * 1000)::int8::text"))
         #expect(PGWhere.binExpression(price, size: .width("2.5"), parameter: 3) == "(floor(\"price\"::numeric / $3::numeric) * $3::numeric)::text")

@@ -125,7 +125,8 @@ public enum PGWhere {
     public static func binStatistics(_ column: PGColumn, source: String, conditions: [String], bins: Int) -> String {
         let q = PGSQL.quote(column.name)
         let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.map { "(\($0))" }.joined(separator: " AND ")
-        let finite = column.type == .date ? "isfinite(\(q))" : "\(q) NOT IN ('NaN', 'Infinity', '-Infinity')"
+        // As text: an integer column cannot take the literal 'NaN' (PostgreSQL says 22P02).
+        let finite = column.type == .date ? "isfinite(\(q))" : "\(q)::text NOT IN ('NaN', 'Infinity', '-Infinity')"
         let andFinite = (conditions.isEmpty ? " WHERE " : whereSQL + " AND ") + "\(q) IS NOT NULL AND \(finite)"
         let (lo, hi) = column.type == .date
             ? (millis("min(\(utcWallClock(column)))"), millis("max(\(utcWallClock(column)))"))
