@@ -9,10 +9,14 @@ import TabdeckProtocol
 /// reads the records through a memory map (``RowSorter``), filtering too (``RowFilter``).
 /// The files are rebuilt from the plugin whenever they are lost, so nothing is synced.
 ///
-/// Not thread-safe: ``SpoolRouter`` uses it from its one writer queue.
+/// Not thread-safe: ``SpoolRouter`` uses it from its one writer queue only, its `owner`: every
+/// method checks that it runs there, so a use from another thread (which could unmap a file
+/// while a page reads it) stops at once in any test instead of crashing now and then.
 public final class SpoolFile: @unchecked Sendable {
     /// The folder's path (`<state>/spool/<pid>-<tab>`).
     public let path: String
+    /// The one queue allowed to use the file (nil: the caller's own discipline, for tests).
+    private let owner: DispatchQueue?
     private var tables: [String: StoredRows] = [:]
     private var orders: [String: AppendFile] = [:]
     /// The rows that pass a filter, in arrival order (`sort` empty) or in a sort order, for the
@@ -28,16 +32,23 @@ public final class SpoolFile: @unchecked Sendable {
     static let heapRows = 1000
 
     /// Creates (or empties) the folder at `path`, creating its parent.
-    public init(path: String) throws(SpoolError) {
+    public init(path: String, owner: DispatchQueue? = nil) throws(SpoolError) {
         self.path = path
+        self.owner = owner
         try? FileManager.default.removeItem(atPath: path)
         do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
             throw .file(path: path, message: "cannot create the spool folder: \(error.localizedDescription)")
         }
     }
 
+    /// Stops the program when called off the owner queue.
+    @inline(__always) private func onOwner() {
+        if let owner { dispatchPrecondition(condition: .onQueue(owner)) }
+    }
+
     /// Closes and deletes every file, and the folder.
     public func remove() {
+        onOwner()
         for table in tables.values { table.close() }
         for order in orders.values { order.close() }
         tables = [:]
@@ -47,6 +58,7 @@ public final class SpoolFile: @unchecked Sendable {
 
     /// Creates the (empty) table of `schema`, dropping an old one of the same name.
     public func create(_ schema: SpoolSchema) throws(SpoolError) {
+        onOwner()
         drop(schema)
         forgetFilters(schema)
         tables[schema.tableName] = try StoredRows(folder: path, name: schema.tableName, columns: schema.columns.count)
@@ -54,6 +66,7 @@ public final class SpoolFile: @unchecked Sendable {
 
     /// Drops the table of `schema`.
     public func drop(_ schema: SpoolSchema) {
+        onOwner()
         tables.removeValue(forKey: schema.tableName)?.close()
         forgetFilters(schema)
     }
@@ -64,27 +77,34 @@ public final class SpoolFile: @unchecked Sendable {
 
     /// Drops a materialized order by name.
     public func dropTable(named name: String) {
+        onOwner()
         orders.removeValue(forKey: name)?.close()
     }
 
     /// Writes out what is buffered (pages read it anyway; this only bounds what a crash loses).
     public func commit() throws(SpoolError) {
+        onOwner()
         for table in tables.values { try table.flush() }
     }
 
     /// Appends rows to the table of `schema`, after those it has.
     /// - Returns: how many rows were appended.
     public func insert(_ rows: [Row], into schema: SpoolSchema) throws(SpoolError) -> Int {
+        onOwner()
         forgetFilters(schema)
         try stored(schema).append(rows)
         return rows.count
     }
 
     /// The rows in the table of `schema`.
-    public func count(_ schema: SpoolSchema) -> Int { tables[schema.tableName]?.count ?? 0 }
+    public func count(_ schema: SpoolSchema) -> Int {
+        onOwner()
+        return tables[schema.tableName]?.count ?? 0
+    }
 
     /// Materializes `sort` into the order `name`, for deep pages.
     public func materialize(_ schema: SpoolSchema, _ sort: [SortKey], name: String) throws(SpoolError) {
+        onOwner()
         let columns = try schema.sortColumns(sort)
         let table = try stored(schema)
         let file = try AppendFile(path: path + "/\(name).order")
@@ -109,6 +129,7 @@ public final class SpoolFile: @unchecked Sendable {
     /// `filter`, only the rows that pass count (``RowFilter``).
     public func page(_ schema: SpoolSchema, sort: [SortKey], offset: Int, limit: Int,
                      orderTable: String? = nil, filter: RowKeep? = nil) throws(SpoolError) -> [JSONValue] {
+        onOwner()
         let columns = try schema.sortColumns(sort)
         let table = try stored(schema)
         let n = table.count
@@ -154,6 +175,7 @@ public final class SpoolFile: @unchecked Sendable {
 
     /// How many rows of the table pass `filter`.
     public func count(_ schema: SpoolSchema, filter: RowKeep) throws(SpoolError) -> Int {
+        onOwner()
         let table = try stored(schema)
         return try table.read { (records, offsets) throws(SpoolError) -> Int in
             passing(schema, filter: filter, records: records, offsets: offsets, count: table.count).count
@@ -166,6 +188,7 @@ public final class SpoolFile: @unchecked Sendable {
     /// - Throws: ``SpoolError/tooManyGroups(_:table:)`` past `limit` groups.
     func groups(_ schema: SpoolSchema, filter: RowKeep?, indexes: [Int],
                 limit: Int = GroupCounter.maxGroups) throws(SpoolError) -> (groups: [Group], rows: Int) {
+        onOwner()
         let table = try stored(schema)
         let counter = GroupCounter(columns: schema.columns, indexes: indexes, keep: filter, limit: limit)
         let counted = try table.read { (records, offsets) throws(SpoolError) in

@@ -140,8 +140,11 @@ public final class SpoolRouter: @unchecked Sendable {
                 if let route = routes[tab], case .object(let o) = params, case .string(let handle)? = o["table"],
                    let table = route.tables.removeValue(forKey: handle) {
                     for id in table.inflight.keys { send(tab, .notification(method: Method.cancel, params: ["id": id.json])) }
-                    route.file?.drop(table.schema)
-                    for name in table.orders.values { route.file?.dropTable(named: name) }
+                    let (schema, orders) = (table.schema, Array(table.orders.values))
+                    onWriter(route.file) { file in
+                        file.drop(schema)
+                        for name in orders { file.dropTable(named: name) }
+                    }
                     return table.own  // the plugin never knew the spool's own tables
                 }
                 return false
@@ -272,29 +275,39 @@ public final class SpoolRouter: @unchecked Sendable {
         work.sync {}
     }
 
+    /// Runs `body` with `file` on the writer queue, after what is queued there: the only
+    /// thread that touches a spool file, so that closing a table never unmaps the rows a page
+    /// is reading (the file checks it: ``SpoolFile``).
+    private func onWriter(_ file: SpoolFile?, _ body: @escaping @Sendable (SpoolFile) -> Void) {
+        guard let file else { return }
+        work.async { body(file) }
+    }
+
     /// The plugin of `tab` stopped (exited, crashed, was killed): its spool is deleted. When
     /// rows were still arriving, the core's log says how far the stream got.
     public func pluginEnded(tab: String) {
         drain()
-        lock.withLock {
-            guard let route = routes.removeValue(forKey: tab) else { return }
+        let file = lock.withLock { () -> SpoolFile? in
+            guard let route = routes.removeValue(forKey: tab) else { return nil }
             for table in route.tables.values where table.fill == .filling {
                 deliver(tab, .notification(method: Method.log, params: [
                     "level": "error",
                     "message": .string("the rows of table \(table.handle) stopped after \(table.arrived) rows: the plugin ended before sending them all"),
                 ]))
             }
-            route.file?.remove()
+            return route.file
         }
+        work.sync { file?.remove() }
     }
 
     /// Deletes every spool (on quit).
     public func removeAll() {
         drain()
-        lock.withLock {
-            for route in routes.values { route.file?.remove() }
-            routes.removeAll()
+        let files = lock.withLock { () -> [SpoolFile] in
+            defer { routes.removeAll() }
+            return routes.values.compactMap(\.file)
         }
+        work.sync { for file in files { file.remove() } }
     }
 
     // MARK: Handshake and tables
@@ -320,7 +333,7 @@ public final class SpoolRouter: @unchecked Sendable {
 
     private func describe(_ result: JSONValue, route: TabRoute) {
         guard let description = try? TableDescription(result) else { return }
-        if let old = route.tables[description.table] { route.file?.drop(old.schema) }
+        if let old = route.tables[description.table]?.schema { onWriter(route.file) { $0.drop(old) } }
         let schema = SpoolSchema(tableName: "t\(nextTableNumber)", columns: description.columns)
         nextTableNumber += 1
         route.tables[description.table] = SpooledTable(handle: description.table, schema: schema, announcedTotal: description.total,
@@ -351,13 +364,22 @@ public final class SpoolRouter: @unchecked Sendable {
     /// `announce`: report progress at once (a core request waits for the rows); a stream started
     /// with its description reports once rows arrive for a request.
     private func startFilling(_ table: SpooledTable, route: TabRoute, tab: String, announce: Bool = true) {
+        let file: SpoolFile
         do {
-            let file = try route.file ?? SpoolFile(path: spoolPath(tab: tab))
+            file = try route.file ?? SpoolFile(path: spoolPath(tab: tab), owner: work)
             route.file = file
-            try file.create(table.schema)
         } catch {
             fail(table, "could not create the spool: \(error)", route: route, tab: tab)
             return
+        }
+        let (schema, handle) = (table.schema, table.handle)
+        onWriter(file) { [self] file in
+            do { try file.create(schema) } catch {
+                lock.withLock {
+                    guard let route = routes[tab], let table = route.tables[handle], table.schema == schema else { return }
+                    fail(table, "could not create the spool: \(error)", route: route, tab: tab)
+                }
+            }
         }
         table.fill = .filling
         table.arrived = 0
@@ -740,7 +762,8 @@ public final class SpoolRouter: @unchecked Sendable {
             // The plugin's data changed: refill on the next request that needs the spool.
             for id in table.inflight.keys { send(tab, .notification(method: Method.cancel, params: ["id": id.json])) }
             table.inflight = [:]
-            for name in table.orders.values { route.file?.dropTable(named: name) }
+            let orders = Array(table.orders.values)
+            onWriter(route.file) { file in for name in orders { file.dropTable(named: name) } }
             table.orders = [:]
             table.head = nil
             table.filteredCounts = [:]

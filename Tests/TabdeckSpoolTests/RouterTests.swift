@@ -251,3 +251,30 @@ extension RouterTests {
         r.removeAll()
     }
 }
+
+extension RouterTests {
+    /// The core closes a table (or the plugin ends) while the writer queue answers a page of
+    /// it: the files are dropped on the writer queue after the page, never unmapped under it.
+    @Test func closingATableWhileItsPageIsAnsweredWaitsForThePage() throws {
+        let r = opened(paging: false)
+        guard let (sid, _) = streamRequest() else { Issue.record("no stream request"); return }
+        #expect(feed(r, .response(id: sid, result: ["generation": 1, "offset": 0, "rows": rows(0..<500), "total": 500])))
+        wire.clear()
+        // Queued one after the other without waiting: a sorted page, the close, the plugin's end.
+        #expect(r.outgoing(rowsRequest(3, offset: 490, limit: 20, sort: [SortKey("name", .descending)]), tab: "s"))
+        #expect(!r.outgoing(.notification(method: "close", params: ["table": "root"]), tab: "s"))
+        r.pluginEnded(tab: "s")
+        // Answered when the queue ran the page before the close; never half read.
+        if let ids = wire.rowIDs(3) { #expect(ids.count == 10) }
+        #expect(!FileManager.default.fileExists(atPath: r.spoolPath(tab: "s")))
+    }
+
+    /// A spool file used off its owner queue stops the program at once (the race it would be
+    /// could otherwise crash only now and then).
+    @Test func aSpoolFileRefusesAnotherThread() async throws {
+        await #expect(processExitsWith: .failure) {
+            let file = try SpoolFile(path: NSTemporaryDirectory() + "tabdeck-owner-\(getpid())", owner: DispatchQueue(label: "owner"))
+            _ = file.count(SpoolSchema(tableName: "t", columns: []))
+        }
+    }
+}
