@@ -1,3 +1,5 @@
+import TabdeckProtocol
+
 /// What the prompt can complete at the cursor.
 public enum CompletionCandidates: Equatable, Sendable {
     /// These words (already filtered by the word being typed).
@@ -10,6 +12,7 @@ extension Workspace {
     /// Completion for the command line `line` (the text before the cursor): command names,
     /// then tab ids, section ids, column ids, action names or file paths, as the command expects.
     public func completions(for line: String) -> CompletionCandidates {
+        if let sql = Self.sqlText(line) { return sqlCompletions(sql) }
         let words = (try? CommandParser.words(line)) ?? line.split(separator: " ").map(String.init)
         let endsWithSpace = line.last.map { $0 == " " } ?? true
         let done = endsWithSpace ? words : Array(words.dropLast())
@@ -62,6 +65,13 @@ extension Workspace {
         case ("plugin", 1): return match(tabIDs)
         case ("help", _): return match(helpWords(after: args))
         case ("mouse", 0): return match(["on", "off"])
+        case ("where", 0): return match(columns + ["clear"])
+        case ("where", _) where args.first != "clear": return match(Self.whereNext(args, columns: columns))
+        case ("freq", _) where args.last == "--bins": return .words([])
+        case ("freq", _): return match(columns.filter { !args.contains($0) } + ["--bins"])
+        case ("plot", 0...1):
+            let plottable = table?.description.columns.filter { [.integer, .decimal, .date].contains($0.type) }.map(\.id) ?? []
+            return match(plottable.filter { !args.contains($0) })
         default: return .words([])
         }
     }
@@ -75,5 +85,71 @@ extension Workspace {
             out.append(parts[args.count])
         }
         return out
+    }
+}
+
+extension Workspace {
+    /// Characters that end a word of SQL for completion (readline breaks words at them too:
+    /// ``LineEditor``).
+    public static let sqlWordBreaks: Set<Character> = [" ", "\t", "\n", "\"", "'", "`", "@", "$", ">", "<", "=", ";", "|", "&", "{", "(", ",", ")"]
+
+    /// The SQL after `sql ` (nil for any other command).
+    static func sqlText(_ line: String) -> Substring? {
+        let trimmed = line.drop { $0.isWhitespace }
+        guard trimmed.hasPrefix("sql"), let after = trimmed.dropFirst(3).first, after.isWhitespace else { return nil }
+        return trimmed.dropFirst(4)
+    }
+
+    /// After `sql`: the names the tab's plugin reads tables by (``TableDescription/sqlNames`` of
+    /// every level of the tab), the current table's columns, and a few keywords.
+    func sqlCompletions(_ sql: Substring) -> CompletionCandidates {
+        let partial = String(sql.reversed().prefix { !Self.sqlWordBreaks.contains($0) }.reversed())
+        let tab = layout.selected.flatMap { tabs[$0] }
+        let names = tab?.stack.flatMap(\.description.sqlNames) ?? []
+        let columns = tab?.table?.description.columns.map(\.id) ?? []
+        let keywords = ["select", "from", "where", "group", "by", "order", "having", "limit", "join", "on", "and", "or",
+                        "not", "null", "is", "count", "sum", "avg", "min", "max", "distinct", "as", "desc", "asc"]
+        var seen = Set<String>()
+        let lowered = partial.lowercased()
+        // Keywords in the case the word is typed in (`GR` → `GROUP`).
+        let upper = partial.first?.isUppercase == true
+        return .words((names + columns).filter { $0.hasPrefix(partial) && seen.insert($0).inserted }
+            + keywords.filter { !partial.isEmpty && $0.hasPrefix(lowered) }.map { upper ? $0.uppercased() : $0 }
+            .filter { seen.insert($0).inserted })
+    }
+
+    /// What may come next in a `where` expression after `args`: a column at the start and after
+    /// `and`, an operator after a column, `null`/`not` after `is`, `and` after a value (and
+    /// inside `between A and B`); nothing where a value is typed.
+    static func whereNext(_ args: [String], columns: [String]) -> [String] {
+        enum Expect { case column, op, value, inList, betweenLow, betweenAnd, betweenHigh, isWhat, isNotNull, and }
+        let ops = WhereOperator.allCases.map(\.rawValue).filter { $0 != "null" && $0 != "notNull" } + ["is"]
+        var expect = Expect.column
+        for word in args {
+            switch expect {
+            case .column: expect = .op
+            case .op:
+                switch word {
+                case "between": expect = .betweenLow
+                case "is": expect = .isWhat
+                case "in": expect = word.hasSuffix(")") ? .and : .inList
+                default: expect = .value
+                }
+            case .value, .betweenHigh, .isNotNull: expect = .and
+            case .inList: if word.hasSuffix(")") { expect = .and }
+            case .betweenLow: expect = .betweenAnd
+            case .betweenAnd: expect = .betweenHigh
+            case .isWhat: expect = word == "not" ? .isNotNull : .and
+            case .and: expect = .column
+            }
+        }
+        switch expect {
+        case .column: return columns
+        case .op: return ops
+        case .isWhat: return ["null", "not"]
+        case .isNotNull: return ["null"]
+        case .and, .betweenAnd: return ["and"]
+        case .value, .inList, .betweenLow, .betweenHigh: return []
+        }
     }
 }

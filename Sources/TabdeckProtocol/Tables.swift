@@ -60,13 +60,16 @@ public struct TableDescription: Hashable, Sendable {
     public var totalIsEstimate: Bool
     /// Whether the row ids are stable.
     public var rowIDs: RowIDStability
+    /// Names the plugin's `query` (11.14) reads tables by, this table's own first (a catalog:
+    /// the tables it lists); the prompt completes them after `sql`.
+    public var sqlNames: [String]
 
     public init(table: String, title: String? = nil, columns: [ColumnSpec], total: Int?,
                 sections: [SectionSpec] = [], actions: [ActionSpec] = [], movable: Bool = false,
-                totalIsEstimate: Bool = false, rowIDs: RowIDStability = .stable) {
+                totalIsEstimate: Bool = false, rowIDs: RowIDStability = .stable, sqlNames: [String] = []) {
         self.table = table; self.title = title; self.columns = columns; self.total = total
         self.sections = sections; self.actions = actions; self.movable = movable
-        self.totalIsEstimate = totalIsEstimate; self.rowIDs = rowIDs
+        self.totalIsEstimate = totalIsEstimate; self.rowIDs = rowIDs; self.sqlNames = sqlNames
     }
 
     public init(_ value: JSONValue, path: String = "result") throws(JSONFieldError) {
@@ -102,7 +105,8 @@ public struct TableDescription: Hashable, Sendable {
         self.init(table: try r.string("table"), title: try r.optionalString("title"), columns: columns,
                   total: try r.optionalInt("total"), sections: sections, actions: actions,
                   movable: try r.bool("movable", default: false),
-                  totalIsEstimate: try r.bool("totalIsEstimate", default: false), rowIDs: rowIDs)
+                  totalIsEstimate: try r.bool("totalIsEstimate", default: false), rowIDs: rowIDs,
+                  sqlNames: try r.optionalStrings("sqlNames") ?? [])
     }
 
     public var json: JSONValue {
@@ -115,6 +119,7 @@ public struct TableDescription: Hashable, Sendable {
         if movable { o["movable"] = .bool(true) }
         if totalIsEstimate { o["totalIsEstimate"] = .bool(true) }
         if rowIDs != .stable { o["rowIds"] = .string(rowIDs.rawValue) }
+        if !sqlNames.isEmpty { o["sqlNames"] = .array(sqlNames.map { .string($0) }) }
         return .object(o)
     }
 }

@@ -29,6 +29,9 @@ public final class LineEditor {
         _ = read_history(historyFile)
         completionProvider = complete
         rl_attempted_completion_function = attemptCompletion
+        // readline's own word breaks plus `,` and `)`, as ``Workspace/sqlWordBreaks``: a column
+        // after `select a,` completes.
+        rl_completer_word_break_characters = UnsafePointer(strdup(" \t\n\"\\'`@$><=;|&{(,)"))
         rl_getc_function = readKey
         rl_input_available_hook = inputAvailable
         // Bound at each prompt, after readline has read the user's inputrc.

@@ -163,3 +163,12 @@ import TabdeckProtocol
         #expect(t.display == "ann@db:5432/shop")
     }
 }
+
+@Suite struct PGSQLNameTests {
+    @Test func publicTablesAreUnqualifiedOthersQualifiedAndQuotedWhenNeeded() {
+        #expect(PostgresSource.sqlName(schema: "public", name: "orders") == "orders")
+        #expect(PostgresSource.sqlName(schema: "sales", name: "Order Lines") == "sales.\"Order Lines\"")
+        #expect(SQLNames.identifier("2024") == "\"2024\"")
+        #expect(SQLNames.identifier("a\"b") == "\"a\"\"b\"")
+    }
+}

@@ -197,3 +197,15 @@ func schemaDatabase() throws -> TempDatabase {
         #expect(d.total == 6)
     }
 }
+
+extension SourceTests {
+    /// The catalog offers its tables' SQL names for completion after `sql` (quoted when they
+    /// need it); a table its own.
+    @Test func tablesCarryTheirSQLNames() throws {
+        let db = try schemaDatabase()
+        let source = SQLiteSource()
+        let root = try source.open(args: ["path": .string(db.path)])
+        #expect(Set(root.sqlNames) == ["adults", "empty", "\"order items\"", "people", "\"say \"\"cheese\"\" now\"", "shadowed"])
+        #expect(try source.children(table: "root", row: "people").sqlNames == ["people"])
+    }
+}

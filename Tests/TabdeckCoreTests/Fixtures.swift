@@ -44,6 +44,8 @@ struct FakePlugin {
     var describes = false
     var queries = false
     var queryWords: [String] = []
+    /// The `sqlNames` of the tables it opens.
+    var sqlNames: [String] = []
     /// The rows of the last aggregate table.
     var aggregateRows: [Row] = []
     /// The last `aggregate` request.
@@ -193,7 +195,7 @@ struct FakePlugin {
                                      columns: [ColumnSpec(id: "id", type: .integer), nameColumn],
                                      total: estimate ?? (totalUnknown ? nil : count), sections: sections,
                                      actions: [ActionSpec(id: "delete", confirm: true), ActionSpec(id: "touch")],
-                                     totalIsEstimate: estimate != nil, rowIDs: unstableIDs ? .unstable : .stable)
+                                     totalIsEstimate: estimate != nil, rowIDs: unstableIDs ? .unstable : .stable, sqlNames: sqlNames)
             return .response(id: id, result: d.json)
         case Method.aggregate:
             let r = try! AggregateRequest(params)

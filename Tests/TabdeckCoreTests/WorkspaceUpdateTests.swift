@@ -357,3 +357,34 @@ import TabdeckProtocol
         #expect(!h.ws.hasUnsavedViews)
     }
 }
+
+extension CompletionTests {
+    @Test func completesWhereFreqPlotAndSQL() {
+        var h = Harness(count: 10)
+        h.plugins["people"]!.sqlNames = ["people", "orders", "order_lines"]
+        h.run("show 1")
+        #expect(h.ws.completions(for: "where ") == .words(["id", "name", "clear"]))
+        #expect(h.ws.completions(for: "where na") == .words(["name"]))
+        #expect(h.ws.completions(for: "where id ") == .words(["=", "!=", "<", "<=", ">", ">=", "between", "in", "is"]))
+        #expect(h.ws.completions(for: "where id >= 3 ") == .words(["and"]))
+        #expect(h.ws.completions(for: "where id >= 3 and ") == .words(["id", "name"]))
+        #expect(h.ws.completions(for: "where id between 1 ") == .words(["and"]))
+        #expect(h.ws.completions(for: "where id between 1 and 4 ") == .words(["and"]))
+        #expect(h.ws.completions(for: "where name is ") == .words(["null", "not"]))
+        #expect(h.ws.completions(for: "where name is not ") == .words(["null"]))
+        #expect(h.ws.completions(for: "where id in (1, ") == .words([]))
+        #expect(h.ws.completions(for: "where id in (1, 2) ") == .words(["and"]))
+        #expect(h.ws.completions(for: "where id = ") == .words([]))  // a value is the user's
+        #expect(h.ws.completions(for: "freq ") == .words(["id", "name", "--bins"]))
+        #expect(h.ws.completions(for: "freq name ") == .words(["id", "--bins"]))
+        #expect(h.ws.completions(for: "freq id --bins ") == .words([]))
+        #expect(h.ws.completions(for: "plot ") == .words(["id"]))  // numbers and dates only
+        // After `sql`: the plugin's table names (every level of the tab), the columns, keywords.
+        #expect(h.ws.completions(for: "sql ") == .words(["people", "orders", "order_lines", "id", "name"]))
+        #expect(h.ws.completions(for: "sql select id,na") == .words(["name"]))
+        #expect(h.ws.completions(for: "sql select count(i") == .words(["id", "is"]))
+        #expect(h.ws.completions(for: "sql SELECT * FROM ord") == .words(["orders", "order_lines", "order"]))
+        #expect(h.ws.completions(for: "sql SELECT * FROM orders WHERE name = 'x' GR") == .words(["GROUP"]))
+        #expect(h.ws.completions(for: "sql SELECT * FROM orders WHERE name = 'x' gr") == .words(["group"]))
+    }
+}

@@ -98,7 +98,8 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         lock.lock(); catalog = entries; lock.unlock()
         notifier?.badge(.number(entries.count))
         PluginLog.info("opened \(target.display): \(entries.count) tables and views")
-        return TableDescription(table: "root", title: target.database, columns: PGCatalog.columns, total: entries.count)
+        return TableDescription(table: "root", title: target.database, columns: PGCatalog.columns, total: entries.count,
+                                sqlNames: entries.prefix(SQLNames.limit).map { Self.sqlName(schema: $0.schema, name: $0.name) })
     }
 
     private func install(_ handle: String, _ table: PGTable) { lock.lock(); tables[handle] = table; lock.unlock() }
@@ -112,7 +113,14 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         }
         let total = total(of: table, handle: handle, filter: nil)
         return TableDescription(table: handle, title: title, columns: table.columnSpecs, total: total.count, actions: table.actions,
-                                totalIsEstimate: total.estimated, rowIDs: table.rowIDs)
+                                totalIsEstimate: total.estimated, rowIDs: table.rowIDs,
+                                sqlNames: [Self.sqlName(schema: table.schema, name: table.name)])
+    }
+
+    /// A table's name in the user's SQL: `public` tables without their schema (on the default
+    /// search path), others qualified.
+    static func sqlName(schema: String, name: String) -> String {
+        schema == "public" ? SQLNames.identifier(name) : SQLNames.identifier(schema) + "." + SQLNames.identifier(name)
     }
 
     static func describe(_ identity: PGIdentity) -> String {

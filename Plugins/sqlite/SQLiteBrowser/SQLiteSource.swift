@@ -73,7 +73,8 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
             let total = file.waitForCount(table: only, timeout: 0.3)
             install(file, root: .table(table))
             PluginLog.info("opened \(path), \(table.entry.kind.rawValue) \(only): \(table.columns.count) columns")
-            return TableDescription(table: "root", title: "\(title) › \(only)", columns: table.columnSpecs, total: total)
+            return TableDescription(table: "root", title: "\(title) › \(only)", columns: table.columnSpecs, total: total,
+                                    sqlNames: [SQLNames.identifier(only)])
         }
         let catalog = file.catalog
         install(file, root: .catalog)  // before counting: count notifications look for the catalog
@@ -84,7 +85,8 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
         let deadline = Date(timeIntervalSinceNow: 0.25)
         for e in catalog where file.waitForCount(table: e.name, timeout: deadline.timeIntervalSinceNow) == nil { break }
         PluginLog.info("opened \(path): \(catalog.count) tables and views")
-        return TableDescription(table: "root", title: title, columns: CatalogTable.columns, total: catalog.count)
+        return TableDescription(table: "root", title: title, columns: CatalogTable.columns, total: catalog.count,
+                                sqlNames: catalog.prefix(SQLNames.limit).map { SQLNames.identifier($0.name) })
     }
 
     private func install(_ file: DatabaseFile, root: Opened) {
@@ -294,7 +296,8 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
         nextHandle += 1
         tables[child] = .table(table)
         lock.unlock()
-        return TableDescription(table: child, title: row, columns: table.columnSpecs, total: total)
+        return TableDescription(table: child, title: row, columns: table.columnSpecs, total: total,
+                                sqlNames: [SQLNames.identifier(row)])
     }
 
     public func close(table handle: String) {
