@@ -200,8 +200,9 @@ public enum Where {
 
     static func fold(_ b: UInt8) -> UInt8 { (0x41...0x5A).contains(b) ? b | 0x20 : b }
 
-    /// A number cell as an exact number; a JSON double by its shortest text.
-    static func number(_ cell: JSONValue, _ type: ColumnType) -> ExactNumber? {
+    /// A number cell as an exact number; a JSON double by its shortest text (the one rule by
+    /// which conditions, groups and their drill-downs see a double).
+    public static func number(_ cell: JSONValue, _ type: ColumnType) -> ExactNumber? {
         if case .double(let d) = cell, d.isFinite {
             let text = d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : "\(d)"
             if let n = ExactNumber(text, type: .decimal) { return n }

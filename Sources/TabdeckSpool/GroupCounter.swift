@@ -26,7 +26,8 @@ struct GroupCounter {
         let last = needed.lastIndex(of: true) ?? -1
         var cells = [JSONValue](repeating: .null, count: columns.count)
         var scratch: [UInt8] = []
-        var index: [[JSONValue]: Int] = [:]
+        var index: [[GroupKey]: Int] = [:]
+        let types = indexes.map { columns[$0].type }
         var groups: [Group] = []
         var passed = 0
         for row in 0..<n {
@@ -43,13 +44,13 @@ struct GroupCounter {
             }
             if !clause.isEmpty, !Where.matches(cells, columns: columns, clause) { continue }
             passed += 1
-            let key = indexes.map { cells[$0] }
+            let key = indexes.indices.map { GroupKey(cells[indexes[$0]], type: types[$0]) }
             if let g = index[key] {
                 groups[g].count += 1
             } else {
                 guard groups.count < limit else { return nil }
                 index[key] = groups.count
-                groups.append(Group(cells: key, count: 1))
+                groups.append(Group(cells: indexes.map { cells[$0] }, count: 1))
             }
         }
         return (groups, passed)
@@ -108,5 +109,22 @@ struct GroupCounter {
             return Row(id: "g\(i)", cells: g.cells + [.int(Int64(g.count)), .double(percent), .double(cumulative)])
         }
         return (rows, total, natural.first?.count ?? 0)
+    }
+}
+
+/// A group column's cell as a count tells groups apart: numbers of an integer or decimal
+/// column by their value (`3`, `3.0` and `"3.00"` are one group, shown as the first seen; a
+/// double by its shortest text, as `where` compares it: ``Where/number(_:_:)``), every other
+/// cell as it is.
+enum GroupKey: Hashable {
+    case number(ExactNumber)
+    case cell(JSONValue)
+
+    init(_ cell: JSONValue, type: ColumnType) {
+        if type == .integer || type == .decimal, let n = Where.number(cell, type) {
+            self = .number(n)
+        } else {
+            self = .cell(cell)
+        }
     }
 }

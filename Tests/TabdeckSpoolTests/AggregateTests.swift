@@ -205,4 +205,22 @@ import TabdeckProtocol
         #expect(kept.rows == 2 && kept.groups == [Group(cells: [.int(3)], count: 2)])
         file.remove()
     }
+
+    /// A number is one group however it is written (`3`, `3.0`, `"3.00"`, `"-0"` = `0`), as
+    /// a database's `GROUP BY` counts it; text is grouped exactly.
+    @Test func numbersGroupByValueNotByHowTheyAreWritten() throws {
+        let file = try SpoolFile(path: folder.path + "/n")
+        let schema = SpoolSchema(tableName: "t1", columns: [ColumnSpec(id: "x", type: .decimal), ColumnSpec(id: "s")])
+        try file.create(schema)
+        let cells: [[JSONValue]] = [[.int(3), "a"], [.double(3.0), "A"], [.string("3.00"), "a"], [.string("-0"), "a "],
+                                    [.int(0), "a"], [.string("0.10"), "a"], [.double(0.1), "a"], [.null, "a"]]
+        _ = try file.insert(cells.enumerated().map { Row(id: "r\($0.offset)", cells: $0.element) }, into: schema)
+        let byX = try file.groups(schema, filter: nil, indexes: [0]).groups
+        // A double is its shortest text (0.1), as `where x = 0.1` sees it: the drill-down of a
+        // group finds exactly its rows.
+        #expect(byX == [Group(cells: [.int(3)], count: 3), Group(cells: [.string("-0")], count: 2),
+                        Group(cells: [.string("0.10")], count: 2), Group(cells: [.null], count: 1)])
+        #expect(try file.groups(schema, filter: nil, indexes: [1]).groups.map(\.count) == [6, 1, 1])
+        file.remove()
+    }
 }
