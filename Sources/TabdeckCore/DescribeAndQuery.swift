@@ -15,6 +15,7 @@ extension Workspace {
                 do { description = try Self.describeTable(value) } catch { return .failed("describe returned a bad table: \(error)") }
                 guard let request = a.describe else { return .failed("the describe request was lost") }
                 var view = makeTable(tab: tab, key: t.key + "/describe", description: description, label: "describe")
+                Self.sparklineAfterType(&view.view)
                 view.derived = .describe(DescribeFacts(request: request, source: level))
                 tabs[tab]!.stack.append(view)
                 return .done(breadcrumbOutput(tab))
@@ -39,15 +40,38 @@ extension Workspace {
         for i in description.columns.indices where estimates.contains(description.columns[i].id) {
             description.columns[i].title += " ≈"
         }
-        for i in description.columns.indices where description.columns[i].id == "histogram" {
-            description.columns[i].width = .fixed(8)
-            description.columns[i].sortable = false
-        }
-        for i in description.columns.indices where ["mean", "stddev"].contains(description.columns[i].id)
-            && description.columns[i].decimals == nil {
-            description.columns[i].decimals = 2
+        for i in description.columns.indices {
+            let id = description.columns[i].id
+            if let width = describeWidths[id], description.columns[i].width == nil { description.columns[i].width = width }
+            if id == "histogram" {
+                description.columns[i].sortable = false
+                description.columns[i].title = "Shape"  // eight bins in eight cells: no room for "Distribution"
+            }
+            if ["mean", "stddev"].contains(id), description.columns[i].decimals == nil { description.columns[i].decimals = 2 }
         }
         return description
+    }
+
+    /// Widths of the describe columns the plugin leaves to the host: the names and values
+    /// flexible, the type and the 8-bin sparkline fixed.
+    static let describeWidths: [String: ColumnWidth] = [
+        "column": .flexible(min: 6, ideal: 12, max: 24), "type": .fixed(7), "histogram": .fixed(8),
+        "count": .flexible(min: 5, ideal: 8, max: 12), "nulls": .flexible(min: 5, ideal: 6, max: 12),
+        "distinct": .flexible(min: 8, ideal: 10, max: 12),
+        "min": .flexible(min: 4, ideal: 10, max: 20), "max": .flexible(min: 4, ideal: 10, max: 20),
+        "mean": .flexible(min: 6, ideal: 10, max: 16), "stddev": .flexible(min: 7, ideal: 10, max: 16),
+        "p25": .flexible(min: 4, ideal: 8, max: 16), "median": .flexible(min: 6, ideal: 8, max: 16),
+        "p75": .flexible(min: 4, ideal: 8, max: 16), "top": .flexible(min: 4, ideal: 10, max: 20),
+        "topCount": .flexible(min: 5, ideal: 9, max: 12),
+    ]
+
+    /// The sparkline shown third, after the name and type (where a narrow screen still shows
+    /// it), unless the view's columns were arranged by the user.
+    static func sparklineAfterType(_ view: inout TableViewState) {
+        guard let i = view.columns.firstIndex(where: { $0.id == "histogram" }), i > 2,
+              view.columns.prefix(2).map(\.id) == ["column", "type"] else { return }
+        let spark = view.columns.remove(at: i)
+        view.columns.insert(spark, at: 2)
     }
 
     /// Rows of a describe view with their histograms drawn as sparklines.

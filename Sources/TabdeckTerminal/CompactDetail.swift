@@ -14,11 +14,14 @@ enum CompactDetail {
         return out
     }
 
-    /// `Title: value` for each column the layout leaves out (indices into `columns`), in order.
-    static func segments(_ row: Row, _ columns: [ColumnSpec], _ cells: [Int], _ layout: ColumnLayout) -> [(column: Int, text: String, value: String)] {
-        layout.hidden(count: columns.count).map { c in
+    /// `Title: value` for each column the layout leaves out (indices into `columns`), in order;
+    /// an empty value only for the column under the column cursor (`keep`), whose place shows.
+    static func segments(_ row: Row, _ columns: [ColumnSpec], _ cells: [Int], _ layout: ColumnLayout,
+                         keep: Int? = nil) -> [(column: Int, text: String, value: String)] {
+        layout.hidden(count: columns.count).compactMap { c in
             let i = cells[c]
             let value = CellText.of(row, i, in: columns[c])
+            guard !value.isEmpty || c == keep else { return nil }
             return (c, Sanitizer.clean(columns[c].title) + ": " + value, value)
         }
     }
@@ -30,7 +33,7 @@ enum CompactDetail {
                      cursorColumn: Int, find: String?, into buf: inout ScreenBuffer, x0: Int, y: Int, rect: Rect) {
         guard let row = t.cache.row(at: index) else { return }
         var x = x0
-        for (k, seg) in segments(row, columns, cells, layout).enumerated() {
+        for (k, seg) in segments(row, columns, cells, layout, keep: cursorColumn).enumerated() {
             guard x < rect.maxX else { break }
             if k > 0 { x += buf.set(x: x, y: y, StatusLine.separator, style: Palette.dim, maxWidth: rect.maxX - x) }
             let room = rect.maxX - x

@@ -32,6 +32,8 @@ struct FakeTable {
     var rowIDs = RowIDStability.stable
     /// The answer to `aggregate` and the rows of its table (the plugin declares `aggregate`).
     var groups: (result: AggregateResult, rows: [Row])?
+    /// The answer to `describe` and the rows of its table (the plugin declares `describe`).
+    var statistics: (result: DescribeResult, rows: [Row])?
 
     /// People: name, age, status, city; `count` rows.
     static func people(count: Int = 1_000_000, nameWidth: ColumnWidth? = .flexible(min: 8, ideal: 12, max: 20)) -> FakeTable {
@@ -155,9 +157,11 @@ struct Scene {
             return InitializeResult(name: "fake", version: "1", capabilities:
                 PluginCapabilities(sort: true, multiSort: true, filter: table.filter, sections: !table.sections.isEmpty,
                                    children: table.children, actions: !table.actions.isEmpty, move: table.movable)
-                .with { $0.aggregate = table.groups != nil }).json
+                .with { $0.aggregate = table.groups != nil; $0.describe = table.statistics != nil }).json
         case Method.aggregate:
             return table.groups?.result.json
+        case Method.describe:
+            return table.statistics?.result.json
         case Method.open:
             return TableDescription(table: "root", columns: table.columns, total: table.totalUnknown ? nil : table.total,
                                     sections: table.sections, actions: table.actions, movable: table.movable,
@@ -175,6 +179,10 @@ struct Scene {
             if let groups = table.groups, r.table == groups.result.description.table {
                 let page = Array(groups.rows.dropFirst(r.offset).prefix(r.limit))
                 return RowsResult(generation: r.generation, offset: r.offset, rows: page, total: groups.rows.count).json
+            }
+            if let statistics = table.statistics, r.table == statistics.result.description.table {
+                let page = Array(statistics.rows.dropFirst(r.offset).prefix(r.limit))
+                return RowsResult(generation: r.generation, offset: r.offset, rows: page, total: statistics.rows.count).json
             }
             if let rows = table.childRows[r.table] {
                 let page = r.offset < rows.count ? Array(rows[r.offset..<min(rows.count, r.offset + r.limit)]) : []
