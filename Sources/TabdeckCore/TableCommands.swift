@@ -62,38 +62,23 @@ extension Workspace {
             awaitView(tab, a.line)
             return .done(output)
         case .filterShow, .filterSet:
-            if case .filterSet(let text) = a.command, !a.applied {
-                try requireFilter(tab)
-                a.applied = true
-                let hadAll = t.view.selection.isAll
-                setFilter(&t, text, tab, &effects)
-                if hadAll && !t.view.selection.isAll { a.note = "the selection of all rows was cleared with the old filter" }
-                saveTable(t, tab, &effects, ())
+            if case .filterSet(let text) = a.command {
+                try changeRowSet(&t, &a, tab, &effects) { (ws, t, effects) throws(CommandError) in
+                    try ws.requireFilter(tab)
+                    ws.setFilter(&t, text, tab, &effects)
+                }
             }
-            // Wait for the rows in view: they bring the (filtered) row count.
-            let start = tabs[tab]!.table!.view.scrollOffset
-            switch fetch(tab, start..<(start + viewportRows), &effects) {
-            case .waiting: return .waiting
-            case .unavailable(let reason): return .failed(reason)
-            case .ready: return .done(filterOutput(tabs[tab]!.table!, note: a.note))
-            }
+            return viewAfterRowSet(tab, &effects) { [note = a.note] in $0.filterOutput($1, note: note) }
         case .whereShow, .whereSet:
-            if case .whereSet(let terms) = a.command, !a.applied {
-                try requireWhere(tab)
-                var clause: WhereClause = []
-                for term in terms ?? [] { clause.append(try term.typed(in: t.description.columns, label: t.label)) }
-                a.applied = true
-                let hadAll = t.view.selection.isAll
-                setWhere(&t, clause, tab, &effects)
-                if hadAll && !t.view.selection.isAll { a.note = "the selection of all rows was cleared with the old filter" }
-                saveTable(t, tab, &effects, ())
+            if case .whereSet(let terms) = a.command {
+                try changeRowSet(&t, &a, tab, &effects) { (ws, t, effects) throws(CommandError) in
+                    try ws.requireWhere(tab)
+                    var clause: WhereClause = []
+                    for term in terms ?? [] { clause.append(try term.typed(in: t.description.columns, label: t.label)) }
+                    ws.setWhere(&t, clause, tab, &effects)
+                }
             }
-            let start = tabs[tab]!.table!.view.scrollOffset
-            switch fetch(tab, start..<(start + viewportRows), &effects) {
-            case .waiting: return .waiting
-            case .unavailable(let reason): return .failed(reason)
-            case .ready: return .done(whereOutput(tabs[tab]!.table!, note: a.note))
-            }
+            return viewAfterRowSet(tab, &effects) { [note = a.note] in $0.whereOutput($1, note: note) }
         case .show(let n):
             let count = n ?? viewportRows
             guard count <= settings.maxShow else {
@@ -260,6 +245,29 @@ extension Workspace {
         guard filter != t.view.filter else { return }
         t.view.filter = filter
         rowSetChanged(&t, &effects)
+    }
+
+    /// Applies a change of the rows kept (`filter`, `where`) once per command: `change` checks the
+    /// plugin can and sets it; a selection of all rows that did not survive is noted; saved.
+    mutating func changeRowSet(_ t: inout TableState, _ a: inout ActiveCommand, _ tab: String, _ effects: inout [Effect],
+                               _ change: (inout Workspace, inout TableState, inout [Effect]) throws(CommandError) -> Void) throws(CommandError) {
+        guard !a.applied else { return }
+        a.applied = true
+        let hadAll = t.view.selection.isAll
+        try change(&self, &t, &effects)
+        if hadAll && !t.view.selection.isAll { a.note = "the selection of all rows was cleared with the old filter" }
+        saveTable(t, tab, &effects, ())
+    }
+
+    /// After a change of the rows kept: waits for the rows in view (they bring the new row
+    /// count), then answers `output` of the table.
+    mutating func viewAfterRowSet(_ tab: String, _ effects: inout [Effect], _ output: (Workspace, TableState) -> CommandOutput) -> Step {
+        let start = tabs[tab]!.table!.view.scrollOffset
+        switch fetch(tab, start..<(start + viewportRows), &effects) {
+        case .waiting: return .waiting
+        case .unavailable(let reason): return .failed(reason)
+        case .ready: return .done(output(self, tabs[tab]!.table!))
+        }
     }
 
     /// The rows the view keeps changed (a filter): "all rows" meant all rows matching the old
