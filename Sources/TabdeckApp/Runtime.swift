@@ -220,6 +220,13 @@ public final class Runtime {
         pump { !self.endpoints.values.contains { ($0 as? SpooledEndpoint)?.isFilling == true } || self.quitRequested }
     }
 
+    /// Handles events until `condition` holds of the workspace (a test waiting for a plugin's
+    /// progress, with no clock and no polling).
+    public func wait(until condition: (Workspace) -> Bool) {
+        takeQueuedEvents(interruptQuits: false)
+        pump { condition(self.workspace) || self.quitRequested }
+    }
+
     /// Starts a command without waiting for it to finish (the full-screen UI); its result is
     /// reported through `write`/`writeError` when it completes.
     public func submit(_ line: String) {
