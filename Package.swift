@@ -42,7 +42,7 @@ let package = Package(
         .systemLibrary(name: "CReadline", path: "Sources/CReadline"),
         .target(name: "TabdeckTerminal", dependencies: ["CReadline", "TabdeckCore"]),
         .target(name: "TabdeckSpool", dependencies: [
-            "TabdeckProtocol", "TabdeckSupervisor",
+            "TabdeckProtocol", "TabdeckSupervisor", "TabdeckPluginKit",
         ]),
         .target(name: "TabdeckConformance", dependencies: ["TabdeckProtocol", "TabdeckSupervisor"]),
         .target(name: "TabdeckApp", dependencies: [
@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "CSVTableTests", dependencies: ["CSVTable", "SeededRandom"]),
         .testTarget(name: "SQLiteBrowserTests", dependencies: ["SQLiteBrowser", "SeededRandom"]),
         .testTarget(name: "PostgresBrowserTests", dependencies: ["PostgresBrowser", "TabdeckPluginKit"]),
-        .testTarget(name: "TabdeckSpoolTests", dependencies: ["TabdeckSpool", "SeededRandom"]),
+        .testTarget(name: "TabdeckSpoolTests", dependencies: ["TabdeckSpool", "TabdeckPluginKit", "SeededRandom"]),
         .testTarget(name: "TabdeckConformanceTests", dependencies: ["TabdeckConformance"]),
         .testTarget(name: "TabdeckFuzzTests", dependencies: ["TabdeckFuzzTargets"]),
         .testTarget(name: "EndToEndTests", dependencies: []),

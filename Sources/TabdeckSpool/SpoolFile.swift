@@ -1,4 +1,5 @@
 import Foundation
+import TabdeckPluginKit
 import TabdeckProtocol
 
 /// One tab's spool: a throwaway folder holding the rows of its spooled tables.
@@ -196,6 +197,18 @@ public final class SpoolFile: @unchecked Sendable {
         }
         guard let counted else { throw .tooManyGroups(limit, table: schema.tableName) }
         return counted
+    }
+
+    /// The `describe` statistics (PROTOCOL.md 11.13) of the rows of the table of `schema` that
+    /// pass `filter` (every row when nil): one pass over the records (``RowDescriber``), memory
+    /// bounded by `limits`.
+    func describe(_ schema: SpoolSchema, filter: RowKeep?, limits: ColumnSummary.Limits) throws(SpoolError) -> TableSummary {
+        onOwner()
+        let table = try stored(schema)
+        let describer = RowDescriber(columns: schema.columns, keep: filter, limits: limits)
+        return try table.read { (records, offsets) throws(SpoolError) in
+            describer.summarize(base: records, offsets: offsets, count: table.count)
+        }
     }
 
     /// The rows that pass `filter`, in arrival order: from the cache, or one scan (then cached).

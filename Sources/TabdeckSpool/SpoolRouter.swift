@@ -1,4 +1,5 @@
 import Foundation
+import TabdeckPluginKit
 import TabdeckProtocol
 
 /// The edge adapter that gives sorting, paging and export to plugins that cannot sort
@@ -18,7 +19,8 @@ import TabdeckProtocol
 ///   refreshes the core's rows when the table is complete.
 /// - the core's `aggregate` requests (PROTOCOL.md 11.12) are answered from the complete spool:
 ///   the groups become a table of the spool's own (`spool-agg-N`), paged, sorted, filtered and
-///   closed like the others, never seen by the plugin.
+///   closed like the others, never seen by the plugin; `describe` (11.13) likewise, as a table
+///   of column statistics (`spool-desc-N`, ``SpoolFile/describe(_:filter:limits:)``).
 ///
 /// Thread-safe: ``outgoing(_:tab:)`` runs on the runtime's thread, ``incoming(_:tab:)`` on the
 /// plugin's reader thread; one lock serializes them. Storing rows and answering pages happen on
@@ -46,6 +48,10 @@ public final class SpoolRouter: @unchecked Sendable {
     private var nextOrderNumber = 0
     /// Numbers the spool's own aggregate tables (handles `spool-agg-N`).
     private var nextAggregateNumber = 0
+    /// Numbers the spool's own describe tables (handles `spool-desc-N`).
+    private var nextDescribeNumber = 0
+    /// The memory bounds of a `describe`'s statistics (smaller in tests, to cross them).
+    var describeLimits = ColumnSummary.Limits.standard
     /// Core requests to answer on the writer queue, in order (``answerLater(id:_:tab:)``).
     private var deferredAnswers: [(tab: String, id: RequestID, question: Question)] = []
 
@@ -53,11 +59,13 @@ public final class SpoolRouter: @unchecked Sendable {
     enum Question {
         case rows(RowsRequest)
         case aggregate(AggregateRequest)
+        case describe(DescribeRequest)
 
         var table: String {
             switch self {
             case .rows(let r): r.table
             case .aggregate(let a): a.table
+            case .describe(let d): d.table
             }
         }
     }
@@ -119,6 +127,10 @@ public final class SpoolRouter: @unchecked Sendable {
                     coreAggregate(id: id, params: params, route: route, tab: tab)
                     return true
                 }
+                if method == Method.describe {
+                    coreDescribe(id: id, params: params, route: route, tab: tab)
+                    return true
+                }
                 guard method == Method.rows, let request = try? RowsRequest(params),
                       let table = route.tables[request.table] else { return false }
                 return coreRows(id: id, request: request, table: table, route: route, tab: tab)
@@ -130,8 +142,8 @@ public final class SpoolRouter: @unchecked Sendable {
                         table.waiting.remove(at: i)
                         return true
                     }
-                    if let i = table.waitingAggregates.firstIndex(where: { $0.id == id }) {
-                        table.waitingAggregates.remove(at: i)
+                    if let i = table.waitingWhole.firstIndex(where: { $0.id == id }) {
+                        table.waitingWhole.remove(at: i)
                         return true
                     }
                 }
@@ -199,13 +211,42 @@ public final class SpoolRouter: @unchecked Sendable {
             deliver(tab, .failure(id: id, error: RPCError(code: RPCError.invalidParams, message: "\(error)")))
             return
         }
+        whenComplete(id: id, .aggregate(request), table: table, route: route, tab: tab)
+    }
+
+    /// The core's `describe` for a table of this plugin (PROTOCOL.md 11.13): like `aggregate`,
+    /// answered from the complete spool with a table of its own. Called with the lock held.
+    private func coreDescribe(id: RequestID, params: JSONValue, route: TabRoute, tab: String) {
+        let request: DescribeRequest
+        do {
+            request = try DescribeRequest(params)
+        } catch {
+            deliver(tab, .failure(id: id, error: RPCError(code: RPCError.invalidParams, message: "\(error)")))
+            return
+        }
+        guard let table = route.tables[request.table] else {
+            deliver(tab, .failure(id: id, error: RPCError(code: RPCError.unknownTable, message: "unknown table \(request.table)")))
+            return
+        }
+        do {
+            try Where.check(request.where, columns: table.schema.columns)
+        } catch {
+            deliver(tab, .failure(id: id, error: RPCError(code: RPCError.invalidParams, message: "\(error)")))
+            return
+        }
+        whenComplete(id: id, .describe(request), table: table, route: route, tab: tab)
+    }
+
+    /// Answers a question about a whole table once every row has arrived (filling the spool
+    /// first if needed); fails it if the fill failed. Called with the lock held.
+    private func whenComplete(id: RequestID, _ question: Question, table: SpooledTable, route: TabRoute, tab: String) {
         switch table.fill {
         case .complete:
-            answerLater(id: id, .aggregate(request), tab: tab)
+            answerLater(id: id, question, tab: tab)
         case .failed(let message):
             deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: message)))
         case .idle, .filling:
-            table.waitingAggregates.append((id, request))
+            table.waitingWhole.append((id, question))
             if table.fill == .idle { startFilling(table, route: route, tab: tab) }
         }
     }
@@ -325,6 +366,7 @@ public final class SpoolRouter: @unchecked Sendable {
         caps["filter"] = true  // the spool filters its rows (whether or not the plugin can)
         caps["where"] = true
         caps["aggregate"] = true  // the spool counts groups from its rows (PROTOCOL.md 11.12)
+        caps["describe"] = true  // and describes its columns (11.13)
         caps["locate"] = false  // offsets are the spool's, which the plugin cannot know
         o["capabilities"] = .object(caps)
         deliver(tab, .response(id: id, result: .object(o)))
@@ -508,13 +550,13 @@ public final class SpoolRouter: @unchecked Sendable {
     private func answerWaiting(_ table: SpooledTable, route: TabRoute, tab: String) {
         switch table.fill {
         case .complete:
-            for (id, request) in table.waitingAggregates { answerLater(id: id, .aggregate(request), tab: tab) }
-            table.waitingAggregates = []
+            for (id, question) in table.waitingWhole { answerLater(id: id, question, tab: tab) }
+            table.waitingWhole = []
         case .failed(let message):
-            for (id, _) in table.waitingAggregates {
+            for (id, _) in table.waitingWhole {
                 deliver(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: message)))
             }
-            table.waitingAggregates = []
+            table.waitingWhole = []
         case .idle, .filling:
             break
         }
@@ -579,14 +621,17 @@ public final class SpoolRouter: @unchecked Sendable {
                 guard let route = routes[tab], let table = route.tables[question.table] else { return nil }
                 return (route, table)
             }) else {
-                if case .aggregate(let request) = question {
-                    deliver(tab, .failure(id: id, error: RPCError(code: RPCError.unknownTable, message: "unknown table \(request.table)")))
+                switch question {
+                case .rows: break
+                case .aggregate, .describe:
+                    deliver(tab, .failure(id: id, error: RPCError(code: RPCError.unknownTable, message: "unknown table \(question.table)")))
                 }
                 continue
             }
             switch question {
             case .rows(let request): answer(id: id, request: request, table: table, route: route, tab: tab)
             case .aggregate(let request): answer(id: id, aggregate: request, table: table, route: route, tab: tab)
+            case .describe(let request): answer(id: id, describe: request, table: table, route: route, tab: tab)
             }
         }
     }
@@ -750,6 +795,57 @@ public final class SpoolRouter: @unchecked Sendable {
             } catch {
                 let code = switch error as? SpoolError { case .unknownColumn?: RPCError.invalidParams; default: RPCError.internalError }
                 reply(tab, .failure(id: id, error: RPCError(code: code, message: "\(error)")))
+            }
+        }
+    }
+
+    /// Answers a `describe` from the complete spool, on the writer queue without the lock: one
+    /// pass over the rows the filters keep through ``TableSummary`` (bounded memory), stored as a
+    /// table of the spool's own (`spool-desc-N`, complete at once) with `estimates`.
+    private func answer(id: RequestID, describe request: DescribeRequest, table: SpooledTable, route: TabRoute, tab: String) {
+        let file = lock.withLock { () -> SpoolFile?? in
+            guard routes[tab] === route, route.tables[request.table] === table else { return nil }
+            return .some(route.file)
+        }
+        guard let file else { return }  // the plugin stopped meanwhile
+        let limits = describeLimits
+        beating(tab, "describing columns") { reply in
+            guard let file else {
+                reply(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: "the spool of \(tab) is gone")))
+                return
+            }
+            let keep = request.filter != nil || !request.where.isEmpty ? RowKeep(text: request.filter, where: request.where) : nil
+            do {
+                try Where.check(request.where, columns: table.schema.columns)
+                let summary = try file.describe(table.schema, filter: keep, limits: limits)
+                let rows = summary.rows
+                let (handle, schema) = lock.withLock { () -> (String, SpoolSchema) in
+                    nextDescribeNumber += 1
+                    let schema = SpoolSchema(tableName: "t\(nextTableNumber)", columns: DescribeRequest.columns)
+                    nextTableNumber += 1
+                    return ("spool-desc-\(nextDescribeNumber)", schema)
+                }
+                try file.create(schema)
+                _ = try file.insert(rows, into: schema)
+                try file.commit()
+                let described = SpooledTable(handle: handle, schema: schema, announcedTotal: rows.count, own: true)
+                described.fill = .complete
+                described.arrived = rows.count
+                let registered = lock.withLock { () -> Bool in
+                    guard routes[tab] === route else { return false }
+                    route.tables[handle] = described
+                    return true
+                }
+                guard registered else { file.drop(schema); return }
+                let result = DescribeResult(
+                    description: TableDescription(table: handle, title: "\(table.title ?? table.handle) › describe",
+                                                  columns: schema.columns, total: rows.count),
+                    estimates: summary.estimates)
+                reply(tab, .response(id: id, result: result.json))
+            } catch let error as JSONFieldError {
+                reply(tab, .failure(id: id, error: RPCError(code: RPCError.invalidParams, message: "\(error)")))
+            } catch {
+                reply(tab, .failure(id: id, error: RPCError(code: RPCError.internalError, message: "\(error)")))
             }
         }
     }

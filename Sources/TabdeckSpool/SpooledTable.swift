@@ -9,7 +9,7 @@ final class SpooledTable {
     let announcedTotal: Int?
     /// The table's title in its description, if any (an aggregate's title starts with it).
     let title: String?
-    /// A table the spool made itself (an `aggregate`'s groups): complete from the start, its
+    /// A table the spool made itself (an `aggregate`'s groups, a `describe`'s statistics): complete from the start, its
     /// handle unknown to the plugin, never refilled.
     let own: Bool
     var fill: SpoolFill = .idle
@@ -17,8 +17,8 @@ final class SpooledTable {
     var arrived = 0
     /// Core requests waiting for rows: id and params, in arrival order.
     var waiting: [(id: RequestID, request: RowsRequest)] = []
-    /// Core `aggregate` requests waiting for every row, in arrival order.
-    var waitingAggregates: [(id: RequestID, request: AggregateRequest)] = []
+    /// Core `aggregate` and `describe` requests waiting for every row, in arrival order.
+    var waitingWhole: [(id: RequestID, question: SpoolRouter.Question)] = []
     /// The spool's own requests in flight for this table: id → offset (-1 for a stream).
     var inflight: [RequestID: Int] = [:]
     /// Pull of a paging plugin: the next offset to ask for, pages that came early, the end seen.
@@ -48,5 +48,5 @@ final class SpooledTable {
     }
 
     /// Whether core requests wait for this table's rows.
-    var hasWaiting: Bool { !waiting.isEmpty || !waitingAggregates.isEmpty }
+    var hasWaiting: Bool { !waiting.isEmpty || !waitingWhole.isEmpty }
 }

@@ -6,7 +6,7 @@ import TabdeckProtocol
 @testable import SQLiteBrowser
 
 /// `describe` (PROTOCOL.md 11.13) and `query` (11.14) against answers computed here, in Swift,
-/// from the generated values (not from SQLite, not from ``ColumnStats``).
+/// from the generated values (not from SQLite, not from ``ColumnSummary``).
 @Suite struct DescribeQueryTests {
     static let names = ["Ada", "ada", "Zoë", "Åre", "B", "é", "Ada"]
 

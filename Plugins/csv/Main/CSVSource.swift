@@ -18,6 +18,7 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
         c.locate = true
         c.where = true
         c.aggregate = true
+        c.describe = true
         return c
     }()
 
@@ -37,6 +38,9 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
     /// The tables of groups of `aggregate` (handles `agg1`, `agg2`...), until closed.
     private var counts: [String: CountTable] = [:]
     private var aggregated = 0
+    /// The tables of statistics of `describe` (handles `desc1`, `desc2`...), until closed.
+    private var described: [String: MemoryTable] = [:]
+    private var describedCount = 0
     private var notifier: Notifier?
 
     func attach(_ notifier: Notifier) {
@@ -131,6 +135,7 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
 
     func rows(_ request: RowsRequest, cancel: CancellationFlag) throws -> RowsResult {
         if let counts = countTable(request.table) { return try counts.page(request) }
+        if let stats = describedTable(request.table) { return try stats.page(request) }
         let table = try self.table(request.table)
         let keys = try Self.sortKeys(request.sort, table)
         let conditions = try Self.conditions(request.where, table)
@@ -264,6 +269,69 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
         return (dated, sizes.merging(dateSizes) { a, _ in a })
     }
 
+    // MARK: describe
+
+    /// Rows fed to the statistics per read of the file.
+    static let describeBatch = 8192
+
+    /// `describe` (PROTOCOL.md 11.13): the rows the filters keep, read in batches and fed to the
+    /// kit's ``TableSummary`` (bounded memory, exact under its caps), served from memory under
+    /// a new handle until `close`.
+    func describe(_ request: DescribeRequest, cancel: CancellationFlag) throws -> DescribeResult {
+        let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
+        var summary: TableSummary, title: String, columns: [ColumnSpec]
+        if let counts = countTable(request.table) {
+            columns = counts.columns
+            summary = TableSummary(columns: columns)
+            for i in try counts.order(sort: [], filter: filter, clause: request.where) { summary.add(counts.rows[i].cells) }
+            title = "groups"
+        } else if let stats = describedTable(request.table) {
+            columns = stats.columns
+            summary = TableSummary(columns: columns)
+            for cells in try stats.cells(filter: filter, clause: request.where) { summary.add(cells) }
+            title = "describe"
+        } else {
+            let table = try self.table(request.table)
+            columns = Self.columnSpecs(table)
+            let conditions = try Self.conditions(request.where, table)
+            lock.lock(); title = hows[request.table]?.title ?? request.table; lock.unlock()
+            summary = TableSummary(columns: columns)
+            if !table.columns.isEmpty {
+                let isCancelled = { cancel.isCancelled }
+                let rows: [Int]
+                if filter == nil && conditions.isEmpty {
+                    rows = Array(0..<(try table.waitUntilIndexed(isCancelled: isCancelled)))
+                } else {
+                    rows = try table.page(offset: 0, limit: Int.max, filter: filter, where: conditions, isCancelled: isCancelled).rows
+                }
+                let reporter = CountProgress(message: "describing \(title)", notifier: notifierNow)
+                var done = 0
+                while done < rows.count {
+                    try cancel.check()
+                    let batch = Array(rows[done..<min(rows.count, done + Self.describeBatch)])
+                    for values in table.values(rows: batch) { summary.add(values.map(Self.json)) }
+                    done += batch.count
+                    reporter.report(done, rows.count)
+                }
+            }
+        }
+        let stats = MemoryTable(columns: DescribeRequest.columns, rows: summary.rows)
+        lock.lock()
+        describedCount += 1
+        let handle = "desc\(describedCount)"
+        described[handle] = stats
+        lock.unlock()
+        PluginLog.info("\(title): described \(columns.count) columns as \(handle)")
+        return DescribeResult(description: TableDescription(table: handle, title: "\(title) › describe", columns: stats.columns,
+                                                            total: stats.rows.count),
+                              estimates: summary.estimates)
+    }
+
+    private func describedTable(_ handle: String) -> MemoryTable? {
+        lock.lock(); defer { lock.unlock() }
+        return described[handle]
+    }
+
     private func countTable(_ handle: String) -> CountTable? {
         lock.lock(); defer { lock.unlock() }
         return counts[handle]
@@ -272,6 +340,7 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
     func close(table handle: String) {
         lock.lock()
         counts[handle] = nil
+        described[handle] = nil
         let table = tables.removeValue(forKey: handle)
         hows[handle] = nil
         lock.unlock()

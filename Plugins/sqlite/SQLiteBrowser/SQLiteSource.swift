@@ -196,34 +196,43 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
     // MARK: describe, query
 
     /// The statistics of every column of a table under its filters (PROTOCOL.md 11.13), as a
-    /// new table of one row per column (computed in memory over the rows kept).
+    /// new table of one row per column (streamed through the kit's ``TableSummary``, bounded memory).
     public func describe(_ request: DescribeRequest, cancel: CancellationFlag) throws -> DescribeResult {
         let (file, opened) = try lookup(request.table)
         let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
-        let columns: [ColumnSpec], rows: [[JSONValue]], title: String
+        let columns: [ColumnSpec], title: String
+        var summary: TableSummary, described = 0
         switch opened {
         case .catalog:
             columns = CatalogTable.columns
             try Where.check(request.where, columns: columns)
             let items = file.catalog.map { CatalogTable.Item(entry: $0, count: file.cachedCount(table: $0.name)) }
-            rows = try CatalogTable.page(items, offset: 0, limit: Int.max, sort: [], filter: filter, where: request.where).rows.map(\.cells)
+            summary = TableSummary(columns: columns)
+            for row in try CatalogTable.page(items, offset: 0, limit: Int.max, sort: [], filter: filter, where: request.where).rows {
+                summary.add(row.cells); described += 1
+            }
             title = "catalog"
         case .counts(let counts):
             columns = counts.columns
-            rows = try counts.order(sort: [], filter: filter, clause: request.where).map { counts.rows[$0].cells }
+            summary = TableSummary(columns: columns)
+            for i in try counts.order(sort: [], filter: filter, clause: request.where) { summary.add(counts.rows[i].cells); described += 1 }
             title = "groups"
         case .memory(let table):
             columns = table.columns
-            rows = try table.cells(filter: filter, clause: request.where)
+            summary = TableSummary(columns: columns)
+            for cells in try table.cells(filter: filter, clause: request.where) { summary.add(cells); described += 1 }
             title = "result"
         case .table(let table):
             columns = table.columnSpecs
+            summary = TableSummary(columns: columns)
             let notifier = currentNotifier(), name = table.name
             let watch = QueryGuard(cancel: cancel, seconds: querySeconds) { seconds in
                 notifier?.progress(done: seconds.rounded(), total: nil, message: "describing \(name) (\(Int(seconds)) s)")
             }
             do {
-                rows = try table.allCells(selection: Selection(filter: filter, where: request.where), watch: watch)
+                try table.eachRow(selection: Selection(filter: filter, where: request.where), watch: watch) { cells in
+                    summary.add(cells); described += 1
+                }
             } catch let error as QueryTimeout {
                 throw RPCError(code: RPCError.internalError, message: "\(name): \(error)")
             } catch let error as DatabaseError {
@@ -232,11 +241,12 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
             title = name
         }
         try cancel.check()
-        let stats = ColumnStats.table(columns: columns, rows: rows)
+        let stats = MemoryTable(columns: DescribeRequest.columns, rows: summary.rows)
         let handle = install(.memory(stats))
-        PluginLog.info("\(title): described \(columns.count) columns over \(rows.count) rows as \(handle)")
+        PluginLog.info("\(title): described \(columns.count) columns over \(described) rows as \(handle)")
         return DescribeResult(description: TableDescription(table: handle, title: "\(title) › describe", columns: stats.columns,
-                                                            total: stats.rows.count))
+                                                            total: stats.rows.count),
+                              estimates: summary.estimates)
     }
 
     /// Runs a read-only query (PROTOCOL.md 11.14) and answers its result, held in memory, as a

@@ -141,19 +141,18 @@ extension BrowsedTable {
 }
 
 extension BrowsedTable {
-    /// The cells of every row a selection keeps (for `describe`), in no particular order.
-    func allCells(selection: Selection, watch: QueryGuard?) throws -> [[JSONValue]] {
+    /// Feeds the cells of every row a selection keeps (for `describe`), in no particular order,
+    /// one row at a time: the rows are never all in memory.
+    func eachRow(selection: Selection, watch: QueryGuard?, _ body: ([JSONValue]) -> Void) throws {
         let (w, args) = try whereSQL(selection)
         let names = columns.map { SQLText.quote($0.name) }
         let sql = "SELECT \(names.joined(separator: ", ")) FROM \(source)\(w)"
-        return try file.pages.read(watch) { db in
-            var rows: [[JSONValue]] = []
+        try file.pages.read(watch) { db in
             let cursor = try GRDB.Row.fetchCursor(db, sql: sql, arguments: StatementArguments(args))
             while let row = try cursor.next() {
                 let values = Array(row.databaseValues)
-                rows.append(columns.indices.map { c in Cells.cell(values[c], type: columns[c].type) })
+                body(columns.indices.map { c in Cells.cell(values[c], type: columns[c].type) })
             }
-            return rows
         }
     }
 }

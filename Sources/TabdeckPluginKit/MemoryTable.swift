@@ -35,7 +35,7 @@ public final class MemoryTable: @unchecked Sendable {
         if !keys.isEmpty {
             order.sort { i, j in
                 for (c, descending) in keys {
-                    let x = ColumnStats.compare(rows[i].cells[c], rows[j].cells[c], columns[c])
+                    let x = SummaryTexts.compare(rows[i].cells[c], rows[j].cells[c], columns[c])
                     if x != 0 { return descending ? x > 0 : x < 0 }
                 }
                 return i < j
