@@ -3,7 +3,7 @@ import TabdeckPluginKit
 import TabdeckProtocol
 
 /// A table held in memory (a `query` result, a `describe` table), served with sort, filter
-/// and `where` by the protocol's own rules, like ``CountTable``: natural order = the rows'
+/// and `where` by the protocol's own rules (an aggregate's ``CountTable`` too): natural order = the rows'
 /// order as made.
 public final class MemoryTable: @unchecked Sendable {
     public let columns: [ColumnSpec]
@@ -30,7 +30,7 @@ public final class MemoryTable: @unchecked Sendable {
         if let v = lastView, v.sort == sort, v.filter == needle, v.clause == clause { lock.unlock(); return v.order }
         lock.unlock()
         var order = rows.indices.filter { i in
-            (needle.map { CountTable.contains(rows[i].cells, $0) } ?? true) && Where.matches(rows[i].cells, columns: columns, clause)
+            (needle.map { Self.contains(rows[i].cells, $0) } ?? true) && Where.matches(rows[i].cells, columns: columns, clause)
         }
         if !keys.isEmpty {
             order.sort { i, j in
@@ -43,6 +43,19 @@ public final class MemoryTable: @unchecked Sendable {
         }
         lock.lock(); lastView = (sort, needle, clause, order); lock.unlock()
         return order
+    }
+
+    /// Whether a filter text is in some cell (ASCII case folded, PROTOCOL.md 11.3).
+    public static func contains(_ cells: [JSONValue], _ needle: String) -> Bool {
+        cells.contains { cell in
+            let text: String
+            switch cell {
+            case .null: return false
+            case .string(let s): text = s
+            default: text = JSONWriter.string(cell)
+            }
+            return text.lowercased().contains(needle)
+        }
     }
 
     public func page(_ request: RowsRequest) throws -> RowsResult {

@@ -15,7 +15,7 @@ public enum SummaryTexts {
         case (_, .null): return 1
         default:
             if let c = Where.compare(a, b, type: spec.type, order: spec.order) { return c }
-            return CountTable.compare(a, b, spec)
+            return GroupTable.compare(a, b, spec)
         }
     }
 

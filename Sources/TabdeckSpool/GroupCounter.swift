@@ -70,46 +70,6 @@ struct GroupCounter {
             return (try? JSONParser.parse(text)) ?? .string(r.string(cell.text))
         }
     }
-
-    /// Two cells of a group column in the natural order of an aggregate table: nulls smallest,
-    /// then the column's sort order (``Where/compare(_:_:type:order:)``); cells that do not fit
-    /// the type after those that do, by their JSON text.
-    static func compare(_ a: JSONValue, _ b: JSONValue, _ spec: ColumnSpec) -> Int {
-        switch (a, b) {
-        case (.null, .null): return 0
-        case (.null, _): return -1
-        case (_, .null): return 1
-        default:
-            if let c = Where.compare(a, b, type: spec.type) { return c }
-            let fa = Where.compare(a, a, type: spec.type) != nil, fb = Where.compare(b, b, type: spec.type) != nil
-            if fa != fb { return fa ? -1 : 1 }
-            let x = JSONWriter.string(a), y = JSONWriter.string(b)
-            return x == y ? 0 : (x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1)
-        }
-    }
-
-    /// The rows of an aggregate table from its groups: natural order (count descending, then the
-    /// group cells ascending), ids `g0`, `g1`, …, cells the group cells, `count`, `percent`
-    /// (count × 100 / rows) and `cumulative`.
-    static func table(_ groups: [Group], groupColumns: [ColumnSpec]) -> (rows: [Row], counted: Int, largest: Int) {
-        let natural = groups.sorted { a, b in
-            if a.count != b.count { return a.count > b.count }
-            for (k, spec) in groupColumns.enumerated() {
-                let c = compare(a.cells[k], b.cells[k], spec)
-                if c != 0 { return c < 0 }
-            }
-            return false
-        }
-        let total = natural.reduce(0) { $0 + $1.count }
-        var running = 0
-        let rows = natural.enumerated().map { i, g in
-            running += g.count
-            let percent = total == 0 ? 0 : Double(g.count) * 100 / Double(total)
-            let cumulative = total == 0 ? 0 : Double(running) * 100 / Double(total)
-            return Row(id: "g\(i)", cells: g.cells + [.int(Int64(g.count)), .double(percent), .double(cumulative)])
-        }
-        return (rows, total, natural.first?.count ?? 0)
-    }
 }
 
 /// A group column's cell as a count tells groups apart: numbers of an integer or decimal

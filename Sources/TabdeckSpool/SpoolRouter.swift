@@ -768,7 +768,7 @@ public final class SpoolRouter: @unchecked Sendable {
             do {
                 let counted = try file.groups(table.schema, filter: keep, indexes: indexes)
                 let (groups, sizes) = GroupBins.apply(counted.groups, columns: specs, bins: request.group.map(\.bins))
-                let made = GroupCounter.table(groups, groupColumns: specs)
+                let made = GroupTable.rows(groups, groupColumns: specs)
                 let (handle, schema) = lock.withLock { () -> (String, SpoolSchema) in
                     nextAggregateNumber += 1
                     let schema = SpoolSchema(tableName: "t\(nextTableNumber)", columns: specs + AggregateResult.countColumns)

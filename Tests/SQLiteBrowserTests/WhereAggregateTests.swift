@@ -97,7 +97,7 @@ import TabdeckProtocol
         let expected = all.filter { Where.matches($0.cells, columns: columns, two) && $0.cells[7] != .null
             && JSONWriter.string($0.cells[7]).lowercased().contains("eta") }
         let sorted = expected.sorted { a, b in
-            let c = CountTable.compare(a.cells[2], b.cells[2], columns[2])
+            let c = GroupTable.compare(a.cells[2], b.cells[2], columns[2])
             return c != 0 ? c > 0 : Int(a.id)! > Int(b.id)!
         }.map(\.id)
         var paged: [String] = []
@@ -216,7 +216,7 @@ import TabdeckProtocol
             #expect(abs(cum - Double(running) * 100 / Double(kept.count)) < 1e-9)
             if i > 0 {  // count descending, then the name by bytes, null first
                 guard case .int(let before) = rows[i - 1][1] else { continue }
-                #expect(before > n || (before == n && CountTable.compare(rows[i - 1][0], r[0], ColumnSpec(id: "name")) < 0))
+                #expect(before > n || (before == n && GroupTable.compare(rows[i - 1][0], r[0], ColumnSpec(id: "name")) < 0))
             }
         }
         #expect(abs((rows.last.flatMap { if case .double(let d) = $0[3] { d } else { nil } } ?? 0) - 100) < 1e-9)
@@ -224,7 +224,7 @@ import TabdeckProtocol
         // The groups table pages, sorts, filters and takes `where` itself; then `close` ends it.
         let handle = result.description.table
         let byName = try groups(source, handle, sort: [desc("name")]).map { $0[0] }
-        #expect(byName == rows.map { $0[0] }.sorted { CountTable.compare($0, $1, ColumnSpec(id: "name")) > 0 })
+        #expect(byName == rows.map { $0[0] }.sorted { GroupTable.compare($0, $1, ColumnSpec(id: "name")) > 0 })
         let filtered = try groups(source, handle, filter: "AD").map { $0[0] }
         #expect(Set(filtered) == [.string("Ada"), .string("ada")])
         let big = try groups(source, handle, sort: [asc("count")], where: [WhereCondition("count", .greater, [.int(25)])])

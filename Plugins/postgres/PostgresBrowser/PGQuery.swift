@@ -147,7 +147,7 @@ extension PGQuery {
     /// The result of ``wrap(_:limit:)`` as a table: its first column (the marker that a row
     /// came from the query) dropped, the row of NULLs of an empty result dropped, column ids
     /// the names made unique, row ids `r0`, `r1`, ….
-    public static func resultTable(_ columns: [(name: String, oid: UInt32)], _ rows: [[String?]]) throws -> PGResultTable {
+    public static func resultTable(_ columns: [(name: String, oid: UInt32)], _ rows: [[String?]]) throws -> MemoryTable {
         let body = Array(columns.dropFirst())
         let kept = rows.filter { ($0.first ?? nil) != nil }
         guard kept.count <= maxRows else {
@@ -164,6 +164,6 @@ extension PGQuery {
         let out = kept.enumerated().map { r, row in
             Row(id: "r\(r)", cells: body.indices.map { i in cell(i + 1 < row.count ? row[i + 1] : nil, type: types[i], oid: body[i].oid) })
         }
-        return PGResultTable(columns: specs, rows: out)
+        return MemoryTable(columns: specs, rows: out)
     }
 }

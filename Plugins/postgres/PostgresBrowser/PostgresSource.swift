@@ -51,7 +51,7 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
     /// The tables of groups made by `aggregate`, in memory.
     private var countTables: [String: CountTable] = [:]
     /// The results of `query` and the tables of `describe`, in memory.
-    private var resultTables: [String: PGResultTable] = [:]
+    private var resultTables: [String: MemoryTable] = [:]
     /// A `query` is stopped (on the server) after this long.
     public var statementSeconds = 100
 
@@ -287,7 +287,7 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
             let stats = try table.connection.query(sql, binds, cancel: cancel).first ?? []
             rows.append(PGQuery.describeRow(column, stats))
         }
-        let result = PGResultTable(columns: DescribeRequest.columns, rows: rows)
+        let result = MemoryTable(columns: DescribeRequest.columns, rows: rows)
         let handle = keep(result)
         PluginLog.info("\(table.schema).\(table.name): described \(rows.count) columns as \(handle)")
         return DescribeResult(description: TableDescription(table: handle, title: "\(table.schema).\(table.name) › describe",
@@ -316,7 +316,7 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         return TableDescription(table: handle, title: String(title.prefix(120)), columns: table.columns, total: table.rows.count)
     }
 
-    private func keep(_ table: PGResultTable) -> String {
+    private func keep(_ table: MemoryTable) -> String {
         lock.lock(); defer { lock.unlock() }
         let handle = "t\(nextHandle)"
         nextHandle += 1
