@@ -827,6 +827,7 @@ class Database:
         self.con.execute("SET enable_progress_bar = false")
         self._fifo = 0
         self.locked = False
+        self.allowed: set[str] = set()  # the paths the lock lets DuckDB read
         self.closing = threading.Event()
         # Background loads (their cursor and thread) and decompressing threads, stopped first
         # at close: closing a connection under a running query aborts the process.
@@ -857,16 +858,15 @@ class Database:
         finally:
             done.set()
 
-    def lock(self) -> None:
-        """From now on DuckDB reads no file but the one open and writes none but its own
-        (spill files in its folder): no other file, no ATTACH, no extension (before the user's
-        SQL runs; once set, DuckDB cannot turn it back)."""
+    def lock(self, sources: list[str] | None = None) -> None:
+        """From now on DuckDB reads no file but the one open and the query's `sources` (paths)
+        and writes none but its own (spill files in its folder): no other file, no ATTACH, no
+        extension (before the user's SQL runs; once set, DuckDB cannot turn it back, so a later
+        query with other sources runs on a side database: run_query)."""
         if self.locked:
             return
-        paths = [self.plugin.path, os.path.abspath(self.plugin.path), os.path.realpath(self.plugin.path)]
-        self.con.execute("SET allowed_paths = $1", [sorted(set(paths))])
-        self.con.execute("SET allowed_directories = $1", [[self.dir + os.sep]])
-        self.con.execute("SET enable_external_access = false")
+        self.allowed = allowed_paths([self.plugin.path, *(sources or [])])
+        lock_connection(self.con, self.allowed, self.dir)
         self.locked = True
 
     def fifo(self) -> str:
@@ -891,6 +891,18 @@ class Database:
         except Exception:  # noqa: BLE001 - closing at exit: nothing left to tell
             pass
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def allowed_paths(paths: list[str]) -> set[str]:
+    """Each path as given, absolute and with its links resolved: DuckDB compares them as text."""
+    return {p for path in paths for p in (path, os.path.abspath(path), os.path.realpath(path))}
+
+
+def lock_connection(con: Any, paths: set[str], folder: str) -> None:
+    """Locks `con` to reading `paths` and its own `folder` (spill files), and nothing else."""
+    con.execute("SET allowed_paths = $1", [sorted(paths)])
+    con.execute("SET allowed_directories = $1", [[folder + os.sep]])
+    con.execute("SET enable_external_access = false")
 
 
 def remove_stale_temp_dirs() -> None:
@@ -1058,12 +1070,7 @@ class Loader:
     # -- text formats, loaded once into a table
 
     def text_scan(self, source: str, native: str | None, layout: str | None, whole_sample: bool) -> str:
-        sample = ", sample_size = -1" if whole_sample else ""
-        if layout is None:
-            delim = ", delim = '\\t'" if self.kind.format == "tsv" else ""
-            return f"read_csv({quote_literal(source)}{delim}{sample}, compression = '{native or 'none'}')"
-        return (f"read_json({quote_literal(source)}, format = '{layout}'{sample}, "
-                f"compression = '{native or 'uncompressed'}')")
+        return text_scan(self.kind.format, source, native, layout, whole_sample)
 
     def load_text(self, con: Any = None, sniffed: str | None = None) -> Relation:
         """Loads a text file into a table; `sniffed`: a CSV scan with every option spelled out
@@ -1220,6 +1227,37 @@ class Loader:
     def load_workbook(self) -> Relation:
         wb = self.workbook_ref = Workbook(self)
         return wb.root(self.plugin.args.get("sheet"))
+
+
+def text_scan(fmt: str, source: str, native: str | None, layout: str | None, whole_sample: bool) -> str:
+    """DuckDB's reader of a text file: read_csv (CSV, TSV) or read_json (`layout`: the JSON
+    format), `native` the compression DuckDB undoes itself."""
+    sample = ", sample_size = -1" if whole_sample else ""
+    if layout is None:
+        delim = ", delim = '\\t'" if fmt == "tsv" else ""
+        return f"read_csv({quote_literal(source)}{delim}{sample}, compression = '{native or 'none'}')"
+    return (f"read_json({quote_literal(source)}, format = '{layout}'{sample}, "
+            f"compression = '{native or 'uncompressed'}')")
+
+
+def source_scan(path: str) -> str:
+    """The reader of a file offered by the host as a query source (PROTOCOL 11.14 `sources`),
+    chosen as `open` chooses it: read_parquet for Parquet, read_csv / read_json for text, plain
+    or gzip / zstd. Raises ValueError with the reason for a file DuckDB does not read itself
+    (Arrow, Excel, bzip2, xz, compressed Parquet: Python reads those when they are opened)."""
+    try:
+        kind = sniff.detect(path)
+    except (sniff.NotATable, sniff.Encrypted) as e:
+        raise ValueError(f"not a table ({e})") from None
+    except OSError as e:
+        raise ValueError(e.strerror or str(e)) from None
+    fmt, comp = kind.format, kind.compression
+    if fmt == "parquet" and comp is None:
+        return f"read_parquet({quote_literal(path)})"
+    if fmt in ("csv", "tsv", "jsonl", "json") and comp in (None, "gzip", "zstd"):
+        layout = {"jsonl": "newline_delimited", "json": "array"}.get(fmt)
+        return text_scan(fmt, path, comp, layout, False)
+    raise ValueError(f"{fmt}{f' ({comp})' if comp else ''} files are not offered to SQL across tabs")
 
 
 MAX_ENUM_VALUES = 1000
@@ -1437,47 +1475,107 @@ def query_error(e: BaseException, sql: str, offset: int) -> RpcError:
     return RpcError(INVALID_PARAMS, message, data)
 
 
-def run_query(plugin: "DuckPlugin", sql: str) -> Derived:
+SOURCE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+def offered_sources(plugin: "DuckPlugin", sources: list[dict[str, str]]) -> tuple[dict[str, str], dict[str, str]]:
+    """The host's other files (PROTOCOL 11.14 `sources`) this query can read, name → DuckDB
+    reader; and those left out, name → why (a name the plugin already uses, a file DuckDB does
+    not read itself, a file not there)."""
+    own = set(table_names(plugin))
+    scans: dict[str, str] = {}
+    left_out: dict[str, str] = {}
+    for s in sources:
+        name, path = s["name"], s["path"]
+        if name in own or INTERNAL_NAME.match(name) or not SOURCE_NAME.match(name):
+            left_out[name] = "the name is taken by this tab's own tables"
+            continue
+        try:
+            scans[name] = source_scan(path)
+        except ValueError as e:
+            left_out[name] = f"{os.path.basename(path)}: {e}"
+    return scans, left_out
+
+
+def statement_checked(con: Any, sql: str) -> None:
+    """Only a single SELECT-like statement runs (WITH, VALUES, FROM, SHOW, ...)."""
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as e:
+        raise query_error(e, sql, 0) from None
+    if len(statements) != 1:
+        raise RpcError(INVALID_PARAMS, f"one statement at a time, not {len(statements)}")
+    kind = statements[0].type
+    if kind != duckdb.StatementType.SELECT:
+        what = str(getattr(kind, "name", kind)).upper()
+        raise RpcError(INVALID_PARAMS, f"read-only: only a query (SELECT, WITH, VALUES, FROM ...) runs here; "
+                                       f"{what} statements are refused")
+
+
+def run_into(plugin: "DuckPlugin", run: Callable[[str], Any], table: str, sql: str,
+             left_out: dict[str, str]) -> None:
+    """Runs the user's statement into temporary table `table` with `run` (on a locked
+    connection whose errors come as JSON); its error with the position in `sql`, and a name
+    left out of the sources said as such."""
+    prefix = f"CREATE TEMP TABLE {table} AS\n"
+    try:
+        progress_while(plugin, "running the query", lambda: run(prefix + sql))
+    except duckdb.Error as e:
+        first = query_error(e, sql, len(prefix.encode()))
+        for name, why in left_out.items():
+            if re.search(rf"\b{name}\b", first.message):
+                first = RpcError(first.code, f"{first.message} (the tab {name} is not readable here: {why})", first.data)
+        wrapped = f"CREATE TEMP TABLE {table} AS SELECT * FROM (\n"
+        if not isinstance(e, duckdb.ParserException):
+            raise first from None
+        try:  # DESCRIBE, SHOW, SUMMARIZE, PRAGMA: a query, but not after AS
+            progress_while(plugin, "running the query", lambda: run(wrapped + sql + "\n)"))
+        except duckdb.Error:
+            raise first from None
+
+
+def run_query(plugin: "DuckPlugin", sql: str, sources: list[dict[str, str]] | None = None) -> Derived:
     """Runs one read-only statement into a temporary table. Read-only twice over: only a single
     SELECT (WITH, VALUES, FROM, SHOW, ...) statement runs; and before the first, the database is
-    locked to the file and the plugin's own folder (enable_external_access = false), so that no
-    statement can read or write another file, ATTACH a database or load an extension."""
+    locked to the file, the host's other files offered as `sources` and the plugin's own folder
+    (enable_external_access = false), so that no statement can read or write another file,
+    ATTACH a database or load an extension. Each source is a temporary view by its name."""
     db = plugin.db
     assert db is not None and plugin.rel is not None
     rel = plugin.rel
-    db.lock()
-    columns = ", ".join(f"{c.name} AS {quote_ident(c.id)}" for c in rel.cols)
-    for name in table_names(plugin):
-        db.query(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {columns} FROM {rel.source}")
-    db.query("SET errors_as_json = true")
-    try:
+    scans, left_out = offered_sources(plugin, sources or [])
+    paths = [s["path"] for s in (sources or []) if s["name"] in scans]
+    Relation._order_tables += 1
+    table = f"q{Relation._order_tables}"
+    if not db.locked or allowed_paths(paths) <= db.allowed:
+        db.lock(paths)
+        run_on(plugin, db.con, db.query, table, sql, rel.source, scans, left_out)
+    else:
+        # The lock is one-way: DuckDB cannot let a locked database read a file it did not allow
+        # before. A query that brings new files runs on a side database of its own, locked to
+        # the tab's file and these sources, with the tab's table handed over as Arrow (a copy in
+        # memory, only in this case); its result comes back the same way into a table here.
+        # (Opening the whole tab again instead would drop its loaded table and every handle.)
+        side_dir = tempfile.mkdtemp(dir=db.dir, prefix="side")
+        side = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
+                                                  "autoload_known_extensions": False,
+                                                  "extension_directory": os.path.join(side_dir, "extensions"),
+                                                  "temp_directory": os.path.join(side_dir, "spill")})
         try:
-            statements = db.con.extract_statements(sql)
-        except duckdb.Error as e:
-            raise query_error(e, sql, 0) from None
-        if len(statements) != 1:
-            raise RpcError(INVALID_PARAMS, f"one statement at a time, not {len(statements)}")
-        kind = statements[0].type
-        if kind != duckdb.StatementType.SELECT:
-            what = str(getattr(kind, "name", kind)).upper()
-            raise RpcError(INVALID_PARAMS, f"read-only: only a query (SELECT, WITH, VALUES, FROM ...) runs here; "
-                                           f"{what} statements are refused")
-        Relation._order_tables += 1
-        table = f"q{Relation._order_tables}"
-        prefix = f"CREATE TEMP TABLE {table} AS\n"
-        try:
-            progress_while(plugin, "running the query", lambda: db.query(prefix + sql))
-        except duckdb.Error as e:
-            first = query_error(e, sql, len(prefix.encode()))
-            wrapped = f"CREATE TEMP TABLE {table} AS SELECT * FROM (\n"
-            if not isinstance(e, duckdb.ParserException):
-                raise first from None
-            try:  # DESCRIBE, SHOW, SUMMARIZE, PRAGMA: a query, but not after AS
-                progress_while(plugin, "running the query", lambda: db.query(wrapped + sql + "\n)"))
-            except duckdb.Error:
-                raise first from None
-    finally:
-        db.query("SET errors_as_json = false")
+            side.execute("SET TimeZone = 'UTC'")
+            lock_connection(side, allowed_paths([plugin.path, *paths]), side_dir)
+            cols = ", ".join(f"{c.name} AS c{i}" for i, c in enumerate(rel.cols))
+            side.register("root_input", db.con.sql(f"SELECT {cols} FROM {rel.source}").to_arrow_table())
+            run_on(plugin, side, lambda q: side.execute(q).fetchall(), table, sql, "root_input", scans, left_out,
+                   renamed=True)
+            db.con.register("arrow_input", side.sql(f"SELECT * FROM {table}").to_arrow_table())
+            try:
+                db.query(f"CREATE TEMP TABLE {table} AS SELECT * FROM arrow_input")
+            finally:
+                db.con.unregister("arrow_input")
+        finally:
+            side.close()
+            shutil.rmtree(side_dir, ignore_errors=True)
     got = db.con.sql(f"SELECT * FROM {table}")
     names, types = list(got.columns), list(got.types)
     for i, name in enumerate(names):
@@ -1488,6 +1586,30 @@ def run_query(plugin: "DuckPlugin", sql: str) -> Derived:
     title = " ".join(sql.split())
     out = Relation(db, view, names, types, title if len(title) <= 80 else title[:79] + "…")
     return Derived(out, table)
+
+
+def run_on(plugin: "DuckPlugin", con: Any, run: Callable[[str], Any], table: str, sql: str, own: str,
+           scans: dict[str, str], left_out: dict[str, str], renamed: bool = False) -> None:
+    """The tab's table (`own`: its columns c0, c1, ... or, `renamed`, already by position) as
+    `root` and its file's name, the sources as views, then the user's statement into `table`."""
+    rel = plugin.rel
+    if renamed:
+        columns = ", ".join(f"c{i} AS {quote_ident(c.id)}" for i, c in enumerate(rel.cols))
+    else:
+        columns = ", ".join(f"{c.name} AS {quote_ident(c.id)}" for c in rel.cols)
+    for name in table_names(plugin):
+        run(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {columns} FROM {own}")
+    for name, scan in scans.items():
+        try:  # binding the view reads the file's columns: a file that cannot be read is left out
+            run(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {scan}")
+        except duckdb.Error as e:
+            left_out[name] = " ".join(str(e).split())[:200]
+    run("SET errors_as_json = true")
+    try:
+        statement_checked(con, sql)
+        run_into(plugin, run, table, sql, left_out)
+    finally:
+        run("SET errors_as_json = false")
 
 
 # --------------------------------------------------------------------------- the plugin
@@ -1668,13 +1790,14 @@ class DuckPlugin(TablePlugin):
         got = self.guard(lambda: progress_while(self, f"describing {rel.title}", lambda: rel.statistics(filter, where)))
         return DerivedTable(self, got)
 
-    def query(self, sql: str) -> Table:
-        """The user's SQL (PROTOCOL 11.14), read-only, its result kept in a temporary table."""
+    def query(self, sql: str, sources: list[dict[str, str]] | None = None) -> Table:
+        """The user's SQL (PROTOCOL 11.14), read-only, its result kept in a temporary table;
+        the host's other files (`sources`) are views by their names."""
         if self.rel is None or self.db is None:
             raise RpcError(INVALID_PARAMS, "open first")
         self.check_file()
         self.guard(self.rel.wait)
-        return DerivedTable(self, run_query(self, sql))
+        return DerivedTable(self, run_query(self, sql, sources))
 
     def stamp(self) -> tuple[int, int] | None:
         try:

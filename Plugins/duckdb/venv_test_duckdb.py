@@ -1490,6 +1490,116 @@ class QueryTest(unittest.TestCase):
         self.assertEqual(self.query("SELECT 1 AS one")["total"], 1)
 
 
+class QueryAcrossTabsTest(unittest.TestCase):
+    """`query` with `sources` (PROTOCOL 11.14): the host's other file tabs as read-only views,
+    so that a CSV tab joins a Parquet tab; every other file, and every write, still refused."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(dir=FIX.dir)
+        cls.path = {n: os.path.join(cls.dir, n) for n in
+                    ("people.csv", "prices.parquet", "extra.jsonl.gz", "secret.csv", "wide.feather", "broken.parquet")}
+        write_bytes(cls.path["broken.parquet"], b"PAR1" + b"x" * 40)
+        con = duckdb.connect()
+        con.execute(f"COPY (SELECT * FROM (VALUES (1, 'ann'), (2, 'bob'), (3, 'cy')) t(id, name)) "
+                    f"TO '{cls.path['people.csv']}' (HEADER)")
+        con.execute(f"COPY (SELECT * FROM (VALUES (1, 9.5), (3, 7.25), (4, 1.0)) t(id, price)) "
+                    f"TO '{cls.path['prices.parquet']}' (FORMAT parquet)")
+        con.execute(f"COPY (SELECT * FROM (VALUES (2, 'red'), (3, 'blue')) t(id, colour)) "
+                    f"TO '{cls.path['extra.jsonl.gz']}' (FORMAT json, COMPRESSION gzip)")
+        con.execute(f"COPY (SELECT 42 AS secret) TO '{cls.path['secret.csv']}' (HEADER)")
+        con.close()
+        import pyarrow as pa  # noqa: PLC0415
+        import pyarrow.feather as feather  # noqa: PLC0415
+        feather.write_feather(pa.table({"id": [1]}), cls.path["wide.feather"])
+        cls.prices = [{"name": "prices", "path": cls.path["prices.parquet"]}]
+
+    def setUp(self):
+        self.pl = Plugin({"path": self.path["people.csv"]})
+        self.addCleanup(self.pl.close)
+
+    def query(self, sql: str, sources: list) -> dict:
+        return self.pl.p.call("query", {"sql": sql, "sources": sources}, timeout=60)
+
+    def refused(self, sql: str, sources: list) -> ResponseError:
+        with self.assertRaises(ResponseError) as cm:
+            self.query(sql, sources)
+        self.assertEqual(cm.exception.code, -32602, cm.exception)
+        return cm.exception
+
+    def cells(self, desc: dict) -> list:
+        rows, _ = self.pl.all_rows(table=desc["table"])
+        return [r["cells"] for r in rows]
+
+    def test_a_csv_tab_joins_a_parquet_tab(self):
+        desc = self.query("SELECT p.id, p.name, pr.price FROM root p JOIN prices pr USING (id) ORDER BY p.id",
+                          self.prices)
+        self.assertEqual([c["id"] for c in desc["columns"]], ["id", "name", "price"])
+        self.assertEqual([[i, n, decimal.Decimal(str(v))] for i, n, v in self.cells(desc)],
+                         [[1, "ann", decimal.Decimal("9.5")], [3, "cy", decimal.Decimal("7.25")]])
+        # the tab's own file by its name too, and a source alone
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM people JOIN prices USING (id)",
+                                               self.prices)), [[2]])
+        self.assertEqual(self.cells(self.query("SELECT max(id) AS m FROM prices", self.prices)), [[4]])
+
+    def test_writes_attach_install_and_other_files_are_refused(self):
+        target = os.path.join(self.dir, "out.csv")
+        for sql in (f"COPY (SELECT 1) TO '{target}'", "COPY (SELECT 1) TO '/tmp/x.csv'",
+                    f"COPY (SELECT * FROM prices) TO '{target}' (FORMAT csv)"):
+            self.assertIn("COPY", self.refused(sql, self.prices).message)
+        self.assertFalse(os.path.exists(target))
+        other = os.path.join(self.dir, "other.duckdb")
+        self.refused(f"ATTACH '{other}' AS other", self.prices)
+        self.assertFalse(os.path.exists(other))
+        self.refused("INSTALL httpfs", self.prices)
+        self.refused("LOAD httpfs", self.prices)
+        self.refused("CREATE VIEW prices2 AS SELECT 1", self.prices)
+        for scan in (f"read_csv('{self.path['secret.csv']}')", f"'{self.path['secret.csv']}'",
+                     f"read_json('{self.path['extra.jsonl.gz']}')"):
+            e = self.refused(f"SELECT * FROM {scan}", self.prices)
+            self.assertIn("Permission", e.message)
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM prices", self.prices)), [[3]])
+
+    def test_a_later_query_with_a_new_file_is_locked_to_it_too(self):
+        self.query("SELECT 1 AS one", self.prices)  # locks the database to people.csv and prices
+        extra = self.prices + [{"name": "extra", "path": self.path["extra.jsonl.gz"]}]
+        desc = self.query("SELECT r.name, e.colour, p.price FROM root r JOIN extra e USING (id) "
+                          "LEFT JOIN prices p USING (id) ORDER BY r.id", extra)
+        self.assertEqual([[n, c, None if v is None else decimal.Decimal(str(v))] for n, c, v in self.cells(desc)],
+                         [["bob", "red", None], ["cy", "blue", decimal.Decimal("7.25")]])
+        self.assertEqual(self.pl.rows(table=desc["table"], sort=keys("colour"))["rows"][0]["cells"][1], "blue")
+        e = self.refused(f"SELECT r.*, s.* FROM root r, read_csv('{self.path['secret.csv']}') s", extra)
+        self.assertIn("Permission", e.message)
+        self.refused("COPY (SELECT * FROM extra) TO '/tmp/x.csv'", extra)
+        self.refused("INSTALL httpfs", extra)
+        sql = "SELECT nme FROM extra"
+        self.assertEqual(self.refused(sql, extra).data, {"position": sql.index("nme") + 1})
+        self.assertEqual(self.pl.rows()["total"], 3, "the tab's own table is as it was")
+
+    def test_errors_keep_their_position_and_left_out_sources_say_why(self):
+        sql = "SELECT 'é', nme FROM prices"
+        self.assertEqual(self.refused(sql, self.prices).data, {"position": sql.index("nme") + 1})
+        sources = self.prices + [{"name": "wide", "path": self.path["wide.feather"]},
+                                 {"name": "people", "path": self.path["secret.csv"]},
+                                 {"name": "gone", "path": os.path.join(self.dir, "gone.csv")},
+                                 {"name": "broken", "path": self.path["broken.parquet"]}]
+        e = self.refused("SELECT * FROM broken", sources)
+        self.assertIn("the tab broken is not readable here", e.message)
+        e = self.refused("SELECT * FROM wide", sources)
+        self.assertIn("wide.feather: arrow files are not offered", e.message)
+        e = self.refused("SELECT * FROM gone", sources)
+        self.assertIn("gone.csv", e.message)
+        # a name the tab uses for its own file stays its own
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM people", sources)), [[3]])
+
+    def test_bad_sources_are_invalid_params(self):
+        for sources in ([{"name": "Prices", "path": self.path["prices.parquet"]}],
+                        [{"name": "prices", "path": "prices.parquet"}],
+                        self.prices + self.prices, ["prices"]):
+            e = self.refused("SELECT 1", sources)
+            self.assertIn("sources[", e.message)
+
+
 class Rev:
     """Reverses the order of a key (sorted() has no per-key direction)."""
 
