@@ -62,6 +62,11 @@ extension Workspace {
         case ("plugin", 1): return match(tabIDs)
         case ("help", _): return match(helpWords(after: args))
         case ("mouse", 0): return match(["on", "off"])
+        case ("sql", _):
+            // The names the query can read: `root`, the other file tabs (a DuckDB tab), the columns.
+            guard let tab = layout.selected, self.tabs[tab]?.capabilities?.query == true else { return .words([]) }
+            let others = QuerySources.sources(for: tab, in: config).map(\.name)
+            return match((others.isEmpty ? [] : ["root"]) + others + columns)
         default: return .words([])
         }
     }
