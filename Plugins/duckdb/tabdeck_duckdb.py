@@ -828,6 +828,7 @@ class Database:
         self._fifo = 0
         self.locked = False
         self.allowed: set[str] = set()  # the paths the lock lets DuckDB read
+        self.side: Any = None  # a query's side database while it runs (run_query), for $/cancel
         self.closing = threading.Event()
         # Background loads (their cursor and thread) and decompressing threads, stopped first
         # at close: closing a connection under a running query aborts the process.
@@ -1561,19 +1562,28 @@ def run_query(plugin: "DuckPlugin", sql: str, sources: list[dict[str, str]] | No
                                                   "autoload_known_extensions": False,
                                                   "extension_directory": os.path.join(side_dir, "extensions"),
                                                   "temp_directory": os.path.join(side_dir, "spill")})
+
+        def run_side(q: str) -> list[tuple]:
+            try:
+                return side.execute(q).fetchall()
+            except duckdb.InterruptException:
+                raise Cancelled() from None  # only $/cancel interrupts it
+
         try:
             side.execute("SET TimeZone = 'UTC'")
             lock_connection(side, allowed_paths([plugin.path, *paths]), side_dir)
             cols = ", ".join(f"{c.name} AS c{i}" for i, c in enumerate(rel.cols))
             side.register("root_input", db.con.sql(f"SELECT {cols} FROM {rel.source}").to_arrow_table())
-            run_on(plugin, side, lambda q: side.execute(q).fetchall(), table, sql, "root_input", scans, left_out,
-                   renamed=True)
+            db.side = side
+            run_on(plugin, side, run_side, table, sql, "root_input", scans, left_out, renamed=True)
+            db.side = None
             db.con.register("arrow_input", side.sql(f"SELECT * FROM {table}").to_arrow_table())
             try:
                 db.query(f"CREATE TEMP TABLE {table} AS SELECT * FROM arrow_input")
             finally:
                 db.con.unregister("arrow_input")
         finally:
+            db.side = None
             side.close()
             shutil.rmtree(side_dir, ignore_errors=True)
     got = db.con.sql(f"SELECT * FROM {table}")
@@ -1863,6 +1873,12 @@ class DuckPlugin(TablePlugin):
             running = self._current_id is not None and self._current_id in self._cancelled
         if running and self.db is not None:
             self.db.con.interrupt()
+            side = self.db.side
+            if side is not None:
+                try:
+                    side.interrupt()
+                except Exception:  # noqa: BLE001 - the side database just closed: nothing to stop
+                    pass
 
     def on_shutdown(self) -> None:
         if self.db is not None:

@@ -1576,6 +1576,18 @@ class QueryAcrossTabsTest(unittest.TestCase):
         self.assertEqual(self.refused(sql, extra).data, {"position": sql.index("nme") + 1})
         self.assertEqual(self.pl.rows()["total"], 3, "the tab's own table is as it was")
 
+    def test_cancel_stops_a_query_on_the_side_database(self):
+        self.query("SELECT 1 AS one", self.prices)
+        extra = self.prices + [{"name": "extra", "path": self.path["extra.jsonl.gz"]}]
+        p = self.pl.p
+        seen = len(p.notifications)
+        rid = p.start("query", {"sql": "SELECT sum(a.range * b.range) AS s FROM range(200000) a, range(200000) b, "
+                                       "extra", "sources": extra})
+        p.notification("progress", lambda m: "running the query" in str(m.get("params")), timeout=30, after=seen)
+        p.notify("$/cancel", {"id": rid})
+        self.assertEqual(p.response(rid, timeout=30)["error"]["code"], -32800)
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM extra", extra)), [[2]])
+
     def test_errors_keep_their_position_and_left_out_sources_say_why(self):
         sql = "SELECT 'é', nme FROM prices"
         self.assertEqual(self.refused(sql, self.prices).data, {"position": sql.index("nme") + 1})
