@@ -1481,14 +1481,15 @@ SOURCE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 
 def offered_sources(plugin: "DuckPlugin", sources: list[dict[str, str]]) -> tuple[dict[str, str], dict[str, str]]:
     """The host's other files (PROTOCOL 11.14 `sources`) this query can read, name → DuckDB
-    reader; and those left out, name → why (a name the plugin already uses, a file DuckDB does
-    not read itself, a file not there)."""
-    own = set(table_names(plugin))
+    reader; and those left out, name → why (`root` or a name of the plugin's own tables, a file
+    DuckDB does not read itself, a file not there). A source named like the tab's own file
+    (`orders` for another tab's orders.csv) takes that name: the host's names hold in every
+    tab, and the tab's own file is always `root`."""
     scans: dict[str, str] = {}
     left_out: dict[str, str] = {}
     for s in sources:
         name, path = s["name"], s["path"]
-        if name in own or INTERNAL_NAME.match(name) or not SOURCE_NAME.match(name):
+        if name == "root" or INTERNAL_NAME.match(name) or not SOURCE_NAME.match(name):
             left_out[name] = "the name is taken by this tab's own tables"
             continue
         try:
@@ -1609,7 +1610,7 @@ def run_on(plugin: "DuckPlugin", con: Any, run: Callable[[str], Any], table: str
         columns = ", ".join(f"{c.name} AS {quote_ident(c.id)}" for c in rel.cols)
     for name in table_names(plugin):
         run(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {columns} FROM {own}")
-    for name, scan in scans.items():
+    for name, scan in scans.items():  # after the own names: a source of the same name replaces it
         try:  # binding the view reads the file's columns: a file that cannot be read is left out
             run(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {scan}")
         except duckdb.Error as e:

@@ -1601,8 +1601,14 @@ class QueryAcrossTabsTest(unittest.TestCase):
         self.assertIn("wide.feather: arrow files are not offered", e.message)
         e = self.refused("SELECT * FROM gone", sources)
         self.assertIn("gone.csv", e.message)
-        # a name the tab uses for its own file stays its own
-        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM people", sources)), [[3]])
+        # another tab's file named like this tab's file takes the name (the host's names hold
+        # in every tab); this tab's own file is root
+        self.assertEqual(self.cells(self.query("SELECT * FROM people", sources)), [[42]])
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM root", sources)), [[3]])
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM people", self.prices)), [[3]])
+        # a name of the plugin's own tables is left out (data1: the loaded copy of people.csv)
+        got = self.query("SELECT count(*) AS n FROM data1", [{"name": "data1", "path": self.path["secret.csv"]}])
+        self.assertEqual(self.cells(got), [[3]])
 
     def test_bad_sources_are_invalid_params(self):
         for sources in ([{"name": "Prices", "path": self.path["prices.parquet"]}],
