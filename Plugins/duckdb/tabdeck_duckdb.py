@@ -829,6 +829,8 @@ class Database:
         self.locked = False
         self.allowed: set[str] = set()  # the paths the lock lets DuckDB read
         self.side: Any = None  # a query's side database while it runs (run_query), for $/cancel
+        # Query sources loaded as copies (load_source): path → ((size, mtime), relation).
+        self.sources: dict[str, tuple[tuple[int, int], Any]] = {}
         self.closing = threading.Event()
         # Background loads (their cursor and thread) and decompressing threads, stopped first
         # at close: closing a connection under a running query aborts the process.
@@ -1258,7 +1260,42 @@ def source_scan(path: str) -> str:
     if fmt in ("csv", "tsv", "jsonl", "json") and comp in (None, "gzip", "zstd"):
         layout = {"jsonl": "newline_delimited", "json": "array"}.get(fmt)
         return text_scan(fmt, path, comp, layout, False)
-    raise ValueError(f"{fmt}{f' ({comp})' if comp else ''} files are not offered to SQL across tabs")
+    raise NotNative(kind)
+
+
+class NotNative(Exception):
+    """A source file DuckDB does not read itself: the plugin loads a copy (load_source)."""
+
+    def __init__(self, kind: sniff.Kind) -> None:
+        super().__init__(kind.format)
+        self.kind = kind
+
+
+def load_source(plugin: "DuckPlugin", path: str, kind: sniff.Kind) -> str:
+    """A source file DuckDB does not read itself (Arrow, compressed Parquet, Excel: its first
+    sheet, bzip2 / xz text), loaded the way `open` loads it into a table of the plugin's own
+    (kept while the file does not change); the select that shows it by its column names."""
+    db = plugin.db
+    assert db is not None
+    st = os.stat(path)
+    stamp = (st.st_size, st.st_mtime_ns)
+    cached = db.sources.get(path)
+    if cached is None or cached[0] != stamp:
+        loader = Loader(plugin, path, kind)
+        loader.db = db
+        loader.tables = 100_000 * (len(db.sources) + 1)  # data100001, ...: apart from the tab's own
+        try:
+            if kind.format == "xlsx":
+                rel = Workbook(loader).sheet(0)
+            elif kind.format in ("parquet", "arrow"):
+                rel = loader.load_arrow()
+            else:
+                rel = loader.load_text()
+        except RpcError as e:
+            raise ValueError(e.message) from None
+        db.sources[path] = (stamp, rel)
+    rel = db.sources[path][1]
+    return "(SELECT " + ", ".join(f"{c.name} AS {quote_ident(c.id)}" for c in rel.cols) + f" FROM {rel.source})"
 
 
 MAX_ENUM_VALUES = 1000
@@ -1479,24 +1516,31 @@ def query_error(e: BaseException, sql: str, offset: int) -> RpcError:
 SOURCE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 
 
-def offered_sources(plugin: "DuckPlugin", sources: list[dict[str, str]]) -> tuple[dict[str, str], dict[str, str]]:
+def offered_sources(plugin: "DuckPlugin", sources: list[dict[str, str]]
+                    ) -> tuple[dict[str, str], dict[str, str], set[str]]:
     """The host's other files (PROTOCOL 11.14 `sources`) this query can read, name → DuckDB
     reader; and those left out, name → why (`root` or a name of the plugin's own tables, a file
     DuckDB does not read itself, a file not there). A source named like the tab's own file
     (`orders` for another tab's orders.csv) takes that name: the host's names hold in every
-    tab, and the tab's own file is always `root`."""
+    tab, and the tab's own file is always `root`. The third: the names of copies loaded into
+    the plugin's own tables (their files are not DuckDB's to read)."""
     scans: dict[str, str] = {}
     left_out: dict[str, str] = {}
+    loaded: set[str] = set()
     for s in sources:
         name, path = s["name"], s["path"]
         if name == "root" or INTERNAL_NAME.match(name) or not SOURCE_NAME.match(name):
             left_out[name] = "the name is taken by this tab's own tables"
             continue
         try:
-            scans[name] = source_scan(path)
-        except ValueError as e:
-            left_out[name] = f"{os.path.basename(path)}: {e}"
-    return scans, left_out
+            try:
+                scans[name] = source_scan(path)
+            except NotNative as e:
+                scans[name] = load_source(plugin, path, e.kind)
+                loaded.add(name)
+        except (ValueError, OSError, duckdb.Error) as e:
+            left_out[name] = f"{os.path.basename(path)}: {' '.join(str(e).split())[:200]}"
+    return scans, left_out, loaded
 
 
 def statement_checked(con: Any, sql: str) -> None:
@@ -1545,8 +1589,8 @@ def run_query(plugin: "DuckPlugin", sql: str, sources: list[dict[str, str]] | No
     db = plugin.db
     assert db is not None and plugin.rel is not None
     rel = plugin.rel
-    scans, left_out = offered_sources(plugin, sources or [])
-    paths = [s["path"] for s in (sources or []) if s["name"] in scans]
+    scans, left_out, loaded = offered_sources(plugin, sources or [])
+    paths = [s["path"] for s in (sources or []) if s["name"] in scans and s["name"] not in loaded]
     Relation._order_tables += 1
     table = f"q{Relation._order_tables}"
     if not db.locked or allowed_paths(paths) <= db.allowed:
@@ -1575,8 +1619,12 @@ def run_query(plugin: "DuckPlugin", sql: str, sources: list[dict[str, str]] | No
             lock_connection(side, allowed_paths([plugin.path, *paths]), side_dir)
             cols = ", ".join(f"{c.name} AS c{i}" for i, c in enumerate(rel.cols))
             side.register("root_input", db.con.sql(f"SELECT {cols} FROM {rel.source}").to_arrow_table())
+            side_scans = dict(scans)
+            for name in loaded:  # copies in this database's tables, handed over the same way
+                side.register(f"{name}_input", db.con.sql(f"SELECT * FROM {scans[name]}").to_arrow_table())
+                side_scans[name] = f"{name}_input"
             db.side = side
-            run_on(plugin, side, run_side, table, sql, "root_input", scans, left_out, renamed=True)
+            run_on(plugin, side, run_side, table, sql, "root_input", side_scans, left_out, renamed=True)
             db.side = None
             db.con.register("arrow_input", side.sql(f"SELECT * FROM {table}").to_arrow_table())
             try:

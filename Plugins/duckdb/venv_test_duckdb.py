@@ -1513,6 +1513,9 @@ class QueryAcrossTabsTest(unittest.TestCase):
         import pyarrow.feather as feather  # noqa: PLC0415
         feather.write_feather(pa.table({"id": [1]}), cls.path["wide.feather"])
         cls.prices = [{"name": "prices", "path": cls.path["prices.parquet"]}]
+        import bz2  # noqa: PLC0415
+        cls.path["people.csv.bz2"] = os.path.join(cls.dir, "people.csv.bz2")
+        write_bytes(cls.path["people.csv.bz2"], bz2.compress(read_bytes(cls.path["people.csv"])))
 
     def setUp(self):
         self.pl = Plugin({"path": self.path["people.csv"]})
@@ -1542,6 +1545,17 @@ class QueryAcrossTabsTest(unittest.TestCase):
                                                self.prices)), [[2]])
         self.assertEqual(self.cells(self.query("SELECT max(id) AS m FROM prices", self.prices)), [[4]])
 
+    def test_files_duckdb_does_not_read_itself_are_loaded_as_open_loads_them(self):
+        sources = [{"name": "wide", "path": self.path["wide.feather"]},
+                   {"name": "book", "path": FIX.xlsx},  # its first sheet, people
+                   {"name": "packed", "path": self.path["people.csv.bz2"]}]
+        self.assertEqual(self.cells(self.query("SELECT r.name FROM root r JOIN wide USING (id)", sources)), [["ann"]])
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM book WHERE name = 'Ada'", sources)), [[2]])
+        got = self.query("SELECT p.name FROM packed p JOIN root r USING (id) WHERE p.id > 1 ORDER BY p.id", sources)
+        self.assertEqual(self.cells(got), [["bob"], ["cy"]])
+        e = self.refused(f"SELECT * FROM read_csv('{self.path['people.csv.bz2']}')", sources)
+        self.assertIn("Permission", e.message, "loaded by the plugin: not a file DuckDB may read")
+
     def test_writes_attach_install_and_other_files_are_refused(self):
         target = os.path.join(self.dir, "out.csv")
         for sql in (f"COPY (SELECT 1) TO '{target}'", "COPY (SELECT 1) TO '/tmp/x.csv'",
@@ -1562,9 +1576,11 @@ class QueryAcrossTabsTest(unittest.TestCase):
 
     def test_a_later_query_with_a_new_file_is_locked_to_it_too(self):
         self.query("SELECT 1 AS one", self.prices)  # locks the database to people.csv and prices
-        extra = self.prices + [{"name": "extra", "path": self.path["extra.jsonl.gz"]}]
+        extra = self.prices + [{"name": "extra", "path": self.path["extra.jsonl.gz"]},
+                               {"name": "wide", "path": self.path["wide.feather"]}]
         desc = self.query("SELECT r.name, e.colour, p.price FROM root r JOIN extra e USING (id) "
                           "LEFT JOIN prices p USING (id) ORDER BY r.id", extra)
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM wide, extra", extra)), [[2]])
         self.assertEqual([[n, c, None if v is None else decimal.Decimal(str(v))] for n, c, v in self.cells(desc)],
                          [["bob", "red", None], ["cy", "blue", decimal.Decimal("7.25")]])
         self.assertEqual(self.pl.rows(table=desc["table"], sort=keys("colour"))["rows"][0]["cells"][1], "blue")
@@ -1597,8 +1613,6 @@ class QueryAcrossTabsTest(unittest.TestCase):
                                  {"name": "broken", "path": self.path["broken.parquet"]}]
         e = self.refused("SELECT * FROM broken", sources)
         self.assertIn("the tab broken is not readable here", e.message)
-        e = self.refused("SELECT * FROM wide", sources)
-        self.assertIn("wide.feather: arrow files are not offered", e.message)
         e = self.refused("SELECT * FROM gone", sources)
         self.assertIn("gone.csv", e.message)
         # another tab's file named like this tab's file takes the name (the host's names hold
