@@ -1281,6 +1281,9 @@ def load_source(plugin: "DuckPlugin", path: str, kind: sniff.Kind) -> str:
     stamp = (st.st_size, st.st_mtime_ns)
     cached = db.sources.get(path)
     if cached is None or cached[0] != stamp:
+        if cached is not None:  # the file changed: its old copy goes (view v_dataN over table dataN)
+            db.query(f"DROP VIEW IF EXISTS {cached[1].source}")
+            db.query(f"DROP TABLE IF EXISTS {cached[1].source.removeprefix('v_')}")
         loader = Loader(plugin, path, kind)
         loader.db = db
         loader.tables = 100_000 * (len(db.sources) + 1)  # data100001, ...: apart from the tab's own

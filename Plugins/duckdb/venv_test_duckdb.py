@@ -1555,6 +1555,14 @@ class QueryAcrossTabsTest(unittest.TestCase):
         self.assertEqual(self.cells(got), [["bob"], ["cy"]])
         e = self.refused(f"SELECT * FROM read_csv('{self.path['people.csv.bz2']}')", sources)
         self.assertIn("Permission", e.message, "loaded by the plugin: not a file DuckDB may read")
+        import pyarrow as pa  # noqa: PLC0415
+        import pyarrow.feather as feather  # noqa: PLC0415
+        changed = os.path.join(self.dir, "changed.feather")
+        feather.write_feather(pa.table({"id": [1]}), changed)
+        mine = [{"name": "changed", "path": changed}]
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM changed", mine)), [[1]])
+        feather.write_feather(pa.table({"id": [1, 2, 3, 4]}), changed)  # a new size: loaded again
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM changed", mine)), [[4]])
 
     def test_writes_attach_install_and_other_files_are_refused(self):
         target = os.path.join(self.dir, "out.csv")
