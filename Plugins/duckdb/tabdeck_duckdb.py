@@ -827,6 +827,10 @@ class Database:
         self.con.execute("SET enable_progress_bar = false")
         self._fifo = 0
         self.locked = False
+        self.allowed: set[str] = set()  # the paths the lock lets DuckDB read
+        self.side: Any = None  # a query's side database while it runs (run_query), for $/cancel
+        # Query sources loaded as copies (load_source): path → ((size, mtime), relation).
+        self.sources: dict[str, tuple[tuple[int, int], Any]] = {}
         self.closing = threading.Event()
         # Background loads (their cursor and thread) and decompressing threads, stopped first
         # at close: closing a connection under a running query aborts the process.
@@ -857,16 +861,15 @@ class Database:
         finally:
             done.set()
 
-    def lock(self) -> None:
-        """From now on DuckDB reads no file but the one open and writes none but its own
-        (spill files in its folder): no other file, no ATTACH, no extension (before the user's
-        SQL runs; once set, DuckDB cannot turn it back)."""
+    def lock(self, sources: list[str] | None = None) -> None:
+        """From now on DuckDB reads no file but the one open and the query's `sources` (paths)
+        and writes none but its own (spill files in its folder): no other file, no ATTACH, no
+        extension (before the user's SQL runs; once set, DuckDB cannot turn it back, so a later
+        query with other sources runs on a side database: run_query)."""
         if self.locked:
             return
-        paths = [self.plugin.path, os.path.abspath(self.plugin.path), os.path.realpath(self.plugin.path)]
-        self.con.execute("SET allowed_paths = $1", [sorted(set(paths))])
-        self.con.execute("SET allowed_directories = $1", [[self.dir + os.sep]])
-        self.con.execute("SET enable_external_access = false")
+        self.allowed = allowed_paths([self.plugin.path, *(sources or [])])
+        lock_connection(self.con, self.allowed, self.dir)
         self.locked = True
 
     def fifo(self) -> str:
@@ -891,6 +894,18 @@ class Database:
         except Exception:  # noqa: BLE001 - closing at exit: nothing left to tell
             pass
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def allowed_paths(paths: list[str]) -> set[str]:
+    """Each path as given, absolute and with its links resolved: DuckDB compares them as text."""
+    return {p for path in paths for p in (path, os.path.abspath(path), os.path.realpath(path))}
+
+
+def lock_connection(con: Any, paths: set[str], folder: str) -> None:
+    """Locks `con` to reading `paths` and its own `folder` (spill files), and nothing else."""
+    con.execute("SET allowed_paths = $1", [sorted(paths)])
+    con.execute("SET allowed_directories = $1", [[folder + os.sep]])
+    con.execute("SET enable_external_access = false")
 
 
 def remove_stale_temp_dirs() -> None:
@@ -1058,12 +1073,7 @@ class Loader:
     # -- text formats, loaded once into a table
 
     def text_scan(self, source: str, native: str | None, layout: str | None, whole_sample: bool) -> str:
-        sample = ", sample_size = -1" if whole_sample else ""
-        if layout is None:
-            delim = ", delim = '\\t'" if self.kind.format == "tsv" else ""
-            return f"read_csv({quote_literal(source)}{delim}{sample}, compression = '{native or 'none'}')"
-        return (f"read_json({quote_literal(source)}, format = '{layout}'{sample}, "
-                f"compression = '{native or 'uncompressed'}')")
+        return text_scan(self.kind.format, source, native, layout, whole_sample)
 
     def load_text(self, con: Any = None, sniffed: str | None = None) -> Relation:
         """Loads a text file into a table; `sniffed`: a CSV scan with every option spelled out
@@ -1220,6 +1230,75 @@ class Loader:
     def load_workbook(self) -> Relation:
         wb = self.workbook_ref = Workbook(self)
         return wb.root(self.plugin.args.get("sheet"))
+
+
+def text_scan(fmt: str, source: str, native: str | None, layout: str | None, whole_sample: bool) -> str:
+    """DuckDB's reader of a text file: read_csv (CSV, TSV) or read_json (`layout`: the JSON
+    format), `native` the compression DuckDB undoes itself."""
+    sample = ", sample_size = -1" if whole_sample else ""
+    if layout is None:
+        delim = ", delim = '\\t'" if fmt == "tsv" else ""
+        return f"read_csv({quote_literal(source)}{delim}{sample}, compression = '{native or 'none'}')"
+    return (f"read_json({quote_literal(source)}, format = '{layout}'{sample}, "
+            f"compression = '{native or 'uncompressed'}')")
+
+
+def source_scan(path: str) -> str:
+    """The reader of a file offered by the host as a query source (PROTOCOL 11.14 `sources`),
+    chosen as `open` chooses it: read_parquet for Parquet, read_csv / read_json for text, plain
+    or gzip / zstd. Raises ValueError with the reason for a file DuckDB does not read itself
+    (Arrow, Excel, bzip2, xz, compressed Parquet: Python reads those when they are opened)."""
+    try:
+        kind = sniff.detect(path)
+    except (sniff.NotATable, sniff.Encrypted) as e:
+        raise ValueError(f"not a table ({e})") from None
+    except OSError as e:
+        raise ValueError(e.strerror or str(e)) from None
+    fmt, comp = kind.format, kind.compression
+    if fmt == "parquet" and comp is None:
+        return f"read_parquet({quote_literal(path)})"
+    if fmt in ("csv", "tsv", "jsonl", "json") and comp in (None, "gzip", "zstd"):
+        layout = {"jsonl": "newline_delimited", "json": "array"}.get(fmt)
+        return text_scan(fmt, path, comp, layout, False)
+    raise NotNative(kind)
+
+
+class NotNative(Exception):
+    """A source file DuckDB does not read itself: the plugin loads a copy (load_source)."""
+
+    def __init__(self, kind: sniff.Kind) -> None:
+        super().__init__(kind.format)
+        self.kind = kind
+
+
+def load_source(plugin: "DuckPlugin", path: str, kind: sniff.Kind) -> str:
+    """A source file DuckDB does not read itself (Arrow, compressed Parquet, Excel: its first
+    sheet, bzip2 / xz text), loaded the way `open` loads it into a table of the plugin's own
+    (kept while the file does not change); the select that shows it by its column names."""
+    db = plugin.db
+    assert db is not None
+    st = os.stat(path)
+    stamp = (st.st_size, st.st_mtime_ns)
+    cached = db.sources.get(path)
+    if cached is None or cached[0] != stamp:
+        if cached is not None:  # the file changed: its old copy goes (view v_dataN over table dataN)
+            db.query(f"DROP VIEW IF EXISTS {cached[1].source}")
+            db.query(f"DROP TABLE IF EXISTS {cached[1].source.removeprefix('v_')}")
+        loader = Loader(plugin, path, kind)
+        loader.db = db
+        loader.tables = 100_000 * (len(db.sources) + 1)  # data100001, ...: apart from the tab's own
+        try:
+            if kind.format == "xlsx":
+                rel = Workbook(loader).sheet(0)
+            elif kind.format in ("parquet", "arrow"):
+                rel = loader.load_arrow()
+            else:
+                rel = loader.load_text()
+        except RpcError as e:
+            raise ValueError(e.message) from None
+        db.sources[path] = (stamp, rel)
+    rel = db.sources[path][1]
+    return "(SELECT " + ", ".join(f"{c.name} AS {quote_ident(c.id)}" for c in rel.cols) + f" FROM {rel.source})"
 
 
 MAX_ENUM_VALUES = 1000
@@ -1437,47 +1516,128 @@ def query_error(e: BaseException, sql: str, offset: int) -> RpcError:
     return RpcError(INVALID_PARAMS, message, data)
 
 
-def run_query(plugin: "DuckPlugin", sql: str) -> Derived:
+SOURCE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+def offered_sources(plugin: "DuckPlugin", sources: list[dict[str, str]]
+                    ) -> tuple[dict[str, str], dict[str, str], set[str]]:
+    """The host's other files (PROTOCOL 11.14 `sources`) this query can read, name → DuckDB
+    reader; and those left out, name → why (`root` or a name of the plugin's own tables, a file
+    DuckDB does not read itself, a file not there). A source named like the tab's own file
+    (`orders` for another tab's orders.csv) takes that name: the host's names hold in every
+    tab, and the tab's own file is always `root`. The third: the names of copies loaded into
+    the plugin's own tables (their files are not DuckDB's to read)."""
+    scans: dict[str, str] = {}
+    left_out: dict[str, str] = {}
+    loaded: set[str] = set()
+    for s in sources:
+        name, path = s["name"], s["path"]
+        if name == "root" or INTERNAL_NAME.match(name) or not SOURCE_NAME.match(name):
+            left_out[name] = "the name is taken by this tab's own tables"
+            continue
+        try:
+            try:
+                scans[name] = source_scan(path)
+            except NotNative as e:
+                scans[name] = load_source(plugin, path, e.kind)
+                loaded.add(name)
+        except (ValueError, OSError, duckdb.Error) as e:
+            left_out[name] = f"{os.path.basename(path)}: {' '.join(str(e).split())[:200]}"
+    return scans, left_out, loaded
+
+
+def statement_checked(con: Any, sql: str) -> None:
+    """Only a single SELECT-like statement runs (WITH, VALUES, FROM, SHOW, ...)."""
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as e:
+        raise query_error(e, sql, 0) from None
+    if len(statements) != 1:
+        raise RpcError(INVALID_PARAMS, f"one statement at a time, not {len(statements)}")
+    kind = statements[0].type
+    if kind != duckdb.StatementType.SELECT:
+        what = str(getattr(kind, "name", kind)).upper()
+        raise RpcError(INVALID_PARAMS, f"read-only: only a query (SELECT, WITH, VALUES, FROM ...) runs here; "
+                                       f"{what} statements are refused")
+
+
+def run_into(plugin: "DuckPlugin", run: Callable[[str], Any], table: str, sql: str,
+             left_out: dict[str, str]) -> None:
+    """Runs the user's statement into temporary table `table` with `run` (on a locked
+    connection whose errors come as JSON); its error with the position in `sql`, and a name
+    left out of the sources said as such."""
+    prefix = f"CREATE TEMP TABLE {table} AS\n"
+    try:
+        progress_while(plugin, "running the query", lambda: run(prefix + sql))
+    except duckdb.Error as e:
+        first = query_error(e, sql, len(prefix.encode()))
+        for name, why in left_out.items():
+            if re.search(rf"\b{name}\b", first.message):
+                first = RpcError(first.code, f"{first.message} (the tab {name} is not readable here: {why})", first.data)
+        wrapped = f"CREATE TEMP TABLE {table} AS SELECT * FROM (\n"
+        if not isinstance(e, duckdb.ParserException):
+            raise first from None
+        try:  # DESCRIBE, SHOW, SUMMARIZE, PRAGMA: a query, but not after AS
+            progress_while(plugin, "running the query", lambda: run(wrapped + sql + "\n)"))
+        except duckdb.Error:
+            raise first from None
+
+
+def run_query(plugin: "DuckPlugin", sql: str, sources: list[dict[str, str]] | None = None) -> Derived:
     """Runs one read-only statement into a temporary table. Read-only twice over: only a single
     SELECT (WITH, VALUES, FROM, SHOW, ...) statement runs; and before the first, the database is
-    locked to the file and the plugin's own folder (enable_external_access = false), so that no
-    statement can read or write another file, ATTACH a database or load an extension."""
+    locked to the file, the host's other files offered as `sources` and the plugin's own folder
+    (enable_external_access = false), so that no statement can read or write another file,
+    ATTACH a database or load an extension. Each source is a temporary view by its name."""
     db = plugin.db
     assert db is not None and plugin.rel is not None
     rel = plugin.rel
-    db.lock()
-    columns = ", ".join(f"{c.name} AS {quote_ident(c.id)}" for c in rel.cols)
-    for name in table_names(plugin):
-        db.query(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {columns} FROM {rel.source}")
-    db.query("SET errors_as_json = true")
-    try:
+    scans, left_out, loaded = offered_sources(plugin, sources or [])
+    paths = [s["path"] for s in (sources or []) if s["name"] in scans and s["name"] not in loaded]
+    Relation._order_tables += 1
+    table = f"q{Relation._order_tables}"
+    if not db.locked or allowed_paths(paths) <= db.allowed:
+        db.lock(paths)
+        run_on(plugin, db.con, db.query, table, sql, rel.source, scans, left_out)
+    else:
+        # The lock is one-way: DuckDB cannot let a locked database read a file it did not allow
+        # before. A query that brings new files runs on a side database of its own, locked to
+        # the tab's file and these sources, with the tab's table handed over as Arrow (a copy in
+        # memory, only in this case); its result comes back the same way into a table here.
+        # (Opening the whole tab again instead would drop its loaded table and every handle.)
+        side_dir = tempfile.mkdtemp(dir=db.dir, prefix="side")
+        side = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
+                                                  "autoload_known_extensions": False,
+                                                  "extension_directory": os.path.join(side_dir, "extensions"),
+                                                  "temp_directory": os.path.join(side_dir, "spill")})
+
+        def run_side(q: str) -> list[tuple]:
+            try:
+                return side.execute(q).fetchall()
+            except duckdb.InterruptException:
+                raise Cancelled() from None  # only $/cancel interrupts it
+
         try:
-            statements = db.con.extract_statements(sql)
-        except duckdb.Error as e:
-            raise query_error(e, sql, 0) from None
-        if len(statements) != 1:
-            raise RpcError(INVALID_PARAMS, f"one statement at a time, not {len(statements)}")
-        kind = statements[0].type
-        if kind != duckdb.StatementType.SELECT:
-            what = str(getattr(kind, "name", kind)).upper()
-            raise RpcError(INVALID_PARAMS, f"read-only: only a query (SELECT, WITH, VALUES, FROM ...) runs here; "
-                                           f"{what} statements are refused")
-        Relation._order_tables += 1
-        table = f"q{Relation._order_tables}"
-        prefix = f"CREATE TEMP TABLE {table} AS\n"
-        try:
-            progress_while(plugin, "running the query", lambda: db.query(prefix + sql))
-        except duckdb.Error as e:
-            first = query_error(e, sql, len(prefix.encode()))
-            wrapped = f"CREATE TEMP TABLE {table} AS SELECT * FROM (\n"
-            if not isinstance(e, duckdb.ParserException):
-                raise first from None
-            try:  # DESCRIBE, SHOW, SUMMARIZE, PRAGMA: a query, but not after AS
-                progress_while(plugin, "running the query", lambda: db.query(wrapped + sql + "\n)"))
-            except duckdb.Error:
-                raise first from None
-    finally:
-        db.query("SET errors_as_json = false")
+            side.execute("SET TimeZone = 'UTC'")
+            lock_connection(side, allowed_paths([plugin.path, *paths]), side_dir)
+            cols = ", ".join(f"{c.name} AS c{i}" for i, c in enumerate(rel.cols))
+            side.register("root_input", db.con.sql(f"SELECT {cols} FROM {rel.source}").to_arrow_table())
+            side_scans = dict(scans)
+            for name in loaded:  # copies in this database's tables, handed over the same way
+                side.register(f"{name}_input", db.con.sql(f"SELECT * FROM {scans[name]}").to_arrow_table())
+                side_scans[name] = f"{name}_input"
+            db.side = side
+            run_on(plugin, side, run_side, table, sql, "root_input", side_scans, left_out, renamed=True)
+            db.side = None
+            db.con.register("arrow_input", side.sql(f"SELECT * FROM {table}").to_arrow_table())
+            try:
+                db.query(f"CREATE TEMP TABLE {table} AS SELECT * FROM arrow_input")
+            finally:
+                db.con.unregister("arrow_input")
+        finally:
+            db.side = None
+            side.close()
+            shutil.rmtree(side_dir, ignore_errors=True)
     got = db.con.sql(f"SELECT * FROM {table}")
     names, types = list(got.columns), list(got.types)
     for i, name in enumerate(names):
@@ -1488,6 +1648,30 @@ def run_query(plugin: "DuckPlugin", sql: str) -> Derived:
     title = " ".join(sql.split())
     out = Relation(db, view, names, types, title if len(title) <= 80 else title[:79] + "…")
     return Derived(out, table)
+
+
+def run_on(plugin: "DuckPlugin", con: Any, run: Callable[[str], Any], table: str, sql: str, own: str,
+           scans: dict[str, str], left_out: dict[str, str], renamed: bool = False) -> None:
+    """The tab's table (`own`: its columns c0, c1, ... or, `renamed`, already by position) as
+    `root` and its file's name, the sources as views, then the user's statement into `table`."""
+    rel = plugin.rel
+    if renamed:
+        columns = ", ".join(f"c{i} AS {quote_ident(c.id)}" for i, c in enumerate(rel.cols))
+    else:
+        columns = ", ".join(f"{c.name} AS {quote_ident(c.id)}" for c in rel.cols)
+    for name in table_names(plugin):
+        run(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {columns} FROM {own}")
+    for name, scan in scans.items():  # after the own names: a source of the same name replaces it
+        try:  # binding the view reads the file's columns: a file that cannot be read is left out
+            run(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {scan}")
+        except duckdb.Error as e:
+            left_out[name] = " ".join(str(e).split())[:200]
+    run("SET errors_as_json = true")
+    try:
+        statement_checked(con, sql)
+        run_into(plugin, run, table, sql, left_out)
+    finally:
+        run("SET errors_as_json = false")
 
 
 # --------------------------------------------------------------------------- the plugin
@@ -1624,7 +1808,8 @@ class DuckPlugin(TablePlugin):
         if self.rel.has_children:
             self.workbook = loader.workbook_ref
         desc = self.guard(self.rel.describe)
-        return {"table": "root", **desc}
+        # The names `query` reads the file by, for completion after `sql` (PROTOCOL.md 10.1).
+        return {"table": "root", **desc, "sqlNames": self.guard(lambda: table_names(self))}
 
     def columns(self) -> list[dict[str, Any]]:
         return self.rel.columns() if self.rel else [{"id": "none", "type": "text"}]
@@ -1668,13 +1853,14 @@ class DuckPlugin(TablePlugin):
         got = self.guard(lambda: progress_while(self, f"describing {rel.title}", lambda: rel.statistics(filter, where)))
         return DerivedTable(self, got)
 
-    def query(self, sql: str) -> Table:
-        """The user's SQL (PROTOCOL 11.14), read-only, its result kept in a temporary table."""
+    def query(self, sql: str, sources: list[dict[str, str]] | None = None) -> Table:
+        """The user's SQL (PROTOCOL 11.14), read-only, its result kept in a temporary table;
+        the host's other files (`sources`) are views by their names."""
         if self.rel is None or self.db is None:
             raise RpcError(INVALID_PARAMS, "open first")
         self.check_file()
         self.guard(self.rel.wait)
-        return DerivedTable(self, run_query(self, sql))
+        return DerivedTable(self, run_query(self, sql, sources))
 
     def stamp(self) -> tuple[int, int] | None:
         try:
@@ -1740,6 +1926,12 @@ class DuckPlugin(TablePlugin):
             running = self._current_id is not None and self._current_id in self._cancelled
         if running and self.db is not None:
             self.db.con.interrupt()
+            side = self.db.side
+            if side is not None:
+                try:
+                    side.interrupt()
+                except Exception:  # noqa: BLE001 - the side database just closed: nothing to stop
+                    pass
 
     def on_shutdown(self) -> None:
         if self.db is not None:

@@ -1405,6 +1405,10 @@ class QueryTest(unittest.TestCase):
         self.assertEqual(cm.exception.code, -32602, cm.exception)
         return cm.exception
 
+    def test_open_names_the_file_for_sql(self):
+        # root and the file's stem (agg.parquet → agg): completed after `sql` (PROTOCOL 10.1 sqlNames).
+        self.assertEqual(self.pl.desc["sqlNames"], ["root", "agg"])
+
     def test_group_by_with_sort_filter_paging_and_locate(self):
         self.assertTrue(self.pl.caps["query"])
         desc = self.query("SELECT name, count(*) AS n, sum(price) AS total FROM agg GROUP BY name ORDER BY name")
@@ -1488,6 +1492,156 @@ class QueryTest(unittest.TestCase):
         msg = p.response(rid, timeout=20)
         self.assertEqual(msg["error"]["code"], -32800)
         self.assertEqual(self.query("SELECT 1 AS one")["total"], 1)
+
+
+class QueryAcrossTabsTest(unittest.TestCase):
+    """`query` with `sources` (PROTOCOL 11.14): the host's other file tabs as read-only views,
+    so that a CSV tab joins a Parquet tab; every other file, and every write, still refused."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(dir=FIX.dir)
+        cls.path = {n: os.path.join(cls.dir, n) for n in
+                    ("people.csv", "prices.parquet", "extra.jsonl.gz", "secret.csv", "wide.feather", "broken.parquet")}
+        write_bytes(cls.path["broken.parquet"], b"PAR1" + b"x" * 40)
+        con = duckdb.connect()
+        con.execute(f"COPY (SELECT * FROM (VALUES (1, 'ann'), (2, 'bob'), (3, 'cy')) t(id, name)) "
+                    f"TO '{cls.path['people.csv']}' (HEADER)")
+        con.execute(f"COPY (SELECT * FROM (VALUES (1, 9.5), (3, 7.25), (4, 1.0)) t(id, price)) "
+                    f"TO '{cls.path['prices.parquet']}' (FORMAT parquet)")
+        con.execute(f"COPY (SELECT * FROM (VALUES (2, 'red'), (3, 'blue')) t(id, colour)) "
+                    f"TO '{cls.path['extra.jsonl.gz']}' (FORMAT json, COMPRESSION gzip)")
+        con.execute(f"COPY (SELECT 42 AS secret) TO '{cls.path['secret.csv']}' (HEADER)")
+        con.close()
+        import pyarrow as pa  # noqa: PLC0415
+        import pyarrow.feather as feather  # noqa: PLC0415
+        feather.write_feather(pa.table({"id": [1]}), cls.path["wide.feather"])
+        cls.prices = [{"name": "prices", "path": cls.path["prices.parquet"]}]
+        import bz2  # noqa: PLC0415
+        cls.path["people.csv.bz2"] = os.path.join(cls.dir, "people.csv.bz2")
+        write_bytes(cls.path["people.csv.bz2"], bz2.compress(read_bytes(cls.path["people.csv"])))
+
+    def setUp(self):
+        self.pl = Plugin({"path": self.path["people.csv"]})
+        self.addCleanup(self.pl.close)
+
+    def query(self, sql: str, sources: list) -> dict:
+        return self.pl.p.call("query", {"sql": sql, "sources": sources}, timeout=60)
+
+    def refused(self, sql: str, sources: list) -> ResponseError:
+        with self.assertRaises(ResponseError) as cm:
+            self.query(sql, sources)
+        self.assertEqual(cm.exception.code, -32602, cm.exception)
+        return cm.exception
+
+    def cells(self, desc: dict) -> list:
+        rows, _ = self.pl.all_rows(table=desc["table"])
+        return [r["cells"] for r in rows]
+
+    def test_a_csv_tab_joins_a_parquet_tab(self):
+        desc = self.query("SELECT p.id, p.name, pr.price FROM root p JOIN prices pr USING (id) ORDER BY p.id",
+                          self.prices)
+        self.assertEqual([c["id"] for c in desc["columns"]], ["id", "name", "price"])
+        self.assertEqual([[i, n, decimal.Decimal(str(v))] for i, n, v in self.cells(desc)],
+                         [[1, "ann", decimal.Decimal("9.5")], [3, "cy", decimal.Decimal("7.25")]])
+        # the tab's own file by its name too, and a source alone
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM people JOIN prices USING (id)",
+                                               self.prices)), [[2]])
+        self.assertEqual(self.cells(self.query("SELECT max(id) AS m FROM prices", self.prices)), [[4]])
+
+    def test_files_duckdb_does_not_read_itself_are_loaded_as_open_loads_them(self):
+        sources = [{"name": "wide", "path": self.path["wide.feather"]},
+                   {"name": "book", "path": FIX.xlsx},  # its first sheet, people
+                   {"name": "packed", "path": self.path["people.csv.bz2"]}]
+        self.assertEqual(self.cells(self.query("SELECT r.name FROM root r JOIN wide USING (id)", sources)), [["ann"]])
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM book WHERE name = 'Ada'", sources)), [[2]])
+        got = self.query("SELECT p.name FROM packed p JOIN root r USING (id) WHERE p.id > 1 ORDER BY p.id", sources)
+        self.assertEqual(self.cells(got), [["bob"], ["cy"]])
+        e = self.refused(f"SELECT * FROM read_csv('{self.path['people.csv.bz2']}')", sources)
+        self.assertIn("Permission", e.message, "loaded by the plugin: not a file DuckDB may read")
+        import pyarrow as pa  # noqa: PLC0415
+        import pyarrow.feather as feather  # noqa: PLC0415
+        changed = os.path.join(self.dir, "changed.feather")
+        feather.write_feather(pa.table({"id": [1]}), changed)
+        mine = [{"name": "changed", "path": changed}]
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM changed", mine)), [[1]])
+        feather.write_feather(pa.table({"id": [1, 2, 3, 4]}), changed)  # a new size: loaded again
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM changed", mine)), [[4]])
+
+    def test_writes_attach_install_and_other_files_are_refused(self):
+        target = os.path.join(self.dir, "out.csv")
+        for sql in (f"COPY (SELECT 1) TO '{target}'", "COPY (SELECT 1) TO '/tmp/x.csv'",
+                    f"COPY (SELECT * FROM prices) TO '{target}' (FORMAT csv)"):
+            self.assertIn("COPY", self.refused(sql, self.prices).message)
+        self.assertFalse(os.path.exists(target))
+        other = os.path.join(self.dir, "other.duckdb")
+        self.refused(f"ATTACH '{other}' AS other", self.prices)
+        self.assertFalse(os.path.exists(other))
+        self.refused("INSTALL httpfs", self.prices)
+        self.refused("LOAD httpfs", self.prices)
+        self.refused("CREATE VIEW prices2 AS SELECT 1", self.prices)
+        for scan in (f"read_csv('{self.path['secret.csv']}')", f"'{self.path['secret.csv']}'",
+                     f"read_json('{self.path['extra.jsonl.gz']}')"):
+            e = self.refused(f"SELECT * FROM {scan}", self.prices)
+            self.assertIn("Permission", e.message)
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM prices", self.prices)), [[3]])
+
+    def test_a_later_query_with_a_new_file_is_locked_to_it_too(self):
+        self.query("SELECT 1 AS one", self.prices)  # locks the database to people.csv and prices
+        extra = self.prices + [{"name": "extra", "path": self.path["extra.jsonl.gz"]},
+                               {"name": "wide", "path": self.path["wide.feather"]}]
+        desc = self.query("SELECT r.name, e.colour, p.price FROM root r JOIN extra e USING (id) "
+                          "LEFT JOIN prices p USING (id) ORDER BY r.id", extra)
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM wide, extra", extra)), [[2]])
+        self.assertEqual([[n, c, None if v is None else decimal.Decimal(str(v))] for n, c, v in self.cells(desc)],
+                         [["bob", "red", None], ["cy", "blue", decimal.Decimal("7.25")]])
+        self.assertEqual(self.pl.rows(table=desc["table"], sort=keys("colour"))["rows"][0]["cells"][1], "blue")
+        e = self.refused(f"SELECT r.*, s.* FROM root r, read_csv('{self.path['secret.csv']}') s", extra)
+        self.assertIn("Permission", e.message)
+        self.refused("COPY (SELECT * FROM extra) TO '/tmp/x.csv'", extra)
+        self.refused("INSTALL httpfs", extra)
+        sql = "SELECT nme FROM extra"
+        self.assertEqual(self.refused(sql, extra).data, {"position": sql.index("nme") + 1})
+        self.assertEqual(self.pl.rows()["total"], 3, "the tab's own table is as it was")
+
+    def test_cancel_stops_a_query_on_the_side_database(self):
+        self.query("SELECT 1 AS one", self.prices)
+        extra = self.prices + [{"name": "extra", "path": self.path["extra.jsonl.gz"]}]
+        p = self.pl.p
+        seen = len(p.notifications)
+        rid = p.start("query", {"sql": "SELECT sum(a.range * b.range) AS s FROM range(200000) a, range(200000) b, "
+                                       "extra", "sources": extra})
+        p.notification("progress", lambda m: "running the query" in str(m.get("params")), timeout=30, after=seen)
+        p.notify("$/cancel", {"id": rid})
+        self.assertEqual(p.response(rid, timeout=30)["error"]["code"], -32800)
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM extra", extra)), [[2]])
+
+    def test_errors_keep_their_position_and_left_out_sources_say_why(self):
+        sql = "SELECT 'é', nme FROM prices"
+        self.assertEqual(self.refused(sql, self.prices).data, {"position": sql.index("nme") + 1})
+        sources = self.prices + [{"name": "wide", "path": self.path["wide.feather"]},
+                                 {"name": "people", "path": self.path["secret.csv"]},
+                                 {"name": "gone", "path": os.path.join(self.dir, "gone.csv")},
+                                 {"name": "broken", "path": self.path["broken.parquet"]}]
+        e = self.refused("SELECT * FROM broken", sources)
+        self.assertIn("the tab broken is not readable here", e.message)
+        e = self.refused("SELECT * FROM gone", sources)
+        self.assertIn("gone.csv", e.message)
+        # another tab's file named like this tab's file takes the name (the host's names hold
+        # in every tab); this tab's own file is root
+        self.assertEqual(self.cells(self.query("SELECT * FROM people", sources)), [[42]])
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM root", sources)), [[3]])
+        self.assertEqual(self.cells(self.query("SELECT count(*) AS n FROM people", self.prices)), [[3]])
+        # a name of the plugin's own tables is left out (data1: the loaded copy of people.csv)
+        got = self.query("SELECT count(*) AS n FROM data1", [{"name": "data1", "path": self.path["secret.csv"]}])
+        self.assertEqual(self.cells(got), [[3]])
+
+    def test_bad_sources_are_invalid_params(self):
+        for sources in ([{"name": "Prices", "path": self.path["prices.parquet"]}],
+                        [{"name": "prices", "path": "prices.parquet"}],
+                        self.prices + self.prices, ["prices"]):
+            e = self.refused("SELECT 1", sources)
+            self.assertIn("sources[", e.message)
 
 
 class Rev:

@@ -125,7 +125,7 @@ public enum CommandParser {
         .init(name: "freq", usage: "freq COL [COL...] [--bins N]", summary: "count the rows of each value (numbers and dates: in bins), one level down"),
         .init(name: "describe", usage: "describe", summary: "statistics of every column (nulls, distinct, range, mean, quartiles), one level down"),
         .init(name: "plot", usage: "plot X [Y]", summary: "a histogram of a number or date column, or Y against X, in braille, one level down"),
-        .init(name: "sql", usage: "sql QUERY", summary: "run a read-only SQL query (DuckDB, SQLite, PostgreSQL tabs); its result one level down"),
+        .init(name: "sql", usage: "sql QUERY", summary: "read-only SQL (DuckDB, SQLite, PostgreSQL), one level down; DuckDB sees file tabs too"),
         .init(name: "show", usage: "show [N]", summary: "print the rows in view, or N rows from the current position"),
         .init(name: "goto", usage: "goto ROW", summary: "move to a 1-based row number"),
         .init(name: "page", usage: "page next|prev|first|last", summary: "scroll by a page"),

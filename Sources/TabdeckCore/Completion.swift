@@ -101,11 +101,14 @@ extension Workspace {
     }
 
     /// After `sql`: the names the tab's plugin reads tables by (``TableDescription/sqlNames`` of
-    /// every level of the tab), the current table's columns, and a few keywords.
+    /// every level of the tab, then the other file tabs of a DuckDB tab: ``QuerySources``), the
+    /// current table's columns, and a few keywords.
     func sqlCompletions(_ sql: Substring) -> CompletionCandidates {
         let partial = String(sql.reversed().prefix { !Self.sqlWordBreaks.contains($0) }.reversed())
         let tab = layout.selected.flatMap { tabs[$0] }
-        let names = tab?.stack.flatMap(\.description.sqlNames) ?? []
+        // A DuckDB tab also reads the other file tabs, by the names the host gives them.
+        let others = layout.selected.map { QuerySources.sources(for: $0, in: config).map(\.name) } ?? []
+        let names = (tab?.stack.flatMap(\.description.sqlNames) ?? []) + others
         let columns = tab?.table?.description.columns.map(\.id) ?? []
         let keywords = ["select", "from", "where", "group", "by", "order", "having", "limit", "join", "on", "and", "or",
                         "not", "null", "is", "count", "sum", "avg", "min", "max", "distinct", "as", "desc", "asc"]

@@ -110,10 +110,12 @@ extension Workspace {
         return try runFreq([a.scanRowID!], bins: nil, source: facts.source, &a, &effects)
     }
 
-    /// `sql QUERY`: a read-only query's result as a new table, one level down.
+    /// `sql QUERY`: a read-only query's result as a new table, one level down. A DuckDB tab's
+    /// query also carries the other file tabs as `sources` (``QuerySources``), so it can join them.
     mutating func runQuery(_ sql: String, _ a: inout ActiveCommand, _ effects: inout [Effect]) throws(CommandError) -> Step {
         let tab = a.tab
         let t = tabs[tab]!.table!
+        let query = QueryRequest(sql: sql, sources: QuerySources.sources(for: tab, in: config))
         if let reply = a.reply {
             switch reply {
             case .error(let message): return .failed(message)
@@ -122,7 +124,7 @@ extension Workspace {
                 do { description = try TableDescription(value).checked() } catch { return .failed("query returned a bad table: \(error)") }
                 var view = makeTable(tab: tab, key: t.key + "/sql", description: description, label: "sql")
                 view.view = TableViewState(columns: view.view.columns)  // a query's view starts afresh
-                view.derived = .query(QueryRequest(sql: sql))
+                view.derived = .query(query)
                 tabs[tab]!.stack.append(view)
                 return .done(breadcrumbOutput(tab))
             }
@@ -131,8 +133,11 @@ extension Workspace {
         guard tabs[tab]!.capabilities?.query == true else {
             throw CommandError("plugin \(tab) runs no SQL (it does not declare the query capability)")
         }
-        guard !sql.trimmingWhitespace.isEmpty else { throw CommandError("usage: sql QUERY") }
-        a.awaiting = request(tab, Method.query, QueryRequest(sql: sql).json, .children(table: t.key, row: ""), &effects)
+        guard !sql.trimmingWhitespace.isEmpty else {
+            let names = query.sources.map(\.name)
+            throw CommandError("usage: sql QUERY" + (names.isEmpty ? "" : " (other tabs' files: " + names.joined(separator: ", ") + ")"))
+        }
+        a.awaiting = request(tab, Method.query, query.json, .children(table: t.key, row: ""), &effects)
         return .waiting
     }
 

@@ -34,17 +34,54 @@ public struct DescribeRequest: Hashable, Sendable {
 }
 
 /// The `query` request (capability `query`, PROTOCOL.md 11.14): a read-only SQL query whose
-/// result is a new table.
+/// result is a new table, with the other files the host offers as views.
 public struct QueryRequest: Hashable, Sendable {
     public var sql: String
+    /// Other files offered as read-only views, by SQL-safe name (the host's other tabs).
+    public var sources: [QuerySource]
 
-    public init(sql: String) { self.sql = sql }
+    public init(sql: String, sources: [QuerySource] = []) { self.sql = sql; self.sources = sources }
 
     public init(_ value: JSONValue, path: String = "params") throws(JSONFieldError) {
-        self.init(sql: try JSONReader(value, path: path).string("sql"))
+        let r = try JSONReader(value, path: path)
+        var sources: [QuerySource] = []
+        for s in try r.optionalObjects("sources") {
+            let source = QuerySource(name: try s.string("name"), path: try s.string("path"))
+            guard QuerySource.isSQLName(source.name) else {
+                throw JSONFieldError(path: s.pathOf("name"), reason: "not a SQL-safe name ([a-z_][a-z0-9_]*): \"\(source.name)\"")
+            }
+            guard !sources.contains(where: { $0.name == source.name }) else {
+                throw JSONFieldError(path: s.pathOf("name"), reason: "\"\(source.name)\" names two sources")
+            }
+            guard source.path.hasPrefix("/") else {
+                throw JSONFieldError(path: s.pathOf("path"), reason: "not an absolute path: \"\(source.path)\"")
+            }
+            sources.append(source)
+        }
+        self.init(sql: try r.string("sql"), sources: sources)
     }
 
-    public var json: JSONValue { ["sql": .string(sql)] }
+    public var json: JSONValue {
+        var o: JSONObject = ["sql": .string(sql)]
+        if !sources.isEmpty { o["sources"] = .array(sources.map { ["name": .string($0.name), "path": .string($0.path)] }) }
+        return .object(o)
+    }
+}
+
+/// A file a `query` may read besides the tab's own: a view called `name` over the file at `path`.
+public struct QuerySource: Hashable, Sendable {
+    /// SQL-safe: lower-case letters, digits and `_`, not starting with a digit.
+    public var name: String
+    /// Absolute.
+    public var path: String
+
+    public init(name: String, path: String) { self.name = name; self.path = path }
+
+    /// Whether `name` is SQL-safe: `[a-z_][a-z0-9_]*`.
+    public static func isSQLName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+    }
 }
 
 /// The answer to `describe`: the statistics table's description and which statistics are

@@ -63,3 +63,61 @@ import TabdeckProtocol
         #expect(throws: CommandError.self) { try CommandParser.parse("sqlite") }  // an unknown command, not sql
     }
 }
+
+/// A DuckDB tab's `sql` reads the other file tabs as views (PROTOCOL.md 11.14 `sources`).
+@Suite struct QuerySourcesTests {
+    func fileConfig() -> WorkspaceConfig {
+        WorkspaceConfig(
+            file: "/w/config.json", directory: "/w", sections: [],
+            tabs: [
+                TabConfig(id: "people", title: "People", command: ["/p/Plugins/duckdb/tabdeck-duckdb"], args: ["path": "/d/Sales 2024.parquet"]),
+                TabConfig(id: "orders", title: "Orders", command: ["/p/Plugins/csv/tabdeck-csv"], args: ["path": "data/orders.csv"]),
+                TabConfig(id: "orders2", title: "Orders again", command: ["/p/Plugins/duckdb/tabdeck-duckdb"], args: ["path": "/e/orders.csv.gz"]),
+                TabConfig(id: "year", title: "2024", command: ["/p/Plugins/duckdb/tabdeck-duckdb"], args: ["path": "/e/2024.jsonl"]),
+                TabConfig(id: "root", title: "Root", command: ["/p/Plugins/csv/tabdeck-csv"], args: ["path": "/e/root.csv"]),
+                TabConfig(id: "db", title: "DB", command: ["/p/Plugins/sqlite/tabdeck-sqlite"], args: ["path": "/e/x.sqlite"]),
+                TabConfig(id: "far", title: "Far", command: ["tabdeck-duckdb"], args: ["path": "/f/far.csv"],
+                          remote: RemoteConfig(destination: "h")),
+                TabConfig(id: "gone", title: "Gone", command: [], args: ["path": "/e/gone.csv"], unavailable: "no such file"),
+            ])
+    }
+
+    @Test func namesAreSQLSafeUniqueAndNeverRoot() {
+        #expect(QuerySources.sqlName("/d/Sales 2024.csv") == "sales_2024")
+        #expect(QuerySources.sqlName("/d/2024.csv") == "t_2024")
+        #expect(QuerySources.sqlName("/d/Café-Menü.tar.gz") == "caf__men_")
+        #expect(QuerySources.sqlName("/d/.hidden") == "t")
+        let named = QuerySources.named(fileConfig())
+        #expect(named.map(\.tab) == ["people", "orders", "orders2", "year", "root"], "file tabs of DuckDB and CSV, local and available")
+        #expect(named.map(\.source.name) == ["sales_2024", "orders", "orders_2", "t_2024", "root_2"])
+        #expect(named[1].source.path == "/w/data/orders.csv", "a relative path is the config folder's")
+        #expect(named.allSatisfy { QuerySource.isSQLName($0.source.name) })
+    }
+
+    @Test func aDuckDBTabsQueryCarriesTheOtherFileTabs() throws {
+        var h = Harness(count: 10, config: fileConfig())
+        for id in h.plugins.keys { h.plugins[id]!.queries = true; h.plugins[id]!.sqlNames = ["root"] }
+        h.run("show 1")
+        #expect(h.run("sql SELECT * FROM root JOIN orders USING (id)") != nil)
+        let params = try #require(h.sends(Method.query).last?.2)
+        #expect(try QueryRequest(params).sources.map(\.name) == ["orders", "orders_2", "t_2024", "root_2"])
+        #expect(try QueryRequest(params).sources.first?.path == "/w/data/orders.csv")
+        #expect(h.run("back") != nil)
+        #expect(h.run("sql") == nil)
+        #expect(h.lastFailure == "usage: sql QUERY (other tabs' files: orders, orders_2, t_2024, root_2)")
+        // The plugin's own names (sqlNames: root), the other tabs', then keywords.
+        #expect(h.ws.completions(for: "sql SELECT * FROM ord") == .words(["orders", "orders_2", "order"]))
+        #expect(h.ws.completions(for: "sql SELECT * FROM r") == .words(["root", "root_2"]))
+    }
+
+    @Test func otherPluginsGetNoSources() throws {
+        var h = Harness(count: 10, config: fileConfig())
+        for id in h.plugins.keys { h.plugins[id]!.queries = true }
+        h.run("tab select orders")
+        h.run("show 1")
+        #expect(h.run("sql SELECT 1") != nil)
+        let params = try #require(h.sends(Method.query).last?.2)
+        #expect(params["sources"] == nil, "a CSV tab's engine reads no other files")
+        #expect(h.ws.completions(for: "sql SELECT * FROM ord") == .words(["order"]), "no other tabs' names, the keyword")
+    }
+}

@@ -101,3 +101,33 @@ import TabdeckProtocol
         #expect(lines == text.split(separator: "\n").map { .line(Array($0.utf8)) })
     }
 }
+
+@Suite struct QueryRequestTests {
+    @Test func roundTripsWithSourcesThroughJSONText() throws {
+        let request = QueryRequest(sql: "SELECT * FROM root JOIN prices USING (id)",
+                                   sources: [QuerySource(name: "prices", path: "/data/prices.parquet"),
+                                             QuerySource(name: "t_2024", path: "/data/2024.csv")])
+        let line = MessageCodec.encode(.request(id: .int(3), method: "query", params: request.json))
+        guard case .request(_, _, let params) = try MessageCodec.decode(line) else { Issue.record("not a request"); return }
+        #expect(try QueryRequest(params) == request)
+        #expect(params["sources"]?.arrayValue?.count == 2)
+    }
+
+    @Test func noSourcesIsTheOldRequest() throws {
+        #expect(QueryRequest(sql: "SELECT 1").json == ["sql": "SELECT 1"])
+        #expect(try QueryRequest(["sql": "SELECT 1", "sources": []]) == QueryRequest(sql: "SELECT 1"))
+    }
+
+    @Test func refusesUnsafeNamesRepeatsAndRelativePaths() {
+        #expect(throws: JSONFieldError(path: "params.sources[0].name", reason: #"not a SQL-safe name ([a-z_][a-z0-9_]*): "1x""#)) {
+            try QueryRequest(["sql": "x", "sources": [["name": "1x", "path": "/a"]]])
+        }
+        #expect(throws: JSONFieldError(path: "params.sources[1].name", reason: #""a" names two sources"#)) {
+            try QueryRequest(["sql": "x", "sources": [["name": "a", "path": "/a"], ["name": "a", "path": "/b"]]])
+        }
+        #expect(throws: JSONFieldError(path: "params.sources[0].path", reason: #"not an absolute path: "a.csv""#)) {
+            try QueryRequest(["sql": "x", "sources": [["name": "a", "path": "a.csv"]]])
+        }
+        #expect(!QuerySource.isSQLName("Sales") && !QuerySource.isSQLName("") && QuerySource.isSQLName("_x9"))
+    }
+}

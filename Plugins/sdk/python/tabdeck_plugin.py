@@ -967,7 +967,9 @@ class TablePlugin(TableSource):
         raise RpcError(NOT_SUPPORTED, "this plugin cannot describe its tables")
 
     def query(self, sql: str) -> Table:
-        """Handle ``query`` (PROTOCOL.md 11.14); declare the ``query`` capability. Run ``sql``
+        """Handle ``query`` (PROTOCOL.md 11.14); declare the ``query`` capability. A plugin that
+        reads files may take a ``sources`` keyword too: the host's other files, a list of
+        ``{"name", "path"}`` (checked), each to show as a read-only view ``name``. Run ``sql``
         (a non-empty string) read-only and return its result as a :class:`Table`, which the SDK
         gives a handle and closes like a child table. Raise ``RpcError(INVALID_PARAMS, message,
         {"position": n})`` for a query the engine refuses (``n``: the 1-based character offset
@@ -1577,6 +1579,19 @@ class TablePlugin(TableSource):
         sql = params.get("sql")
         if not isinstance(sql, str) or not sql.strip():
             raise RpcError(INVALID_PARAMS, "sql must be a non-empty string (the query)")
+        sources = params.get("sources") or []
+        names: set[str] = set()
+        for i, s in enumerate(sources if isinstance(sources, list) else [None]):
+            if not (isinstance(s, dict) and isinstance(s.get("name"), str) and isinstance(s.get("path"), str)
+                    and re.fullmatch(r"[a-z_][a-z0-9_]*", s["name"]) and s["name"] not in names
+                    and s["path"].startswith("/")):
+                raise RpcError(INVALID_PARAMS, f"sources[{i}] must be {{name, path}}: a unique SQL-safe name "
+                                               "([a-z_][a-z0-9_]*) and an absolute path", {"field": f"sources[{i}]"})
+            names.add(s["name"])
+        # Only a plugin whose query() takes `sources` gets them (the host's other files, 11.14).
+        if sources and "sources" in inspect.signature(self.query).parameters:
+            return self._register(self.query(sql, sources=[{"name": s["name"], "path": s["path"]} for s in sources]),
+                                  "query()")
         return self._register(self.query(sql), "query()")
 
     def _action(self, params: dict[str, Any]) -> dict[str, Any]:

@@ -194,6 +194,14 @@ class DescribeAndQuery(unittest.TestCase):
             with self.subTest(params):
                 self.assertEqual(self.error("query", params).code, -32602)
 
+    def test_query_sources_are_checked_and_ignored_by_a_query_without_them(self) -> None:
+        ok = [{"name": "prices", "path": "/data/prices.parquet"}]
+        self.assertEqual(self.p.call("query", {"sql": "COUNT 2", "sources": ok})["total"], 2)
+        for sources in ([{"name": "Prices", "path": "/a"}], [{"name": "a", "path": "a.csv"}], ok + ok, "x"):
+            with self.subTest(sources):
+                e = self.error("query", {"sql": "COUNT 2", "sources": sources})
+                self.assertEqual((e.code, e.data), (-32602, {"field": "sources[%d]" % (1 if sources == ok + ok else 0)}))
+
 
 class WithoutTheCapabilities(unittest.TestCase):
     def test_describe_and_query_are_unknown_methods(self) -> None:
