@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "TabdeckAppTests", dependencies: ["TabdeckApp", "TabdeckTime"]),
         .testTarget(name: "TabdeckPluginKitTests", dependencies: ["TabdeckPluginKit"]),
         .testTarget(name: "PipeTableTests", dependencies: ["PipeTable", "TabdeckProtocol"]),
-        .testTarget(name: "CSVTableTests", dependencies: ["CSVTable", "SeededRandom"]),
+        .testTarget(name: "CSVTableTests", dependencies: ["CSVTable", "SeededRandom", "TabdeckPluginKit", "TabdeckProtocol"]),
         .testTarget(name: "SQLiteBrowserTests", dependencies: ["SQLiteBrowser", "SeededRandom"]),
         .testTarget(name: "PostgresBrowserTests", dependencies: ["PostgresBrowser", "TabdeckPluginKit"]),
         .testTarget(name: "TabdeckSpoolTests", dependencies: ["TabdeckSpool", "TabdeckPluginKit", "SeededRandom"]),

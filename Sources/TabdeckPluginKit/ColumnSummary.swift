@@ -103,14 +103,49 @@ public struct ColumnSummary {
         for (_, g) in groups where g.count > topCount || (g.count == topCount && top.map { SummaryTexts.compare(g.cell, $0, spec) < 0 } == true) {
             top = g.cell; topCount = g.count
         }
-        let distinct = sketch.map { Swift.max($0.estimate, groups.count) } ?? groups.count
+        var s = Statistics()
+        s.count = count; s.nulls = nulls
+        s.distinct = sketch.map { Swift.max($0.estimate, groups.count) } ?? groups.count
+        s.min = minCell; s.max = maxCell; s.top = top; s.topCount = topCount
+        s.sorted = kept.sorted(); s.seen = seen
+        s.lowest = lowest; s.highest = highest; s.mean = mean; s.squares = squares
+        s.dateOnly = allDateOnly
+        return Self.row(spec: spec, s)
+    }
+
+    /// What a describe row is written from: a column's statistics, computed by a summary or
+    /// by a plugin's own typed scan (which then writes exactly what a summary would).
+    public struct Statistics: Sendable {
+        /// Non-null and null cells; distinct values.
+        public var count = 0, nulls = 0, distinct = 0
+        /// The smallest cell (the first in row order), the largest (the last), the most
+        /// frequent (ties: the smallest; its first cell) and its count.
+        public var min: JSONValue?, max: JSONValue?, top: JSONValue?
+        public var topCount = 0
+        /// The numbers (instants of a date column, in milliseconds) kept, sorted: all of them
+        /// when `seen` is their count, else a sample of the `seen` ones.
+        public var sorted: [Double] = []
+        public var seen = 0
+        /// For a sample: the smallest and largest number seen, and their mean and sum of
+        /// squared deviations (Welford).
+        public var lowest = Double.infinity, highest = -Double.infinity, mean = 0.0, squares = 0.0
+        /// Every date is a date alone.
+        public var dateOnly = true
+
+        public init() {}
+    }
+
+    /// The describe row of a column with these statistics.
+    public static func row(spec: ColumnSpec, _ s: Statistics) -> Row {
+        let isNumber = spec.type == .integer || spec.type == .decimal, isDate = spec.type == .date
         var mean: JSONValue = .null, stddev: JSONValue = .null
         var p25: JSONValue = .null, median: JSONValue = .null, p75: JSONValue = .null, histogram: JSONValue = .null
-        if seen > 0 {
-            let xs = kept.sorted()
+        let seen = s.seen
+        if seen > 0 && (isNumber || isDate) {
+            let xs = s.sorted
             let exact = seen == xs.count
-            let lo = exact ? xs[0] : lowest, hi = exact ? xs[xs.count - 1] : highest
-            let dateOnly = allDateOnly, isDate = self.isDate
+            let lo = exact ? xs[0] : s.lowest, hi = exact ? xs[xs.count - 1] : s.highest
+            let dateOnly = s.dateOnly
             func text(_ d: Double) -> String {
                 isDate ? SummaryTexts.dateText(d, dateOnly: dateOnly) : SummaryTexts.numberText(d)
             }
@@ -120,10 +155,10 @@ public struct ColumnSummary {
             histogram = .string(SummaryTexts.histogram(xs, min: lo, max: hi, scale: Double(seen) / Double(xs.count)))
             if isNumber {
                 // All numbers kept: two passes over the sorted values, as exact as a double allows.
-                let m = exact ? xs.reduce(0, +) / Double(xs.count) : self.mean
+                let m = exact ? xs.reduce(0, +) / Double(xs.count) : s.mean
                 mean = .double(m)
                 if seen > 1 {
-                    let sum: Double = exact ? xs.reduce(0.0) { $0 + ($1 - m) * ($1 - m) } : squares
+                    let sum: Double = exact ? xs.reduce(0.0) { $0 + ($1 - m) * ($1 - m) } : s.squares
                     stddev = .double((sum / Double(seen - 1)).squareRoot())
                 }
             }
@@ -131,9 +166,9 @@ public struct ColumnSummary {
         func textCell(_ v: JSONValue?) -> JSONValue { v.flatMap(SummaryTexts.text).map { .string($0) } ?? .null }
         let cells: [JSONValue] = [
             .string(spec.title ?? spec.id), .string(spec.type.name),
-            .int(Int64(count)), .int(Int64(nulls)), .int(Int64(distinct)),
-            textCell(minCell), textCell(maxCell), mean, stddev, p25, median, p75,
-            textCell(top), top == nil ? .null : .int(Int64(topCount)), histogram,
+            .int(Int64(s.count)), .int(Int64(s.nulls)), .int(Int64(s.distinct)),
+            textCell(s.min), textCell(s.max), mean, stddev, p25, median, p75,
+            textCell(s.top), s.top == nil ? .null : .int(Int64(s.topCount)), histogram,
         ]
         return Row(id: spec.id, cells: cells)
     }

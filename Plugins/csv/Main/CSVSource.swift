@@ -162,6 +162,15 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
             }
             return LocateResult(row: nil, offset: nil)
         }
+        if let stats = describedTable(request.table) {
+            // Rows of a table of statistics are the column ids; their place in the order.
+            let order = try stats.order(sort: request.sort, filter: request.filter, clause: request.where)
+            for id in request.rows {
+                guard let n = stats.rows.firstIndex(where: { $0.id == id }), let at = order.firstIndex(of: n) else { continue }
+                return LocateResult(row: id, offset: at)
+            }
+            return LocateResult(row: nil, offset: nil)
+        }
         let table = try self.table(request.table)
         let keys = try Self.sortKeys(request.sort, table)
         let conditions = try Self.conditions(request.where, table)
@@ -280,42 +289,33 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
     func describe(_ request: DescribeRequest, cancel: CancellationFlag) throws -> DescribeResult {
         let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
         var summary: TableSummary, title: String, columns: [ColumnSpec]
+        let rows: [Row], estimates: [String]
         if let counts = countTable(request.table) {
             columns = counts.columns
             summary = TableSummary(columns: columns)
             for i in try counts.order(sort: [], filter: filter, clause: request.where) { summary.add(counts.rows[i].cells) }
             title = "groups"
+            (rows, estimates) = (summary.rows, summary.estimates)
         } else if let stats = describedTable(request.table) {
             columns = stats.columns
             summary = TableSummary(columns: columns)
             for cells in try stats.cells(filter: filter, clause: request.where) { summary.add(cells) }
             title = "describe"
+            (rows, estimates) = (summary.rows, summary.estimates)
         } else {
             let table = try self.table(request.table)
             columns = Self.columnSpecs(table)
             let conditions = try Self.conditions(request.where, table)
             lock.lock(); title = hows[request.table]?.title ?? request.table; lock.unlock()
-            summary = TableSummary(columns: columns)
-            if !table.columns.isEmpty {
-                let isCancelled = { cancel.isCancelled }
-                let rows: [Int]
-                if filter == nil && conditions.isEmpty {
-                    rows = Array(0..<(try table.waitUntilIndexed(isCancelled: isCancelled)))
-                } else {
-                    rows = try table.page(offset: 0, limit: Int.max, filter: filter, where: conditions, isCancelled: isCancelled).rows
-                }
-                let reporter = CountProgress(message: "describing \(title)", notifier: notifierNow)
-                var done = 0
-                while done < rows.count {
-                    try cancel.check()
-                    let batch = Array(rows[done..<min(rows.count, done + Self.describeBatch)])
-                    for values in table.values(rows: batch) { summary.add(values.map(Self.json)) }
-                    done += batch.count
-                    reporter.report(done, rows.count)
-                }
+            if table.columns.isEmpty {
+                summary = TableSummary(columns: columns)
+                (rows, estimates) = (summary.rows, summary.estimates)
+            } else {
+                (rows, estimates) = try Self.describeTyped(table, columns: columns, filter: filter, where: conditions,
+                                                           title: title, notifier: notifierNow, cancel: cancel)
             }
         }
-        let stats = MemoryTable(columns: DescribeRequest.columns, rows: summary.rows)
+        let stats = MemoryTable(columns: DescribeRequest.columns, rows: rows)
         lock.lock()
         describedCount += 1
         let handle = "desc\(describedCount)"
@@ -324,7 +324,56 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
         PluginLog.info("\(title): described \(columns.count) columns as \(handle)")
         return DescribeResult(description: TableDescription(table: handle, title: "\(title) › describe", columns: stats.columns,
                                                             total: stats.rows.count),
-                              estimates: summary.estimates)
+                              estimates: estimates)
+    }
+
+    /// The describe rows of a file's columns from the engine's typed scan (one parallel pass,
+    /// numbers sorted: exact statistics, written by the kit's ``ColumnSummary/row(spec:_:)``).
+    /// A typed column with cells that are not of its type (served as text) is described from
+    /// its served cells by the kit's ``ColumnSummary`` instead, in a second pass.
+    static func describeTyped(_ table: CSVTable, columns: [ColumnSpec], filter: String?, where conditions: [CSVCondition],
+                              title: String, notifier: Notifier?, cancel: CancellationFlag) throws -> (rows: [Row], estimates: [String]) {
+        let isCancelled = { cancel.isCancelled }
+        let reporter = CountProgress(message: "describing \(title)", notifier: notifier)
+        let stats = try table.describe(filter: filter, where: conditions, textLimit: ColumnSummary.Limits.standard.distinct,
+                                       isCancelled: isCancelled, progress: { done, all in reporter.report(done, all) })
+        var flagged = Set<String>()
+        var rows = zip(columns, stats).map { spec, s in ColumnSummary.row(spec: spec, statistics(s)) }
+        for s in stats where s.distinctEstimated { flagged.formUnion(["distinct", "top", "topCount"]) }
+        let mixed = stats.indices.filter { stats[$0].invalid > 0 }
+        if !mixed.isEmpty {
+            var summaries = mixed.map { ColumnSummary(spec: columns[$0]) }
+            let kept: [Int]
+            if filter == nil && conditions.isEmpty {
+                kept = Array(0..<(try table.waitUntilIndexed(isCancelled: isCancelled)))
+            } else {
+                kept = try table.page(offset: 0, limit: Int.max, filter: filter, where: conditions, isCancelled: isCancelled).rows
+            }
+            var done = 0
+            while done < kept.count {
+                try cancel.check()
+                let batch = Array(kept[done..<min(kept.count, done + describeBatch)])
+                for values in table.values(rows: batch) {
+                    for (i, k) in mixed.enumerated() { summaries[i].add(json(values[k])) }
+                }
+                done += batch.count
+            }
+            for (i, k) in mixed.enumerated() {
+                rows[k] = summaries[i].row()
+                flagged.formUnion(summaries[i].estimates)
+            }
+        }
+        return (rows, DescribeRequest.columns.map(\.id).filter(flagged.contains))
+    }
+
+    /// The engine's statistics of a column as the kit writes them.
+    static func statistics(_ s: CSVColumnStats) -> ColumnSummary.Statistics {
+        var out = ColumnSummary.Statistics()
+        out.count = s.count; out.nulls = s.nulls; out.distinct = s.distinct
+        out.min = s.min.map(json); out.max = s.max.map(json); out.top = s.top.map(json); out.topCount = s.topCount
+        out.sorted = s.sorted; out.seen = s.sorted.count
+        out.dateOnly = s.dateOnly
+        return out
     }
 
     private func describedTable(_ handle: String) -> MemoryTable? {
