@@ -314,5 +314,64 @@ with section("a long query") as p:
     check("a 5-second query sends progress while it runs (the host's 10 s silence timer never fires)",
           len(rows) == 1 and len(beats) >= 2, f"{len(beats)} progress notifications")
 
+# 8. describe, sql and the names sql reads, against psql on the same table (issue 25).
+with section("sql names of the catalog") as p:
+    catalog = p.request("open", {"args": {"url": p.url}})
+    check("the catalog names its tables for sql completion (sqlNames)", "store.orders" in catalog.get("sqlNames", []),
+          str(catalog.get("sqlNames", [])[:10]))
+with section("describe and sql") as p:
+    from decimal import Decimal
+    d = p.open("store.orders")
+    check("a table names itself for sql completion", d.get("sqlNames") == ["store.orders"], str(d.get("sqlNames")))
+    stats = p.request("describe", {"table": "root", "filter": None})
+    rows = p.request("rows", {"table": stats["table"], "offset": 0, "limit": 100, "sort": [], "filter": None, "generation": 1})["rows"]
+    ids = [c["id"] for c in stats["columns"]]
+    amount = dict(zip(ids, next(r["cells"] for r in rows if r["id"] == "amount")))
+    want = psql("SELECT count(amount), count(*) - count(amount), count(DISTINCT amount), min(amount), max(amount), "
+                "percentile_cont(0.5) WITHIN GROUP (ORDER BY amount) FROM store.orders")[0]
+    got = [amount["count"], amount["nulls"], amount["distinct"], amount["min"], amount["max"], amount["median"]]
+    check("describe: amount's count, nulls, distinct, min, max and median equal psql's",
+          [int(x) for x in got[:3]] == [int(x) for x in want[:3]] and all(Decimal(str(a)) == Decimal(b) for a, b in zip(got[3:], want[3:])),
+          f"{got} against psql {want}")
+    kept = p.request("describe", {"table": "root", "filter": None, "where": [{"column": "status", "op": "=", "value": "paid"}]})
+    krows = p.request("rows", {"table": kept["table"], "offset": 0, "limit": 100, "sort": [], "filter": None, "generation": 1})["rows"]
+    status = dict(zip(ids, next(r["cells"] for r in krows if r["id"] == "status")))
+    paid = int(psql("SELECT count(*) FROM store.orders WHERE status = 'paid'")[0][0])
+    check("describe under where status = paid counts psql's rows", int(status["count"]) == paid and status["distinct"] == 1,
+          f"{status['count']}, {status['distinct']} distinct against {paid}")
+    q = p.request("query", {"sql": "SELECT status, count(*) AS n FROM store.orders GROUP BY status ORDER BY status"})
+    qrows = p.request("rows", {"table": q["table"], "offset": 0, "limit": 100, "sort": [], "filter": None, "generation": 1})["rows"]
+    want = psql("SELECT status, count(*) FROM store.orders GROUP BY status ORDER BY status")
+    check("sql: a GROUP BY equals psql's", [[str(c) for c in r["cells"]] for r in qrows] == want, f"{qrows[:4]} against {want}")
+    try:
+        p.request("query", {"sql": "DELETE FROM store.orders WHERE id = 1"})
+        refused = "(no error)"
+    except RuntimeError as e:
+        refused = str(e)
+    left = psql("SELECT count(*) FROM store.orders WHERE id = 1")[0][0]
+    check("sql runs read-only: a DELETE is refused by the server and deletes nothing",
+          "read-only" in refused and left == "1", f"{refused}; row 1 left: {left}")
+    try:
+        p.request("query", {"sql": "WITH d AS (DELETE FROM store.orders WHERE id = 2 RETURNING id) SELECT * FROM d"})
+        refused = "(no error)"
+    except RuntimeError as e:
+        refused = str(e)
+    left = psql("SELECT count(*) FROM store.orders WHERE id = 2")[0][0]
+    check("sql runs read-only: a data-modifying WITH is refused by the server and deletes nothing",
+          refused != "(no error)" and left == "1", f"{refused}; row 2 left: {left}")
+    typed = p.request("query", {"sql": "SELECT id, id, amount, created, status, tags, meta FROM store.orders WHERE id = 11"})
+    trow = p.request("rows", {"table": typed["table"], "offset": 0, "limit": 1, "sort": [], "filter": None, "generation": 1})["rows"][0]
+    want = psql("SELECT id, id, amount, created, status, tags, meta FROM store.orders WHERE id = 11")[0]
+    check("sql: every type of value as psql shows it (duplicate column names, numeric, timestamptz, enum, array, jsonb)",
+          [c["id"] for c in typed["columns"]] == ["id", "id_2", "amount", "created", "status", "tags", "meta"]
+          and [str(c) for c in trow["cells"][:3]] == want[:3] and trow["cells"][4:] == want[4:],
+          f"{trow['cells']} against {want}")
+
+with section("describe every kind of value") as p:
+    d = p.open("store.kinds")
+    stats = p.request("describe", {"table": "root", "filter": None})
+    check("describe answers for every kind of column (jsonb, json, uuid, bytea, arrays, ranges, geometry ...)",
+          stats["total"] == len(d["columns"]), f"{stats['total']} rows for {len(d['columns'])} columns")
+
 print(f"real schema: {passed} passed, {len(failed)} failed")
 sys.exit(1 if failed else 0)

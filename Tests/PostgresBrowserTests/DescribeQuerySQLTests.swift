@@ -18,6 +18,12 @@ import TabdeckProtocol
             "BEGIN TRANSACTION READ ONLY", "SET LOCAL statement_timeout = '30s'", "SET LOCAL TimeZone = 'UTC'",
             "SET LOCAL DateStyle = 'ISO, YMD'",
         ])
+        // The rows again, every column as text by position (duplicate names work).
+        #expect(PGQuery.textWrap("SELECT a, a FROM t;", columns: 2, limit: 5) == "SELECT q.* FROM (VALUES (1)) AS tabdeck_one(x) LEFT JOIN "
+                + "(SELECT true AS tabdeck_row, tabdeck_c1::text, tabdeck_c2::text FROM (\nSELECT a, a FROM t\n) AS q0(tabdeck_c1, tabdeck_c2) "
+                + "LIMIT 5) AS q ON true")
+        #expect(PGQuery.refusal("  DELETE FROM t") == "read-only: only a query (SELECT, WITH, VALUES, TABLE) runs here; DELETE statements are refused")
+        #expect(PGQuery.refusal("(select 1)") == nil && PGQuery.refusal("WITH x AS (SELECT 1) TABLE x") == nil)
         let wrapped = PGQuery.wrap("SELECT state, count(*) AS n FROM root GROUP BY state ; \n", limit: 11)
         #expect(wrapped == PGQuery.prefix + "SELECT state, count(*) AS n FROM root GROUP BY state\n) AS q0 LIMIT 11) AS q ON true")
         #expect(wrapped.hasPrefix("SELECT q.* FROM (VALUES (1)) AS tabdeck_one(x) LEFT JOIN (SELECT true AS tabdeck_row, q0.* FROM (\n"))
@@ -62,12 +68,15 @@ import TabdeckProtocol
         let sql = PGQuery.statistics(qty, source: "\"public\".\"t\"", conditions: ["\"qty\" >= $1::integer"])
         #expect(sql.hasPrefix("WITH s AS (SELECT \"qty\" AS c FROM \"public\".\"t\" WHERE (\"qty\" >= $1::integer)), "))
         #expect(sql.contains("t AS (SELECT c AS v, count(*) AS n FROM s WHERE c IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 ASC LIMIT 1)"))
-        #expect(sql.contains("SELECT count(c)::text, (count(*) - count(c))::text, count(DISTINCT c)::text, min(c)::text, max(c)::text, "
+        #expect(sql.contains("SELECT count(c)::text, (count(*) - count(c))::text, count(DISTINCT c)::text, (SELECT c::text FROM s WHERE c IS NOT NULL ORDER BY c ASC LIMIT 1), (SELECT c::text FROM s WHERE c IS NOT NULL ORDER BY c DESC LIMIT 1), "
                              + "avg(c)::text, stddev_samp(c)::text, (percentile_cont(0.25) WITHIN GROUP (ORDER BY c::float8))::text, "
                              + "(percentile_cont(0.5) WITHIN GROUP (ORDER BY c::float8))::text, "
                              + "(percentile_cont(0.75) WITHIN GROUP (ORDER BY c::float8))::text, (SELECT v::text FROM t), (SELECT n::text FROM t), "))
         #expect(sql.contains("least(width_bucket(c::float8, m.lo, CASE WHEN m.hi > m.lo THEN m.hi ELSE m.lo + 1 END, 8), 8)"))
-        #expect(sql.contains("CASE WHEN count(c) = 0 THEN NULL WHEN min(c::float8) = max(c::float8) THEN count(c)::text ELSE"))
+        // Bins of the finite values only (NaN and the infinities cannot be bucketed).
+        let finite = "c::float8 NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)"
+        #expect(sql.contains("CASE WHEN count(c) FILTER (WHERE \(finite)) = 0 THEN NULL WHEN min(c::float8) FILTER (WHERE \(finite)) = "))
+        #expect(sql.contains("WHERE c IS NOT NULL AND \(finite) GROUP BY 1"))
         #expect(sql.contains("generate_series(1, 8)"))
         #expect(sql.hasSuffix(" FROM s"))
     }
@@ -79,7 +88,7 @@ import TabdeckProtocol
         #expect(d.contains("width_bucket(extract(epoch FROM c)::float8"))
         let n = PGQuery.statistics(name, source: "x", conditions: [])
         #expect(n.hasPrefix("WITH s AS (SELECT \"na\"\"me\" AS c FROM x), "))
-        #expect(n.contains("min(c)::text, max(c)::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, (SELECT v::text FROM t), (SELECT n::text FROM t), NULL::text FROM s"))
+        #expect(n.contains("(SELECT c::text FROM s WHERE c IS NOT NULL ORDER BY c ASC LIMIT 1), (SELECT c::text FROM s WHERE c IS NOT NULL ORDER BY c DESC LIMIT 1), NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, (SELECT v::text FROM t), (SELECT n::text FROM t), NULL::text FROM s"))
         let f = PGQuery.statistics(flag, source: "x", conditions: [])
         #expect(f.contains("bool_and(c)::text, bool_or(c)::text"))
         let j = PGQuery.statistics(doc, source: "x", conditions: [])

@@ -29,6 +29,28 @@ public enum PGQuery {
         return prefix + body + "\n) AS q0 LIMIT \(limit)) AS q ON true"
     }
 
+    /// The query's rows with every column as text (what psql shows; PostgreSQL sends results in
+    /// binary, which only text columns read as they are): the columns renamed by position
+    /// (`tabdeck_c1`…: duplicate names work) and cast to `text`; the marker column and the
+    /// outer row of ``wrap(_:limit:)``. `columns` from a first run of ``wrap(_:limit:)`` with
+    /// limit 0, which plans the query without running it.
+    public static func textWrap(_ sql: String, columns: Int, limit: Int = maxRows + 1) -> String {
+        var body = Substring(sql)
+        while let last = body.last, last.isWhitespace || last == ";" { body = body.dropLast() }
+        let names = (1...max(1, columns)).map { "tabdeck_c\($0)" }
+        return "SELECT q.* FROM (VALUES (1)) AS tabdeck_one(x) LEFT JOIN (SELECT true AS tabdeck_row, "
+            + names.map { "\($0)::text" }.joined(separator: ", ") + " FROM (\n" + body
+            + "\n) AS q0(" + names.joined(separator: ", ") + ") LIMIT \(limit)) AS q ON true"
+    }
+
+    /// Statements that are not a query, refused before they reach the server with a message
+    /// that says why (the server would say "syntax error": a statement is no subquery).
+    public static func refusal(_ sql: String) -> String? {
+        let word = sql.drop { $0.isWhitespace || $0 == "(" }.prefix { $0.isLetter }.uppercased()
+        guard !word.isEmpty, !["SELECT", "WITH", "VALUES", "TABLE"].contains(word) else { return nil }
+        return "read-only: only a query (SELECT, WITH, VALUES, TABLE) runs here; \(word) statements are refused"
+    }
+
     /// The position (1-based, in characters) in the text as typed of a position the server
     /// gave in the wrapped text; nil when it falls outside it.
     public static func position(_ server: Int, in sql: String) -> Int? {
@@ -100,7 +122,10 @@ public enum PGQuery {
         let minMax: (String, String) = switch column.type {
         case .bool: ("bool_and(c)::text", "bool_or(c)::text")
         case _ where !ordered: ("NULL::text", "NULL::text")
-        default: ("min(c)::text", "max(c)::text")
+        // By ORDER BY, not min()/max(): every ordered type sorts, not all have the aggregates
+        // (jsonb, uuid, bytea: the real server said 42883).
+        default: ("(SELECT c::text FROM s WHERE c IS NOT NULL ORDER BY c ASC LIMIT 1)",
+                  "(SELECT c::text FROM s WHERE c IS NOT NULL ORDER BY c DESC LIMIT 1)")
         }
         let moments = column.type == .integer || column.type == .decimal
             ? ("avg(c)::text", "stddev_samp(c)::text") : ("NULL::text", "NULL::text")
@@ -111,14 +136,20 @@ public enum PGQuery {
             default: return "NULL::text"
             }
         }
+        // Bins of the finite values only: width_bucket refuses NaN and the infinities (a numeric
+        // 'NaN', an 'infinity' date: the real server said 2201G).
+        func finite(_ x: String) -> String { "\(x) NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)" }
         let histogram = number.map { x in
             "(SELECT string_agg(coalesce(h.n, 0)::text, ' ' ORDER BY b.k) FROM generate_series(1, 8) AS b(k) LEFT JOIN "
                 + "(SELECT least(width_bucket(\(x), m.lo, CASE WHEN m.hi > m.lo THEN m.hi ELSE m.lo + 1 END, 8), 8) AS k, count(*) AS n "
-                + "FROM s, (SELECT min(\(x)) AS lo, max(\(x)) AS hi FROM s) AS m WHERE c IS NOT NULL GROUP BY 1) AS h ON h.k = b.k)"
+                + "FROM s, (SELECT min(\(x)) AS lo, max(\(x)) AS hi FROM s WHERE \(finite(x))) AS m "
+                + "WHERE c IS NOT NULL AND \(finite(x)) GROUP BY 1) AS h ON h.k = b.k)"
         } ?? "NULL::text"
         // A single value (or none): one bin holding them all, as the protocol's "up to 8".
         let histogramCell = number.map { x in
-            "CASE WHEN count(c) = 0 THEN NULL WHEN min(\(x)) = max(\(x)) THEN count(c)::text ELSE \(histogram) END"
+            "CASE WHEN count(c) FILTER (WHERE \(finite(x))) = 0 THEN NULL "
+                + "WHEN min(\(x)) FILTER (WHERE \(finite(x))) = max(\(x)) FILTER (WHERE \(finite(x))) "
+                + "THEN (count(c) FILTER (WHERE \(finite(x))))::text ELSE \(histogram) END"
         } ?? "NULL::text"
         return "WITH s AS (SELECT \(q) AS c FROM \(source)\(whereSQL)), "
             + "t AS (SELECT \(c) AS v, count(*) AS n FROM s WHERE c IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 ASC LIMIT 1) "

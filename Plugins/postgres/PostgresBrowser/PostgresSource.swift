@@ -300,10 +300,15 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
     public func query(_ request: QueryRequest, cancel: CancellationFlag) throws -> TableDescription {
         lock.lock(); let connection = self.connection; lock.unlock()
         guard let connection else { throw RPCError.unknown(table: "root") }
+        if let refusal = PGQuery.refusal(request.sql) { throw RPCError.badParams(refusal, path: "params.sql") }
         let result: (columns: [(name: String, oid: UInt32)], rows: [[String?]])
         do {
-            result = try connection.transaction(setup: PGQuery.setup(statementSeconds: statementSeconds), PGQuery.wrap(request.sql),
-                                                cancel: cancel)
+            // The columns first (planned, not run), then the rows with every value as text.
+            let setup = PGQuery.setup(statementSeconds: statementSeconds)
+            let shape = try connection.transaction(setup: setup, PGQuery.wrap(request.sql, limit: 0), cancel: cancel)
+            let rows = try connection.transaction(setup: setup, PGQuery.textWrap(request.sql, columns: shape.columns.count - 1),
+                                                  cancel: cancel)
+            result = (shape.columns, rows.rows)
         } catch let error as RPCError where error.code == RPCError.internalError && error.message.hasPrefix("PostgreSQL: ") {
             let position = error.data?["position"]?.intValue.flatMap { PGQuery.position(Int($0), in: request.sql) }
             throw RPCError(code: RPCError.invalidParams, message: error.message,
