@@ -287,10 +287,18 @@ extension Workspace {
     }
 
     /// Changes the sort order: a new generation, an empty cache, in-flight pages cancelled.
+    /// A cursor on the first row stays at the top of the new order (whoever looks at the top
+    /// of a table sorts it to see the new top, not where the first row went); a cursor
+    /// elsewhere keeps its row (CursorFollow.swift).
     mutating func setSort(_ t: inout TableState, _ order: [SortKey], _ tab: String, _ effects: inout [Effect]) {
         guard order != t.view.sort else { return }
+        let atTop = t.view.cursor == 0 && t.cursorPath.isEmpty
         t.view.sort = order
         startGeneration(&t, &effects)
+        if atTop {
+            forgetCursorRow(&t)
+            move(&t, cursor: 0, scroll: 0)
+        }
     }
 
     /// A new sort or filter: the next generation, with no page kept or awaited and no pending
