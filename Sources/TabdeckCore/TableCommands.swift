@@ -368,6 +368,12 @@ extension Workspace {
     /// between a key and its frame.
     mutating func storeMoved(_ t: TableState, _ tab: String) {
         tabs[tab]!.table = t
+        viewMoved(t, tab)
+    }
+
+    /// `t`'s view moved (a key, or the cursor following its row after a sort): it is saved with
+    /// the next ``Event/saveViews``, like a key's move.
+    mutating func viewMoved(_ t: TableState, _ tab: String) {
         let key = TableViewKey(tab: tab, table: t.key)
         savedViews[key] = t.view
         unsavedViews.insert(key)
@@ -503,9 +509,11 @@ extension Workspace {
                     t.total = page * t.cache.pageSize + got.count
                 }
                 t.pageFailures[page] = nil
+                let place = (t.view.cursor, t.view.scrollOffset)
                 Self.clampView(&t, viewportRows: viewportRows)
                 followCursorRow(&t, page: page)
                 tabs[tab]!.stack[i] = t
+                if place != (t.view.cursor, t.view.scrollOffset) { viewMoved(t, tab) }
                 settleViewJob(tab)
             } catch {
                 pageFailed(&t, page: page, "\(rows): bad result: \(error)", &effects)
