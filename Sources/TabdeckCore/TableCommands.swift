@@ -293,8 +293,11 @@ extension Workspace {
     mutating func setSort(_ t: inout TableState, _ order: [SortKey], _ tab: String, _ effects: inout [Effect]) {
         guard order != t.view.sort else { return }
         let atTop = t.view.cursor == 0 && t.cursorPath.isEmpty
+        var undo = sortUndo(before: t)
         t.view.sort = order
         startGeneration(&t, &effects)
+        undo.generation = t.generation
+        t.sortUndo = undo
         if atTop {
             forgetCursorRow(&t)
             move(&t, cursor: 0, scroll: 0)
