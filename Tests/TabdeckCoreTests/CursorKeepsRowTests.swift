@@ -95,7 +95,7 @@ import TabdeckProtocol
         let rowsBefore = h.sends(Method.rows).count
         h.plugins["people"]!.idOffset = 5
         let out = h.run("refresh")
-        #expect(out?.text == "refreshed People")
+        #expect(out?.text == "refreshed People: 100 rows")
         #expect(h.sends(Method.rows).count > rowsBefore)
         #expect(cursorID(h) == "20")
         #expect(table(h).view.cursor == 15)

@@ -97,7 +97,7 @@ import TabdeckProtocol
         h.feed(.refresh)
         #expect(h.sends(Method.children).count == 1, "not asked again in a loop")
         h.plugins["people"]!.failChildren = false
-        #expect(h.run("refresh")?.text == "refreshed People")
+        #expect(h.run("refresh")?.text == "refreshed People: 30 rows")
         #expect(table(h).outline[["0"]]?.failure == nil && table(h).outline[["0"]]?.description != nil)
         #expect(table(h).view.expanded == [["0"]], "the row stays expanded")
     }

@@ -449,7 +449,7 @@ import TabdeckProtocol
                 "  README                             310",
                 "",
                 "",
-                "row 4 of 4",
+                "refreshed People: 4 rows · row 4 of 4",
         ],
         80: [
                 " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -460,7 +460,7 @@ import TabdeckProtocol
                 "  README                                                                     310",
                 "",
                 "",
-                "row 4 of 4",
+                "refreshed People: 4 rows · row 4 of 4",
         ],
         120: [
                 " Data                   │  Name                                                                                     Size",
@@ -471,7 +471,7 @@ import TabdeckProtocol
                 "  ⚙ Processes           │",
                 "  ≡ Logs                │",
                 "                        │",
-                "row 4 of 4",
+                "refreshed People: 4 rows · row 4 of 4",
         ],
     ]
 
