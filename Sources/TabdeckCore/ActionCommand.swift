@@ -164,7 +164,7 @@ extension Workspace {
         }
         if a.awaiting != nil { return .waiting }
         guard t.description.movable else { throw CommandError("the rows of \(t.label) cannot be moved (the plugin does not allow it)") }
-        guard tabs[tab]!.capabilities?.move == true else { throw CommandError("plugin \(tab) cannot move rows (no move capability)") }
+        guard tabs[tab]!.capabilities?.move == true else { throw CommandError("the rows of \(tabName(tab)) cannot be moved (its plugin does not move rows)") }
         guard t.view.sort.isEmpty else { throw CommandError("rows keep the sort order: clear the sort (S, or `sort clear`) to move them") }
         let cursor = t.view.cursor
         let target = how == .up ? cursor - 1 : cursor + 1

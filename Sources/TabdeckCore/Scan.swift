@@ -152,7 +152,7 @@ extension Workspace {
             }
         }
         if a.awaiting != nil { return .waiting }
-        guard tabs[tab]!.capabilities?.children == true else { throw CommandError("plugin \(tab) has no drill-down (no children capability)") }
+        guard tabs[tab]!.capabilities?.children == true else { throw CommandError("rows of \(tabName(tab)) cannot be opened") }
         let rowID: String
         if let rowWord {
             rowID = rowWord

@@ -235,7 +235,7 @@ extension Workspace {
 
     func requireWhere(_ tab: String) throws(CommandError) {
         guard let caps = tabs[tab]!.capabilities, caps.where else {
-            throw CommandError("the plugin of tab \(tab) cannot apply an exact filter (it does not declare the where capability); filter TEXT finds text instead")
+            throw CommandError("\(tabName(tab)) cannot apply an exact filter (its plugin does not take conditions); filter TEXT finds text instead")
         }
     }
 
@@ -282,7 +282,7 @@ extension Workspace {
 
     func requireFilter(_ tab: String) throws(CommandError) {
         guard let caps = tabs[tab]!.capabilities, caps.filter else {
-            throw CommandError("the plugin of tab \(tab) cannot filter (it does not declare the filter capability); / finds text instead")
+            throw CommandError("\(tabName(tab)) cannot filter (its plugin does not filter); / finds text instead")
         }
     }
 
