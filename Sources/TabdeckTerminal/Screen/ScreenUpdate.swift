@@ -77,6 +77,8 @@ extension ScreenModel {
         case .table:
             break
         }
+        // Ctrl-C while a job runs cancels it as Esc does; with no job it keeps its binding (quit).
+        if key == .ctrl("c"), ws.job != nil { fadeMessage(); return dismiss(ws) }
         guard let action = ui.keyMap.action(for: key) else { return pressHotkey(key, ws) }
         fadeMessage()
         return perform(action, ws)
