@@ -176,7 +176,7 @@ extension Workspace {
 extension Workspace {
     /// An action's ids travel in one message: more than ``CoreSettings/maxActionRows`` are refused.
     func tooManyRows(_ action: ActionSpec, _ count: Int, atLeast: Bool = false) -> CommandError {
-        CommandError("action \(action.id) on \(atLeast ? "more than " : "")\(formatCount(atLeast ? settings.maxActionRows : count)) rows: "
+        CommandError("action \(action.name) on \(atLeast ? "more than " : "")\(formatCount(atLeast ? settings.maxActionRows : count)) rows: "
                      + "an action takes at most \(formatCount(settings.maxActionRows)) rows (their ids go in one message); "
                      + "narrow the selection first (filter, then select all)")
     }

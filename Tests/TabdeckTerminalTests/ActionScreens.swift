@@ -401,7 +401,7 @@ enum ActionScreens {
             "  name4              24 doing     Lyon",
             "",
             "",
-            "action fail failed: the plugin says: ca…",
+            "action Fail failed: the plugin says: ca…",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -413,7 +413,7 @@ enum ActionScreens {
             "  name4                   24 doing                      Lyon",
             "",
             "",
-            "action fail failed: the plugin says: cannot do that to p0 · row 1 of 5",
+            "action Fail failed: the plugin says: cannot do that to p0 · row 1 of 5",
         ],
         120: [
             " Data                   │  Name                   Age Status                             City",
@@ -425,7 +425,7 @@ enum ActionScreens {
             "  ≡ Logs                │",
             "                        │",
             "                        │",
-            "action fail failed: the plugin says: cannot do that to p0 · row 1 of 5",
+            "action Fail failed: the plugin says: cannot do that to p0 · row 1 of 5",
         ],
     ]
 
