@@ -52,7 +52,7 @@ extension Workspace {
             switch reply {
             case .error(let message):
                 dropRows(tab, &effects)
-                return .failed("action \(action.id) failed: \(message)")
+                return .failed("action \(action.name) failed: \(message)")
             case .result(let value):
                 if !a.applied {
                     a.applied = true
@@ -66,14 +66,14 @@ extension Workspace {
         }
         if a.awaiting != nil { return .waiting }
         let input: JSONObject
-        do { input = try action.inputObject(typed) } catch { throw CommandError("action \(action.id): \(error)") }
+        do { input = try action.inputObject(typed) } catch { throw CommandError("action \(action.name): \(error)") }
         var ids: [String] = []
         if action.rows != .none {
             guard let rows = try actionRows(action, confirmed: confirmed, &a, &effects) else { return .waiting }
             t = tabs[tab]!.table!
             ids = rows
         } else if action.asks && !confirmed {
-            throw CommandError("action \(action.id) needs confirmation: run `action \(action.id) --yes`")
+            throw CommandError("action \(action.name) needs confirmation: run `action \(action.id) --yes`")
         }
         var params: JSONObject = ["table": .string(t.description.table), "action": .string(action.id),
                                   "rows": .array(ids.map { .string($0) })]
@@ -94,11 +94,11 @@ extension Workspace {
         if t.view.selection.isAll {
             // The protocol sends ids: resolve "all, except" by paging through the table now.
             let count = t.view.selection.count(total: t.total)
-            if !action.multiple, let count, count > 1 { throw CommandError("action \(action.id) applies to one row; \(formatCount(count)) are selected") }
+            if !action.multiple, let count, count > 1 { throw CommandError("action \(action.name) applies to one row; \(formatCount(count)) are selected") }
             if let count, count > settings.maxActionRows { throw tooManyRows(action, count) }
             if action.asks && !confirmed {
                 let rows = count.map { "all \(formatCount($0)) rows" } ?? "all rows"
-                throw CommandError("action \(action.id) on \(rows) needs confirmation: run `action \(action.id) --yes`")
+                throw CommandError("action \(action.name) on \(rows) needs confirmation: run `action \(action.id) --yes`")
             }
             if a.resolved == nil || a.scan?.finished != true {
                 switch try runScan(&a, &effects) {
@@ -111,13 +111,13 @@ extension Workspace {
                         throw tooManyRows(action, n, atLeast: true)
                     }
                     return nil
-                case .failed(let message): throw CommandError("action \(action.id): reading the selected rows failed: \(message)")
+                case .failed(let message): throw CommandError("action \(action.name): reading the selected rows failed: \(message)")
                 case .done: break
                 }
             }
             t = tabs[tab]!.table!
             ids = a.resolved ?? []
-            guard !ids.isEmpty else { throw CommandError("action \(action.id): no rows are selected (all rows were excepted)") }
+            guard !ids.isEmpty else { throw CommandError("action \(action.name): no rows are selected (all rows were excepted)") }
         } else {
             ids = t.view.selection.listed.sorted(by: naturalOrder)
         }
@@ -131,9 +131,9 @@ extension Workspace {
             ids = [row.id]
         }
         if ids.count > settings.maxActionRows { throw tooManyRows(action, ids.count) }
-        if !action.multiple && ids.count > 1 { throw CommandError("action \(action.id) applies to one row; \(ids.count) are selected") }
+        if !action.multiple && ids.count > 1 { throw CommandError("action \(action.name) applies to one row; \(ids.count) are selected") }
         if action.asks && !confirmed {
-            throw CommandError("action \(action.id) on \(ids.count) row(s) needs confirmation: run `action \(action.id) --yes`")
+            throw CommandError("action \(action.name) on \(ids.count) row(s) needs confirmation: run `action \(action.id) --yes`")
         }
         return ids
     }
@@ -164,7 +164,7 @@ extension Workspace {
         }
         if a.awaiting != nil { return .waiting }
         guard t.description.movable else { throw CommandError("the rows of \(t.label) cannot be moved (the plugin does not allow it)") }
-        guard tabs[tab]!.capabilities?.move == true else { throw CommandError("plugin \(tab) cannot move rows (no move capability)") }
+        guard tabs[tab]!.capabilities?.move == true else { throw CommandError("the rows of \(tabName(tab)) cannot be moved (its plugin does not move rows)") }
         guard t.view.sort.isEmpty else { throw CommandError("rows keep the sort order: clear the sort (S, or `sort clear`) to move them") }
         let cursor = t.view.cursor
         let target = how == .up ? cursor - 1 : cursor + 1

@@ -53,6 +53,7 @@ extension Workspace {
         if let total = t.total, total > 0, t.view.cursor >= total, t.locating == nil {
             move(&t, cursor: total - 1, scroll: max(0, total - viewportRows))
             tabs[tab]!.table = t
+            viewMoved(t, tab)
         }
         guard t.locateWanted, let id = t.cursorRowID else { return }
         t.locateWanted = false
@@ -76,6 +77,7 @@ extension Workspace {
             t.cursorRowID = nil
             t.cursorFallbacks = []
             move(&t, cursor: offset, scroll: max(0, offset - line))
+            viewMoved(t, tab)  // saved like any move of the cursor
         } else if case .error(let message) = outcome {
             tabs[tab]!.notice = "locate failed: \(message)"
         }

@@ -23,7 +23,7 @@ extension Workspace {
         }
         if a.awaiting != nil { return .waiting }
         guard tabs[tab]!.capabilities?.describe == true else {
-            throw CommandError("plugin \(tab) cannot describe its columns (it does not declare the describe capability)")
+            throw CommandError("\(tabName(tab)) cannot describe its columns (its plugin does not compute statistics)")
         }
         let request = DescribeRequest(table: t.description.table, filter: wireFilter(t, tab), where: wireWhere(t, tab))
         a.describe = request
@@ -131,7 +131,7 @@ extension Workspace {
         }
         if a.awaiting != nil { return .waiting }
         guard tabs[tab]!.capabilities?.query == true else {
-            throw CommandError("plugin \(tab) runs no SQL (it does not declare the query capability)")
+            throw CommandError("\(tabName(tab)) cannot run SQL (its plugin does not take queries)")
         }
         guard !sql.trimmingWhitespace.isEmpty else {
             let names = query.sources.map(\.name)
@@ -183,7 +183,7 @@ extension Workspace {
         }
         if a.awaiting != nil { return .waiting }
         guard tabs[tab]!.capabilities?.aggregate == true else {
-            throw CommandError("plugin \(tab) cannot count groups (it does not declare the aggregate capability), so it cannot plot")
+            throw CommandError("\(tabName(tab)) cannot count groups (its plugin does not group rows), so it cannot plot")
         }
         guard (1...2).contains(words.count) else { throw CommandError("usage: plot X [Y]") }
         var columns: [ColumnSpec] = []

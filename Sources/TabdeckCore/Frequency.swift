@@ -97,7 +97,7 @@ extension Workspace {
         }
         if a.awaiting != nil { return .waiting }
         guard tabs[tab]!.capabilities?.aggregate == true else {
-            throw CommandError("plugin \(tab) cannot count groups (it does not declare the aggregate capability)")
+            throw CommandError("\(tabName(tab)) cannot count groups (its plugin does not group rows)")
         }
         if let bins, bins < 1 { throw CommandError("--bins must be at least 1") }
         var group: [AggregateGroup] = []

@@ -98,16 +98,19 @@ extension Workspace {
         return pages.allSatisfy { t.cache.has(page: $0) }
     }
 
-    /// Stops the selected tab's view job (the rows of a new sort): its pages get `$/cancel` and
-    /// are not asked for again until a key moves the view. Returns the job's title, nil if none.
+    /// Stops the selected tab's view job (the rows of a new sort): its pages get `$/cancel`, and
+    /// the order before the sort comes back (SortUndo.swift); when there is none the pages are
+    /// not asked for again until a key moves the view. Returns the job's title, nil if none.
     mutating func cancelViewJob(_ effects: inout [Effect]) -> String? {
         guard let job = job, job.kind == .loading, var t = tabs[job.tab]!.table else { return nil }
         for id in t.cache.inflight.values.sorted(by: { $0.description < $1.description }) { cancel(id, &effects) }
         t.cache.inflight = [:]
         tabs[job.tab]!.table = t
-        tabs[job.tab]!.loadCancelled = true
         tabs[job.tab]!.viewJob = nil
         tabs[job.tab]!.progress = nil  // the plugin's report was about the sort cancelled
+        // The order before the sort comes back with its pages, shown at once; without it the
+        // rows wait for a key.
+        if !undoSort(job.tab, &effects) { tabs[job.tab]!.loadCancelled = true }
         return job.title
     }
 

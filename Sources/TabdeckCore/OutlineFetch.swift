@@ -8,7 +8,7 @@ extension Workspace {
     mutating func runExpand(_ word: String?, _ t: inout TableState, _ effects: inout [Effect]) throws(CommandError) -> Step {
         let tab = layout.selected ?? ""
         guard tabs[tab]?.capabilities?.children == true else {
-            throw CommandError("plugin \(tab) has no children to expand (no children capability)")
+            throw CommandError("rows of \(tabName(tab)) cannot be expanded (they have no rows under them)")
         }
         let target: OutlinePosition
         if let word {

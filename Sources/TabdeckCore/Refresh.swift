@@ -39,7 +39,9 @@ extension Workspace {
         case .ready:
             fetchOutline(tab, &effects)
             let t = tabs[tab]!.table!
-            return .done(CommandOutput(text: "refreshed \(Sanitizer.clean(t.label))", json: ["refreshed": .string(tab)]))
+            let rows = t.total == nil ? "" : ": " + t.totalText + (t.total == 1 ? " row" : " rows")
+            return .done(CommandOutput(text: "refreshed \(Sanitizer.clean(t.label))" + rows,
+                                       json: ["refreshed": .string(tab), "total": t.totalJSON]))
         }
     }
 }

@@ -152,7 +152,7 @@ extension Workspace {
             }
         }
         if a.awaiting != nil { return .waiting }
-        guard tabs[tab]!.capabilities?.children == true else { throw CommandError("plugin \(tab) has no drill-down (no children capability)") }
+        guard tabs[tab]!.capabilities?.children == true else { throw CommandError("rows of \(tabName(tab)) cannot be opened") }
         let rowID: String
         if let rowWord {
             rowID = rowWord
@@ -176,7 +176,7 @@ extension Workspace {
 extension Workspace {
     /// An action's ids travel in one message: more than ``CoreSettings/maxActionRows`` are refused.
     func tooManyRows(_ action: ActionSpec, _ count: Int, atLeast: Bool = false) -> CommandError {
-        CommandError("action \(action.id) on \(atLeast ? "more than " : "")\(formatCount(atLeast ? settings.maxActionRows : count)) rows: "
+        CommandError("action \(action.name) on \(atLeast ? "more than " : "")\(formatCount(atLeast ? settings.maxActionRows : count)) rows: "
                      + "an action takes at most \(formatCount(settings.maxActionRows)) rows (their ids go in one message); "
                      + "narrow the selection first (filter, then select all)")
     }

@@ -103,6 +103,8 @@ public struct TableState: Hashable, Sendable {
     /// The cursor's place below its top-level row (`view.cursor`) in the expanded tree: empty on
     /// the row itself, `[3]` on its child row 3, `[3, 0]` on that row's first child (Outline.swift).
     public var cursorPath: [Int] = []
+    /// The order shown before a sort whose rows are still on their way (SortUndo.swift).
+    var sortUndo: SortUndo?
     /// The child tables opened for expanded rows, by the path of row ids to the expanded row.
     public var outline: [[String]: OutlineChild] = [:]
     /// The sections of the whole table (no filter), as the plugin last described them: back

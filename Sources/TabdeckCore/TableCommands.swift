@@ -235,7 +235,7 @@ extension Workspace {
 
     func requireWhere(_ tab: String) throws(CommandError) {
         guard let caps = tabs[tab]!.capabilities, caps.where else {
-            throw CommandError("the plugin of tab \(tab) cannot apply an exact filter (it does not declare the where capability); filter TEXT finds text instead")
+            throw CommandError("\(tabName(tab)) cannot apply an exact filter (its plugin does not take conditions); filter TEXT finds text instead")
         }
     }
 
@@ -282,15 +282,26 @@ extension Workspace {
 
     func requireFilter(_ tab: String) throws(CommandError) {
         guard let caps = tabs[tab]!.capabilities, caps.filter else {
-            throw CommandError("the plugin of tab \(tab) cannot filter (it does not declare the filter capability); / finds text instead")
+            throw CommandError("\(tabName(tab)) cannot filter (its plugin does not filter); / finds text instead")
         }
     }
 
     /// Changes the sort order: a new generation, an empty cache, in-flight pages cancelled.
+    /// A cursor on the first row stays at the top of the new order (whoever looks at the top
+    /// of a table sorts it to see the new top, not where the first row went); a cursor
+    /// elsewhere keeps its row (CursorFollow.swift).
     mutating func setSort(_ t: inout TableState, _ order: [SortKey], _ tab: String, _ effects: inout [Effect]) {
         guard order != t.view.sort else { return }
+        let atTop = t.view.cursor == 0 && t.cursorPath.isEmpty
+        var undo = sortUndo(before: t)
         t.view.sort = order
         startGeneration(&t, &effects)
+        undo.generation = t.generation
+        t.sortUndo = undo
+        if atTop {
+            forgetCursorRow(&t)
+            move(&t, cursor: 0, scroll: 0)
+        }
     }
 
     /// A new sort or filter: the next generation, with no page kept or awaited and no pending
@@ -360,6 +371,12 @@ extension Workspace {
     /// between a key and its frame.
     mutating func storeMoved(_ t: TableState, _ tab: String) {
         tabs[tab]!.table = t
+        viewMoved(t, tab)
+    }
+
+    /// `t`'s view moved (a key, or the cursor following its row after a sort): it is saved with
+    /// the next ``Event/saveViews``, like a key's move.
+    mutating func viewMoved(_ t: TableState, _ tab: String) {
         let key = TableViewKey(tab: tab, table: t.key)
         savedViews[key] = t.view
         unsavedViews.insert(key)
@@ -495,9 +512,11 @@ extension Workspace {
                     t.total = page * t.cache.pageSize + got.count
                 }
                 t.pageFailures[page] = nil
+                let place = (t.view.cursor, t.view.scrollOffset)
                 Self.clampView(&t, viewportRows: viewportRows)
                 followCursorRow(&t, page: page)
                 tabs[tab]!.stack[i] = t
+                if place != (t.view.cursor, t.view.scrollOffset) { viewMoved(t, tab) }
                 settleViewJob(tab)
             } catch {
                 pageFailed(&t, page: page, "\(rows): bad result: \(error)", &effects)

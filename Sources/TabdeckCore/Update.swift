@@ -270,7 +270,9 @@ extension Workspace {
             reply(p, id: id, .result(result), &effects)
         case .failure(let id?, let error):
             guard let p = pending.answer(id, tab: tab) else { tabs[tab]!.ignoredReplies += 1; return }
-            reply(p, id: id, .error("plugin \(tab): \(error.message) (code \(error.code))"), &effects)
+            // People read the plugin's words; the protocol's code goes to the log.
+            effects.append(.log(tab: tab, "tabdeck: error answer to request \(id): \(error.message) (code \(error.code))"))
+            reply(p, id: id, .error("the plugin says: \(error.message)"), &effects)
         case .failure(nil, let error):
             effects.append(.log(tab: tab, "tabdeck: plugin reported an error without id: \(error.message) (code \(error.code))"))
         case .notification(let method, let params):

@@ -18,7 +18,7 @@ extension Workspace {
         let what = "row \(Sanitizer.clean(row)), column \(Sanitizer.clean(column))"
         guard tabs[tab]?.capabilities?.cells == true else {
             return .failed("\(what): the plugin sent only the first part of this cell (\(formatCount(size)) bytes in all) "
-                           + "and cannot send the whole value (no cells capability)")
+                           + "and cannot send the whole value")
         }
         guard size <= CutCell.maxWholeBytes else {
             return .failed("\(what): the cell is \(formatCount(size)) bytes, more than the \(formatCount(CutCell.maxWholeBytes)) "

@@ -111,5 +111,6 @@ enum StatusLine {
             guard room > 0 else { break }
             x += buf.set(x: x, y: y, TextFit.fit(seg.text, min(room, TextFit.width(seg.text))), style: seg.style, maxWidth: room)
         }
+        HelpHint.draw(ws, ui: ui, into: &buf, y: y, used: x, width: width)
     }
 }

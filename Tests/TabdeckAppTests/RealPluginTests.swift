@@ -273,7 +273,7 @@ extension CSVPluginTests {
         #expect(unconfirmed.err.contains("needs confirmation") && unconfirmed.err.contains("action fail --yes"), "\(unconfirmed)")
         let confirmed = await h.run("action fail --yes")
         #expect(!confirmed.ok)
-        #expect(confirmed.err == "error: action fail failed: plugin sdk-demo: cannot do that to p1 (code -32003)", "\(confirmed)")
+        #expect(confirmed.err == "error: action Fail failed: the plugin says: cannot do that to p1", "\(confirmed)")
         let single = await h.run("action single")
         #expect(!single.ok && single.err.contains("applies to one row"), "\(single)")
         let unknown = await h.run("action tuoch")

@@ -36,7 +36,7 @@ import TabdeckProtocol
         var plain = Harness(count: 10)
         plain.run("show 1")
         #expect(plain.run("plot id") == nil)
-        #expect(plain.lastFailure?.hasPrefix("plugin people cannot count groups") == true)
+        #expect(plain.lastFailure?.hasPrefix("People cannot count groups") == true)
         #expect(throws: CommandError.self) { try CommandParser.parse("plot a b c") }
     }
 

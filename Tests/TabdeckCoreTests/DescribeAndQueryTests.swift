@@ -40,7 +40,7 @@ import TabdeckProtocol
         #expect(h.ws.tabs["people"]!.table!.total == 6)
         #expect(h.run("back") != nil)
         #expect(h.run("sql SELECT nope FROM root") == nil)
-        #expect(h.lastFailure == "plugin people: Binder Error: no column nope (position 8) (code -32602)")
+        #expect(h.lastFailure == "the plugin says: Binder Error: no column nope (position 8)")
         #expect(h.run("sql") == nil)
         #expect(h.lastFailure == "usage: sql QUERY")
     }
@@ -49,9 +49,9 @@ import TabdeckProtocol
         var h = Harness(count: 10)
         h.run("show 1")
         #expect(h.run("describe") == nil)
-        #expect(h.lastFailure == "plugin people cannot describe its columns (it does not declare the describe capability)")
+        #expect(h.lastFailure == "People cannot describe its columns (its plugin does not compute statistics)")
         #expect(h.run("sql SELECT 1") == nil)
-        #expect(h.lastFailure == "plugin people runs no SQL (it does not declare the query capability)")
+        #expect(h.lastFailure == "People cannot run SQL (its plugin does not take queries)")
     }
 
     @Test func theCommandsReadBackAsThemselves() throws {

@@ -66,7 +66,7 @@ import TabdeckProtocol
         var h = Harness(count: 100)
         h.run("show 1")
         #expect(h.run("freq id") == nil)
-        #expect(h.lastFailure == "plugin people cannot count groups (it does not declare the aggregate capability)")
+        #expect(h.lastFailure == "People cannot count groups (its plugin does not group rows)")
     }
 
     @Test func theCommandReadsBackAsItself() throws {

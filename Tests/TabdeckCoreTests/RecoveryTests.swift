@@ -171,7 +171,7 @@ import TabdeckProtocol
         #expect(sent == 7, "\(sent) rows requests in 10 s")
         let tab = h.ws.tabs["people"]!
         #expect(tab.problem?.hasPrefix("rows 1–100: ") == true, "\(tab.problem ?? "nil")")
-        let said = failure == "error answer" ? "plugin people: disk on fire (code -32603)" : "bad result: result.rows: expected an array, got a string"
+        let said = failure == "error answer" ? "the plugin says: disk on fire" : "bad result: result.rows: expected an array, got a string"
         #expect(tab.problem == "rows 1–100: " + said, "\(tab.problem ?? "nil")")
         #expect(tab.shownBadge == "!")
         // A command says what failed at once instead of waiting for the backoff.

@@ -183,6 +183,20 @@ import TabdeckProtocol
         #expect(s.model.ui.message == .init("Add person: not run"))
     }
 
+    /// With two rows selected the one-row action is greyed in the menu, and Enter on it runs
+    /// nothing: the status line says why, naming the action by its title.
+    @Test func aOneRowActionIsGreyedAndNotRunWhileSeveralRowsAreSelected() {
+        var s = Self.selectedTwo(80)
+        s.press(.char("a"))
+        let frame = WorkspaceRenderer.render(workspace: s.scene.ws, size: s.model.size, ui: s.model.ui)
+        #expect(s.lines[6].contains("Fail"))
+        #expect(frame[5, 6].style == Palette.dim)
+        #expect(frame[5, 5].style == .plain)
+        s.press(.end, .enter)
+        #expect(s.scene.edits.isEmpty)
+        #expect(s.model.ui.message == .init("Fail takes one row; 2 are selected", isError: true))
+    }
+
     @Test(arguments: [40, 80, 120])
     func thePluginsErrorShowsOnTheStatusLine(width: Int) {
         var s = ScreenScene(Self.scene(), width: width, height: 10)
@@ -235,13 +249,13 @@ import TabdeckProtocol
         #expect(scene.ws.completions(for: "action add --") == .words(["--yes", "--set"]))
         #expect(scene.ws.completions(for: "row move ") == .words(["up", "down"]))
         scene.run("action add --set name=Bo --set age=x")
-        #expect(scene.failures.last == #"action add: Age: expected a whole number, got "x""#)
+        #expect(scene.failures.last == #"action Add person: Age: expected a whole number, got "x""#)
         scene.run("action add --set age=4")
-        #expect(scene.failures.last == "action add: Name: required")
+        #expect(scene.failures.last == "action Add person: Name: required")
         scene.run("action add --set nmae=Bo")
-        #expect(scene.failures.last == "action add: nmae: no such field in action add (fields: name, age, status)")
+        #expect(scene.failures.last == "action Add person: nmae: no such field in action add (fields: name, age, status)")
         scene.run("action delete")
-        #expect(scene.failures.last == "action delete on 1 row(s) needs confirmation: run `action delete --yes`")
+        #expect(scene.failures.last == "action Delete on 1 row(s) needs confirmation: run `action delete --yes`")
         #expect(scene.edits.isEmpty)
         scene.run("action add --set name=Bo --set age=4")
         #expect(scene.edits.last == ["table": "root", "action": "add", "rows": [], "input": ["name": "Bo", "age": 4, "status": "todo"]])

@@ -11,7 +11,7 @@ enum ActionScreens {
             "  name4              24 doing     Lyon",
             "",
             "",
-            "row 2 of 5 · 2 selected",
+            "row 2 of 5 · 2 selected           ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -23,7 +23,7 @@ enum ActionScreens {
             "  name4                   24 doing                      Lyon",
             "",
             "",
-            "row 2 of 5 · 2 selected",
+            "row 2 of 5 · 2 selected                                                   ? help",
         ],
         120: [
             " Data                   │  Name                   Age Status                             City",
@@ -35,7 +35,7 @@ enum ActionScreens {
             "  ≡ Logs                │",
             "                        │",
             "                        │",
-            "row 2 of 5 · 2 selected",
+            "row 2 of 5 · 2 selected                                                                                           ? help",
         ],
     ]
 
@@ -50,7 +50,7 @@ enum ActionScreens {
             " │   Fail                  1 row only │",
             " └ ↑↓ Enter runs · Esc closes ────────┘",
             "",
-            "row 2 of 5 · 2 selected",
+            "row 2 of 5 · 2 selected           ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -62,7 +62,7 @@ enum ActionScreens {
             " │   Fail                                        1 row only │",
             " └ ↑↓ Enter runs · Esc closes ──────────────────────────────┘",
             "",
-            "row 2 of 5 · 2 selected",
+            "row 2 of 5 · 2 selected                                                   ? help",
         ],
         120: [
             " Data                   │  Name                   Age Status                             City",
@@ -74,7 +74,7 @@ enum ActionScreens {
             "  ≡ Logs                │ └ ↑↓ Enter runs · Esc closes ──────────────────────────────┘",
             "                        │",
             "                        │",
-            "row 2 of 5 · 2 selected",
+            "row 2 of 5 · 2 selected                                                                                           ? help",
         ],
     ]
 
@@ -89,7 +89,7 @@ enum ActionScreens {
             " │   Fail                  1 row only │",
             " └ ↑↓ Enter runs · Esc closes ────────┘",
             "",
-            "row 2 of 5 · 2 selected",
+            "row 2 of 5 · 2 selected           ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -101,7 +101,7 @@ enum ActionScreens {
             " │   Fail                                        1 row only │",
             " └ ↑↓ Enter runs · Esc closes ──────────────────────────────┘",
             "",
-            "row 2 of 5 · 2 selected",
+            "row 2 of 5 · 2 selected                                                   ? help",
         ],
         120: [
             " Data                   │  Name                   Age Status                             City",
@@ -113,7 +113,7 @@ enum ActionScreens {
             "  ≡ Logs                │ └ ↑↓ Enter runs · Esc closes ──────────────────────────────┘",
             "                        │",
             "                        │",
-            "row 2 of 5 · 2 selected",
+            "row 2 of 5 · 2 selected                                                                                           ? help",
         ],
     ]
 
@@ -167,7 +167,7 @@ enum ActionScreens {
             "  name4              24 doing     Lyon",
             "",
             "",
-            "row 2 of 5 · 2 selected",
+            "row 2 of 5 · 2 selected           ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -179,7 +179,7 @@ enum ActionScreens {
             "  name4                   24 doing                      Lyon",
             "",
             "",
-            "row 2 of 5 · 2 selected",
+            "row 2 of 5 · 2 selected                                                   ? help",
         ],
         120: [
             " Data                   │  Name                   Age Status                             City",
@@ -191,7 +191,7 @@ enum ActionScreens {
             "  ≡ Logs                │",
             "                        │",
             "                        │",
-            "row 2 of 5 · 2 selected",
+            "row 2 of 5 · 2 selected                                                                                           ? help",
         ],
     ]
 
@@ -245,7 +245,7 @@ enum ActionScreens {
             " └ Tab next · Enter sends · Esc ──────┘",
             "",
             "",
-            "row 1 of 5",
+            "row 1 of 5                        ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -257,7 +257,7 @@ enum ActionScreens {
             " └ Tab next · Enter sends · Esc ────────────────────────────┘",
             "",
             "",
-            "row 1 of 5",
+            "row 1 of 5                                                                ? help",
         ],
         120: [
             " Data                   │  Name                   Age Status                             City",
@@ -269,7 +269,7 @@ enum ActionScreens {
             "  ≡ Logs                │",
             "                        │",
             "                        │",
-            "row 1 of 5",
+            "row 1 of 5                                                                                                        ? help",
         ],
     ]
 
@@ -284,7 +284,7 @@ enum ActionScreens {
             " │ ! Name: required                   │",
             " └ Tab next · Enter sends · Esc ──────┘",
             "",
-            "row 1 of 5",
+            "row 1 of 5                        ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -296,7 +296,7 @@ enum ActionScreens {
             " │ ! Name: required                                         │",
             " └ Tab next · Enter sends · Esc ────────────────────────────┘",
             "",
-            "row 1 of 5",
+            "row 1 of 5                                                                ? help",
         ],
         120: [
             " Data                   │  Name                   Age Status                             City",
@@ -308,7 +308,7 @@ enum ActionScreens {
             "  ≡ Logs                │ └ Tab next · Enter sends · Esc ────────────────────────────┘",
             "                        │",
             "                        │",
-            "row 1 of 5",
+            "row 1 of 5                                                                                                        ? help",
         ],
     ]
 
@@ -323,7 +323,7 @@ enum ActionScreens {
             " │ ! Age: expected a whole number,    │",
             " │ got \"3x\"                           │",
             " └ Tab next · Enter sends · Esc ──────┘",
-            "row 1 of 5",
+            "row 1 of 5                        ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -335,7 +335,7 @@ enum ActionScreens {
             " │ ! Age: expected a whole number, got \"3x\"                 │",
             " └ Tab next · Enter sends · Esc ────────────────────────────┘",
             "",
-            "row 1 of 5",
+            "row 1 of 5                                                                ? help",
         ],
         120: [
             " Data                   │  Name                   Age Status                             City",
@@ -347,7 +347,7 @@ enum ActionScreens {
             "  ≡ Logs                │ └ Tab next · Enter sends · Esc ────────────────────────────┘",
             "                        │",
             "                        │",
-            "row 1 of 5",
+            "row 1 of 5                                                                                                        ? help",
         ],
     ]
 
@@ -401,7 +401,7 @@ enum ActionScreens {
             "  name4              24 doing     Lyon",
             "",
             "",
-            "action fail failed: plugin people: cann…",
+            "action Fail failed: the plugin says: ca…",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -413,7 +413,7 @@ enum ActionScreens {
             "  name4                   24 doing                      Lyon",
             "",
             "",
-            "action fail failed: plugin people: cannot do that to p0 (code -32003) · row 1 o…",
+            "action Fail failed: the plugin says: cannot do that to p0 · row 1 of 5",
         ],
         120: [
             " Data                   │  Name                   Age Status                             City",
@@ -425,7 +425,7 @@ enum ActionScreens {
             "  ≡ Logs                │",
             "                        │",
             "                        │",
-            "action fail failed: plugin people: cannot do that to p0 (code -32003) · row 1 of 5",
+            "action Fail failed: the plugin says: cannot do that to p0 · row 1 of 5",
         ],
     ]
 
@@ -440,7 +440,7 @@ enum ActionScreens {
             "  name4              24 doing     Lyon",
             "",
             "",
-            "row 4 of 5",
+            "row 4 of 5                        ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -452,7 +452,7 @@ enum ActionScreens {
             "  name4                   24 doing                      Lyon",
             "",
             "",
-            "row 4 of 5",
+            "row 4 of 5                                                                ? help",
         ],
         120: [
             " Data                   │  Name                   Age Status                             City",
@@ -464,7 +464,7 @@ enum ActionScreens {
             "  ≡ Logs                │",
             "                        │",
             "                        │",
-            "row 4 of 5",
+            "row 4 of 5                                                                                                        ? help",
         ],
     ]
 

@@ -86,6 +86,40 @@ import TabdeckProtocol
         #expect(s.model.ui.message?.isError == false)
     }
 
+    /// Ctrl-C while a job runs cancels it as Esc does (the plugin is told, the screen stays);
+    /// with no job it quits, as before.
+    @Test(arguments: Kind.allCases)
+    func ctrlCCancelsTheJobInsteadOfQuitting(kind: Kind) {
+        var s = Self.start(kind)
+        guard let job = s.scene.ws.job else { Issue.record("\(kind) runs no job: \(s.scene.failures)"); return }
+        let held = Set(s.scene.held.filter { $0.method == Self.method(kind) }.map(\.id.json))
+        s.press(.ctrl("c"))
+        let cancelled = Set(s.scene.sent.filter { $0.method == Method.cancel }.compactMap { $0.params["id"] })
+        #expect(!held.intersection(cancelled).isEmpty, "a $/cancel for the \(Self.method(kind)) request")
+        #expect(s.model.running)
+        #expect(s.scene.ws.job == nil)
+        #expect(s.lines.last!.hasPrefix("cancelled " + job.title), "\(s.lines.last!)")
+        s.press(.ctrl("c"))
+        #expect(!s.model.running)
+    }
+
+    /// A sort cancelled with Esc: the rows of the order before it are on screen at once (no
+    /// row waits as `…` for a key), and the order shown is that one.
+    @Test func aCancelledSortShowsThePreviousOrderAtOnce() {
+        var s = Self.start(.sort)
+        #expect(s.scene.ws.job?.kind == .loading)
+        s.press(.escape)
+        #expect(s.scene.ws.tabs["people"]?.table?.view.sort == [])
+        #expect(s.lines == [
+            " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+            "  Name                   Age Status                     City",
+            " ▸name0                   20 todo                       Lyon",
+            " ▸name1                   21 doing                      Oslo",
+            " ▸name2                   22 done                       Kyoto",
+            "cancelled sort name · row 1 of 1,000,000",
+        ])
+    }
+
     /// While an export runs: the cursor moves over cached rows, another tab opens and shows its
     /// rows, the prompt opens; a command on the busy table is refused with a clear message.
     @Test(arguments: [40, 80, 120])

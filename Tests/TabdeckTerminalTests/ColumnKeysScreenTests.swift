@@ -51,7 +51,7 @@ import TabdeckProtocol
             "  name0           todo         20 Lyon",
             "  name1           doing        21 Oslo",
             "  name2           done         22 Kyoto",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -59,7 +59,7 @@ import TabdeckProtocol
             "  name0                todo                          20 Lyon",
             "  name1                doing                         21 Oslo",
             "  name2                done                          22 Kyoto",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                                                        ? help",
         ],
         120: [
             " Data                   │  Name                 Status                               Age City",
@@ -67,7 +67,7 @@ import TabdeckProtocol
             "  $ Orders              │  name1                doing                                 21 Oslo",
             "                        │  name2                done                                  22 Kyoto",
             " System                 │  name3                todo                                  23 Lima",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                                                                                                ? help",
         ],
     ]
 
@@ -170,7 +170,7 @@ import TabdeckProtocol
             "  k1     r1c1       r1c2",
             "  Col 3: r1c3 · Col 4: r1c4 · Col 5: r1…",
             "  k2     r2c1       r2c2",
-            "row 2 of 100",
+            "row 2 of 100                      ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -179,7 +179,7 @@ import TabdeckProtocol
             "  k1     r1c1       r1c2       r1c3       r1c4       r1c5       r1c6",
             "  Col 7: r1c7 · Col 8: r1c8 · Col 9: r1c9",
             "  k2     r2c1       r2c2       r2c3       r2c4       r2c5       r2c6",
-            "row 2 of 100",
+            "row 2 of 100                                                              ? help",
         ],
         120: [
             " Data                   │  Key    Col 1      Col 2      Col 3      Col 4      Col 5      Col 6      Col 7              >",
@@ -188,7 +188,7 @@ import TabdeckProtocol
             "                        │  Col 8: r1c8 · Col 9: r1c9",
             " System                 │  k2     r2c1       r2c2       r2c3       r2c4       r2c5       r2c6       r2c7",
             "  ⚙ Processes           │  k3     r3c1       r3c2       r3c3       r3c4       r3c5       r3c6       r3c7",
-            "row 2 of 100",
+            "row 2 of 100                                                                                                      ? help",
         ],
     ]
     static let compactScrolled: [Int: [String]] = [
@@ -199,7 +199,7 @@ import TabdeckProtocol
             "  k1     r1c8       r1c9",
             "  Col 1: r1c1 · Col 2: r1c2 · Col 3: r1…",
             "  k2     r2c8       r2c9",
-            "row 2 of 100",
+            "row 2 of 100                      ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -208,7 +208,7 @@ import TabdeckProtocol
             "  k1     r1c4       r1c5       r1c6       r1c7       r1c8       r1c9",
             "  Col 1: r1c1 · Col 2: r1c2 · Col 3: r1c3",
             "  k2     r2c4       r2c5       r2c6       r2c7       r2c8       r2c9",
-            "row 2 of 100",
+            "row 2 of 100                                                              ? help",
         ],
         120: [
             " Data                   │  Key   <Col 3      Col 4      Col 5      Col 6      Col 7      Col 8      Col 9",
@@ -217,7 +217,7 @@ import TabdeckProtocol
             "                        │  Col 1: r1c1 · Col 2: r1c2",
             " System                 │  k2     r2c3       r2c4       r2c5       r2c6       r2c7       r2c8       r2c9",
             "  ⚙ Processes           │  k3     r3c3       r3c4       r3c5       r3c6       r3c7       r3c8       r3c9",
-            "row 2 of 100",
+            "row 2 of 100                                                                                                      ? help",
         ],
     ]
 

@@ -25,7 +25,7 @@ import TabdeckProtocol
             "  n1       -73.09 -7.309",
             "  n2         7.00    0.7",
             "  n3      4339.20 433.9…",  // 433.91999999999996 without decimals
-            "row 1 of 4",
+            "row 1 of 4                        ? help",
         ])
         #expect(s.screen(40, 7, ui: UIState(mode: .detail(scroll: 0)))[3] == " Balance  1370.30")
     }

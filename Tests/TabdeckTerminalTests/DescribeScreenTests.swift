@@ -36,7 +36,7 @@ import TabdeckProtocol
             "  Distinct ≈: 1000 · Min: name0 · Max: …",
             "  Age     integer ▁▂▄██▅▂▁    990    10",
             "  Status  enum               1000     0",
-            "row 1 of 4",
+            "row 1 of 4                        ? help",
         ])
     }
 
@@ -49,7 +49,7 @@ import TabdeckProtocol
             "  Most frequent: name0 · Its count: 1",
             "  Age     integer ▁▂▄██▅▂▁    990     10       50 20   69    44.50   14.43 32",
             "  Status  enum               1000      0        3 todo done",
-            "row 1 of 4",
+            "row 1 of 4                                                                ? help",
         ])
     }
 
@@ -62,7 +62,7 @@ import TabdeckProtocol
             " System                 │  Age     integer ▁▂▄██▅▂▁   990    10       50 20   69    44.50   14.43 32   44     57   20",
             "  ⚙ Processes           │  Status  enum              1000     0        3 todo done                                 todo",
             "  ≡ Logs                │  City    text              1000     0        4 Kyo… Oslo                                 Lyon",
-            "row 1 of 4",
+            "row 1 of 4                                                                                                        ? help",
         ])
     }
 
@@ -75,7 +75,7 @@ import TabdeckProtocol
             " System                 |  Age     integer __-##=__   990    10       50 20   69    44.50   14.43 32   44     57   20",
             "    Processes           |  Status  enum              1000     0        3 todo done                                 todo",
             "    Logs                |  City    text              1000     0        4 K... Oslo                                 Lyon",
-            "row 1 of 4",
+            "row 1 of 4                                                                                                        ? help",
         ])
     }
 }

@@ -33,7 +33,7 @@ import TabdeckProtocol
             "  todo     300  30.0         80.0 ███▋",
             "  doing    200  20.0        100.0 ██▍",
             "",
-            "row 1 of 3",
+            "row 1 of 3                        ? help",
         ])
     }
 
@@ -46,7 +46,7 @@ import TabdeckProtocol
             "  todo                       300  30.0         80.0 ████████████████▊",
             "  doing                      200  20.0        100.0 ███████████▎",
             "",
-            "row 1 of 3",
+            "row 1 of 3                                                                ? help",
         ])
     }
 
@@ -59,7 +59,7 @@ import TabdeckProtocol
             " System                 │  doing                                200  20.0        100.0 █████████████▎",
             "  ⚙ Processes           │",
             "  ≡ Logs                │",
-            "row 1 of 3",
+            "row 1 of 3                                                                                                        ? help",
         ])
     }
 

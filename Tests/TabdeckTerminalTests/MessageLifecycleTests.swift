@@ -26,13 +26,13 @@ import TabdeckProtocol
 
     static let faded: [Int: [String]] = [
         40: [
-            "row 4 of 1,000,000",
+            "row 4 of 1,000,000                ? help",
         ],
         80: [
-            "row 4 of 1,000,000",
+            "row 4 of 1,000,000                                                        ? help",
         ],
         120: [
-            "row 4 of 1,000,000",
+            "row 4 of 1,000,000                                                                                                ? help",
         ],
     ]
     static let error: [Int: [String]] = [
@@ -48,13 +48,13 @@ import TabdeckProtocol
     ]
     static let dismissed: [Int: [String]] = [
         40: [
-            "row 4 of 1,000,000",
+            "row 4 of 1,000,000                ? help",
         ],
         80: [
-            "row 4 of 1,000,000",
+            "row 4 of 1,000,000                                                        ? help",
         ],
         120: [
-            "row 4 of 1,000,000",
+            "row 4 of 1,000,000                                                                                                ? help",
         ],
     ]
 

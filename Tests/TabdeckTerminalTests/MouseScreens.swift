@@ -9,7 +9,7 @@ extension MouseScreenTests {
             "  name2              22 done      Kyoto",
             "",
             "",
-            "row 1 of 3",
+            "row 1 of 3                        ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -19,7 +19,7 @@ extension MouseScreenTests {
             "  name2                   22 done                       Kyoto",
             "",
             "",
-            "row 1 of 3",
+            "row 1 of 3                                                                ? help",
         ],
         120: [
             " Data                   │  Name                   Age Status                             City",
@@ -29,7 +29,7 @@ extension MouseScreenTests {
             " System                 │",
             "  ⚙ Processes           │",
             "  ≡ Logs                │",
-            "row 1 of 3",
+            "row 1 of 3                                                                                                        ? help",
         ],
     ]
 
@@ -40,7 +40,7 @@ extension MouseScreenTests {
             " System                 │  name1                   21 doing                              Oslo",
             "  ⚙ Processes           │  name2                   22 done                               Kyoto",
             "  ≡ Logs                │  name3                   23 todo                               Lima",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                                                                                                ? help",
         ],
     ]
 
@@ -51,7 +51,7 @@ extension MouseScreenTests {
             " System                 │  name1                   21 doing                              Oslo",
             "  ⚙ Processes           │  name2                   22 done                               Kyoto",
             "  ≡ Logs                │",
-            "row 1 of 3",
+            "row 1 of 3                                                                                                        ? help",
         ],
     ]
 
@@ -74,7 +74,7 @@ extension MouseScreenTests {
             "  name2                   22 done                       Kyoto",
             "  name3                   23 todo                       Lima",
             "  name4                   24 doing                      Lyon",
-            "row 1 of 1,000,000 · sort: Name ↑, Age ↓",
+            "row 1 of 1,000,000 · sort: Name ↑, Age ↓                                  ? help",
         ],
         120: [
             " Data                   │  Name ↑1              Age↓2 Status                             City",
@@ -84,7 +84,7 @@ extension MouseScreenTests {
             " System                 │  name3                   23 todo                               Lima",
             "  ⚙ Processes           │  name4                   24 doing                              Lyon",
             "  ≡ Logs                │  name5                   25 done                               Oslo",
-            "row 1 of 1,000,000 · sort: Name ↑, Age ↓",
+            "row 1 of 1,000,000 · sort: Name ↑, Age ↓                                                                          ? help",
         ],
     ]
 
@@ -97,7 +97,7 @@ extension MouseScreenTests {
             "  name2              22 done      Kyoto",
             "  name3              23 todo      Lima",
             "* name4              24 doing     Lyon",
-            "row 4 of 1,000,000 · 2 selected",
+            "row 4 of 1,000,000 · 2 selected   ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -107,7 +107,7 @@ extension MouseScreenTests {
             "  name2                   22 done                       Kyoto",
             "  name3                   23 todo                       Lima",
             "* name4                   24 doing                      Lyon",
-            "row 4 of 1,000,000 · 2 selected",
+            "row 4 of 1,000,000 · 2 selected                                           ? help",
         ],
         120: [
             " Data                   │  Name                   Age Status                             City",
@@ -117,7 +117,7 @@ extension MouseScreenTests {
             " System                 │  name3                   23 todo                               Lima",
             "  ⚙ Processes           │* name4                   24 doing                              Lyon",
             "  ≡ Logs                │  name5                   25 done                               Oslo",
-            "row 4 of 1,000,000 · 2 selected",
+            "row 4 of 1,000,000 · 2 selected                                                                                   ? help",
         ],
     ]
 
@@ -131,7 +131,7 @@ extension MouseScreenTests {
             "",
             "",
             "",
-            "row 1 of 1",
+            "row 1 of 1                        ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -142,7 +142,7 @@ extension MouseScreenTests {
             "",
             "",
             "",
-            "row 1 of 1",
+            "row 1 of 1                                                                ? help",
         ],
         120: [
             " Data                   │ People > src > lib",
@@ -153,7 +153,7 @@ extension MouseScreenTests {
             "  ⚙ Processes           │",
             "  ≡ Logs                │",
             "                        │",
-            "row 1 of 1",
+            "row 1 of 1                                                                                                        ? help",
         ],
     ]
 
@@ -167,7 +167,7 @@ extension MouseScreenTests {
             "",
             "",
             "",
-            "row 1 of 3",
+            "row 1 of 3                        ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -178,7 +178,7 @@ extension MouseScreenTests {
             "",
             "",
             "",
-            "row 1 of 3",
+            "row 1 of 3                                                                ? help",
         ],
         120: [
             " Data                   │  Name                                                                                     Size",
@@ -189,7 +189,7 @@ extension MouseScreenTests {
             "  ⚙ Processes           │",
             "  ≡ Logs                │",
             "                        │",
-            "row 1 of 3",
+            "row 1 of 3                                                                                                        ? help",
         ],
     ]
 
@@ -203,7 +203,7 @@ extension MouseScreenTests {
             "      util.swift                      80",
             " ▸docs",
             "  README                             300",
-            "row 1 of 3 › 2 of 2",
+            "row 1 of 3 › 2 of 2               ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -214,7 +214,7 @@ extension MouseScreenTests {
             "      util.swift                                                              80",
             " ▸docs",
             "  README                                                                     300",
-            "row 1 of 3 › 2 of 2",
+            "row 1 of 3 › 2 of 2                                                       ? help",
         ],
         120: [
             " Data                   │  Name                                                                                     Size",
@@ -225,7 +225,7 @@ extension MouseScreenTests {
             "  ⚙ Processes           │ ▸docs",
             "  ≡ Logs                │  README                                                                                    300",
             "                        │",
-            "row 1 of 3 › 2 of 2",
+            "row 1 of 3 › 2 of 2                                                                                               ? help",
         ],
     ]
 
@@ -238,7 +238,7 @@ extension MouseScreenTests {
             "  name8              28 done      Lyon",
             "  name9              29 todo      Oslo",
             "  name10             30 doing     Kyoto",
-            "row 10 of 1,000,000",
+            "row 10 of 1,000,000               ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -248,7 +248,7 @@ extension MouseScreenTests {
             "  name8                   28 done                       Lyon",
             "  name9                   29 todo                       Oslo",
             "  name10                  30 doing                      Kyoto",
-            "row 10 of 1,000,000",
+            "row 10 of 1,000,000                                                       ? help",
         ],
         120: [
             " Data                   │  Name                   Age Status                             City",
@@ -258,7 +258,7 @@ extension MouseScreenTests {
             " System                 │  name9                   29 todo                               Oslo",
             "  ⚙ Processes           │  name10                  30 doing                              Kyoto",
             "  ≡ Logs                │  name11                  31 done                               Lima",
-            "row 10 of 1,000,000",
+            "row 10 of 1,000,000                                                                                               ? help",
         ],
     ]
 
@@ -271,7 +271,7 @@ extension MouseScreenTests {
             "  name2          22 done        Kyoto",
             "  name3          23 todo        Lima",
             "  name4          24 doing       Lyon",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -281,7 +281,7 @@ extension MouseScreenTests {
             "  name2               22 done                         Kyoto",
             "  name3               23 todo                         Lima",
             "  name4               24 doing                        Lyon",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                                                        ? help",
         ],
         120: [
             " Data                   │  Name               Age Status                               City",
@@ -291,7 +291,7 @@ extension MouseScreenTests {
             " System                 │  name3               23 todo                                 Lima",
             "  ⚙ Processes           │  name4               24 doing                                Lyon",
             "  ≡ Logs                │  name5               25 done                                 Oslo",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                                                                                                ? help",
         ],
     ]
 
@@ -304,7 +304,7 @@ extension MouseScreenTests {
             "  done      name2              22 Kyoto",
             "  todo      name3              23 Lima",
             "  doing     name4              24 Lyon",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -314,7 +314,7 @@ extension MouseScreenTests {
             "  done                       name2                   22 Kyoto",
             "  todo                       name3                   23 Lima",
             "  doing                      name4                   24 Lyon",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                                                        ? help",
         ],
         120: [
             " Data                   │  Status                             Name                   Age City",
@@ -324,7 +324,7 @@ extension MouseScreenTests {
             " System                 │  todo                               name3                   23 Lima",
             "  ⚙ Processes           │  doing                              name4                   24 Lyon",
             "  ≡ Logs                │  done                               name5                   25 Oslo",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                                                                                                ? help",
         ],
     ]
 
@@ -372,7 +372,7 @@ extension MouseScreenTests {
             "  name4              24 doing     Lyon",
             "",
             "",
-            "row 1 of 5",
+            "row 1 of 5                        ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -384,7 +384,7 @@ extension MouseScreenTests {
             "  name4                   24 doing                      Lyon",
             "",
             "",
-            "row 1 of 5",
+            "row 1 of 5                                                                ? help",
         ],
         120: [
             " Data                   │  Name                   Age Status                             City",
@@ -396,7 +396,7 @@ extension MouseScreenTests {
             "  ≡ Logs                │",
             "                        │",
             "                        │",
-            "row 1 of 5",
+            "row 1 of 5                                                                                                        ? help",
         ],
     ]
 
@@ -411,7 +411,7 @@ extension MouseScreenTests {
             " └ Tab next · Enter sends · Esc ──────┘",
             "",
             "",
-            "row 1 of 4",
+            "row 1 of 4                        ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -423,7 +423,7 @@ extension MouseScreenTests {
             " └ Tab next · Enter sends · Esc ────────────────────────────┘",
             "",
             "",
-            "row 1 of 4",
+            "row 1 of 4                                                                ? help",
         ],
         120: [
             " Data                   │  Name                   Age Status                             City",
@@ -435,7 +435,7 @@ extension MouseScreenTests {
             "  ≡ Logs                │",
             "                        │",
             "                        │",
-            "row 1 of 4",
+            "row 1 of 4                                                                                                        ? help",
         ],
     ]
 
@@ -466,7 +466,7 @@ extension MouseScreenTests {
             "  name6                   26 todo                       Kyoto",
             "  name7                   27 doing                      Lima",
             "  name8                   28 done                       Lyon",
-            "row 1 of 1,000,000 · sort: Name ↑",
+            "row 1 of 1,000,000 · sort: Name ↑                                         ? help",
         ],
         120: [
             " Data                   │  Name ↑                 Age Status                             City",
@@ -480,7 +480,7 @@ extension MouseScreenTests {
             "                        │  name7                   27 doing                              Lima",
             "                        │  name8                   28 done                               Lyon",
             "                        │  name9                   29 todo                               Oslo",
-            "row 1 of 1,000,000 · sort: Name ↑",
+            "row 1 of 1,000,000 · sort: Name ↑                                                                                 ? help",
         ],
     ]
 }
@@ -570,21 +570,21 @@ extension MouseScreenTests {
             " row 1 of 1,000,000",
             " City    Lyon",
             " row id  p0",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                ? help",
         ],
         80: [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
             " row 1 of 1,000,000",
             " City    Lyon",
             " row id  p0",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                                                        ? help",
         ],
         120: [
             " Data                   │ row 1 of 1,000,000",
             "  ◆ People              │ City    Lyon",
             "  $ Orders              │ row id  p0",
             "                        │",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                                                                                                ? help",
         ],
     ]
 

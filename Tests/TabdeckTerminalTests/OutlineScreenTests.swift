@@ -161,7 +161,7 @@ import TabdeckProtocol
                 "",
                 "",
                 "",
-                "row 1 of 3",
+                "row 1 of 3                        ? help",
         ],
         80: [
                 " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -172,7 +172,7 @@ import TabdeckProtocol
                 "",
                 "",
                 "",
-                "row 1 of 3",
+                "row 1 of 3                                                                ? help",
         ],
         120: [
                 " Data                   │  Name                                                                                     Size",
@@ -183,7 +183,7 @@ import TabdeckProtocol
                 "  ⚙ Processes           │",
                 "  ≡ Logs                │",
                 "                        │",
-                "row 1 of 3",
+                "row 1 of 3                                                                                                        ? help",
         ],
     ]
 
@@ -197,7 +197,7 @@ import TabdeckProtocol
                 " ▸docs",
                 "  README                             300",
                 "",
-                "row 1 of 3",
+                "row 1 of 3                        ? help",
         ],
         80: [
                 " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -208,7 +208,7 @@ import TabdeckProtocol
                 " ▸docs",
                 "  README                                                                     300",
                 "",
-                "row 1 of 3",
+                "row 1 of 3                                                                ? help",
         ],
         120: [
                 " Data                   │  Name                                                                                     Size",
@@ -219,7 +219,7 @@ import TabdeckProtocol
                 "  ⚙ Processes           │  README                                                                                    300",
                 "  ≡ Logs                │",
                 "                        │",
-                "row 1 of 3",
+                "row 1 of 3                                                                                                        ? help",
         ],
     ]
 
@@ -233,7 +233,7 @@ import TabdeckProtocol
                 "      util.swift                      80",
                 " ▸docs",
                 "  README                             300",
-                "row 1 of 3 › 2 of 2",
+                "row 1 of 3 › 2 of 2               ? help",
         ],
         80: [
                 " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -244,7 +244,7 @@ import TabdeckProtocol
                 "      util.swift                                                              80",
                 " ▸docs",
                 "  README                                                                     300",
-                "row 1 of 3 › 2 of 2",
+                "row 1 of 3 › 2 of 2                                                       ? help",
         ],
         120: [
                 " Data                   │  Name                                                                                     Size",
@@ -255,7 +255,7 @@ import TabdeckProtocol
                 "  ⚙ Processes           │ ▸docs",
                 "  ≡ Logs                │  README                                                                                    300",
                 "                        │",
-                "row 1 of 3 › 2 of 2",
+                "row 1 of 3 › 2 of 2                                                                                               ? help",
         ],
     ]
 
@@ -269,7 +269,7 @@ import TabdeckProtocol
                 "",
                 "",
                 "",
-                "row 1 of 3",
+                "row 1 of 3                        ? help",
         ],
         80: [
                 " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -280,7 +280,7 @@ import TabdeckProtocol
                 "",
                 "",
                 "",
-                "row 1 of 3",
+                "row 1 of 3                                                                ? help",
         ],
         120: [
                 " Data                   │  Name                                                                                     Size",
@@ -291,7 +291,7 @@ import TabdeckProtocol
                 "  ⚙ Processes           │",
                 "  ≡ Logs                │",
                 "                        │",
-                "row 1 of 3",
+                "row 1 of 3                                                                                                        ? help",
         ],
     ]
 
@@ -305,7 +305,7 @@ import TabdeckProtocol
                 "  README                             300",
                 "",
                 "",
-                "row 2 of 3",
+                "row 2 of 3                        ? help",
         ],
         80: [
                 " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -316,7 +316,7 @@ import TabdeckProtocol
                 "  README                                                                     300",
                 "",
                 "",
-                "row 2 of 3",
+                "row 2 of 3                                                                ? help",
         ],
         120: [
                 " Data                   │  Name                                                                                     Size",
@@ -327,7 +327,7 @@ import TabdeckProtocol
                 "  ⚙ Processes           │",
                 "  ≡ Logs                │",
                 "                        │",
-                "row 2 of 3",
+                "row 2 of 3                                                                                                        ? help",
         ],
     ]
 
@@ -341,7 +341,7 @@ import TabdeckProtocol
                 "     how to",
                 "  README                             300",
                 "",
-                "row 2 of 3 › 1 of 1",
+                "row 2 of 3 › 1 of 1               ? help",
         ],
         80: [
                 " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -352,7 +352,7 @@ import TabdeckProtocol
                 "     how to",
                 "  README                                                                     300",
                 "",
-                "row 2 of 3 › 1 of 1",
+                "row 2 of 3 › 1 of 1                                                       ? help",
         ],
         120: [
                 " Data                   │  Name                                                                                     Size",
@@ -363,7 +363,7 @@ import TabdeckProtocol
                 "  ⚙ Processes           │  README                                                                                    300",
                 "  ≡ Logs                │",
                 "                        │",
-                "row 2 of 3 › 1 of 1",
+                "row 2 of 3 › 1 of 1                                                                                               ? help",
         ],
     ]
 
@@ -377,7 +377,7 @@ import TabdeckProtocol
                 "  README                             300",
                 "",
                 "",
-                "row 2 of 3 › 1 of 1",
+                "row 2 of 3 › 1 of 1               ? help",
         ],
         80: [
                 " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -388,7 +388,7 @@ import TabdeckProtocol
                 "  README                                                                     300",
                 "",
                 "",
-                "row 2 of 3 › 1 of 1",
+                "row 2 of 3 › 1 of 1                                                       ? help",
         ],
         120: [
                 " Data                   │  Name                                                                                     Size",
@@ -399,7 +399,7 @@ import TabdeckProtocol
                 "  ⚙ Processes           │",
                 "  ≡ Logs                │",
                 "                        │",
-                "row 2 of 3 › 1 of 1",
+                "row 2 of 3 › 1 of 1                                                                                               ? help",
         ],
     ]
 
@@ -413,7 +413,7 @@ import TabdeckProtocol
                 "",
                 "",
                 "",
-                "row 3 of 3",
+                "row 3 of 3                        ? help",
         ],
         80: [
                 " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -424,7 +424,7 @@ import TabdeckProtocol
                 "",
                 "",
                 "",
-                "row 3 of 3",
+                "row 3 of 3                                                                ? help",
         ],
         120: [
                 " Data                   │  Name                                                                                     Size",
@@ -435,7 +435,7 @@ import TabdeckProtocol
                 "  ⚙ Processes           │",
                 "  ≡ Logs                │",
                 "                        │",
-                "row 3 of 3",
+                "row 3 of 3                                                                                                        ? help",
         ],
     ]
 
@@ -449,7 +449,7 @@ import TabdeckProtocol
                 "  README                             310",
                 "",
                 "",
-                "row 4 of 4",
+                "refreshed People: 4 rows · row 4 of 4",
         ],
         80: [
                 " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -460,7 +460,7 @@ import TabdeckProtocol
                 "  README                                                                     310",
                 "",
                 "",
-                "row 4 of 4",
+                "refreshed People: 4 rows · row 4 of 4",
         ],
         120: [
                 " Data                   │  Name                                                                                     Size",
@@ -471,7 +471,7 @@ import TabdeckProtocol
                 "  ⚙ Processes           │",
                 "  ≡ Logs                │",
                 "                        │",
-                "row 4 of 4",
+                "refreshed People: 4 rows · row 4 of 4",
         ],
     ]
 
@@ -494,7 +494,7 @@ import TabdeckProtocol
             "    name118               38 doing                      Kyoto",
             "    name119               39 done                       Lima",
             "     person 119",
-            "row 1 of 1,000,000 › 120 of 1,000,000",
+            "row 1 of 1,000,000 › 120 of 1,000,000                                     ? help",
         ],
         120: [
             " Data                   │  Name                   Age Status                             City",
@@ -504,7 +504,7 @@ import TabdeckProtocol
             " System                 │    name118               38 doing                              Kyoto",
             "  ⚙ Processes           │    name119               39 done                               Lima",
             "  ≡ Logs                │     person 119",
-            "row 1 of 1,000,000 › 120 of 1,000,000",
+            "row 1 of 1,000,000 › 120 of 1,000,000                                                                             ? help",
         ],
     ]
 
@@ -518,7 +518,7 @@ import TabdeckProtocol
                 "",
                 "",
                 "",
-                "row 1 of 3 › 1 of 2",
+                "row 1 of 3 › 1 of 2               ? help",
         ],
         80: [
                 " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -529,7 +529,7 @@ import TabdeckProtocol
                 "",
                 "",
                 "",
-                "row 1 of 3 › 1 of 2",
+                "row 1 of 3 › 1 of 2                                                       ? help",
         ],
         120: [
                 " Data                   │ row 1 of 3 › 1 of 2",
@@ -540,7 +540,7 @@ import TabdeckProtocol
                 "  ⚙ Processes           │",
                 "  ≡ Logs                │",
                 "                        │",
-                "row 1 of 3 › 1 of 2",
+                "row 1 of 3 › 1 of 2                                                                                               ? help",
         ],
     ]
 
@@ -589,7 +589,7 @@ import TabdeckProtocol
                 "  name3              23 todo      Lima",
                 "  name4              24 doing     Lyon",
                 "   person 4",
-                "row 5 of 1,000,000",
+                "row 5 of 1,000,000                ? help",
         ],
         80: [
                 " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -599,7 +599,7 @@ import TabdeckProtocol
                 "  name3                   23 todo                       Lima",
                 "  name4                   24 doing                      Lyon",
                 "   person 4",
-                "row 5 of 1,000,000",
+                "row 5 of 1,000,000                                                        ? help",
         ],
         120: [
                 " Data                   │  Name                   Age Status                             City",
@@ -609,7 +609,7 @@ import TabdeckProtocol
                 " System                 │  name4                   24 doing                              Lyon",
                 "  ⚙ Processes           │  name5                   25 done                               Oslo",
                 "  ≡ Logs                │   person 5",
-                "row 6 of 1,000,000",
+                "row 6 of 1,000,000                                                                                                ? help",
         ],
     ]
 

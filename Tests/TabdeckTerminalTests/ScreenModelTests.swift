@@ -29,7 +29,7 @@ import TabdeckProtocol
                 "  name2              22 done      Kyoto",
                 "  name3              23 todo      Lima",
                 "  name4              24 doing     Lyon",
-                "row 3 of 1,000,000",
+                "row 3 of 1,000,000                ? help",
         ],
         80: [
                 " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -39,7 +39,7 @@ import TabdeckProtocol
                 "  name2                   22 done                       Kyoto",
                 "  name3                   23 todo                       Lima",
                 "  name4                   24 doing                      Lyon",
-                "row 3 of 1,000,000",
+                "row 3 of 1,000,000                                                        ? help",
         ],
         120: [
                 " Data                   │  Name                   Age Status                             City",
@@ -49,7 +49,7 @@ import TabdeckProtocol
                 " System                 │  name3                   23 todo                               Lima",
                 "  ⚙ Processes           │  name4                   24 doing                              Lyon",
                 "  ≡ Logs                │  name5                   25 done                               Oslo",
-                "row 3 of 1,000,000",
+                "row 3 of 1,000,000                                                                                                ? help",
         ],
     ]
 
@@ -62,7 +62,7 @@ import TabdeckProtocol
                 "  name2              22 done      Kyoto",
                 "  name3              23 todo      Lima",
                 "  name4              24 doing     Lyon",
-                "row 3 of 1,000,000 · sort: Age ↑",
+                "row 3 of 1,000,000 · sort: Age ↑  ? help",
         ],
         80: [
                 " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -72,7 +72,7 @@ import TabdeckProtocol
                 "  name2                   22 done                       Kyoto",
                 "  name3                   23 todo                       Lima",
                 "  name4                   24 doing                      Lyon",
-                "row 3 of 1,000,000 · sort: Age ↑",
+                "row 3 of 1,000,000 · sort: Age ↑                                          ? help",
         ],
         120: [
                 " Data                   │  Name                 Age ↑ Status                             City",
@@ -82,7 +82,7 @@ import TabdeckProtocol
                 " System                 │  name3                   23 todo                               Lima",
                 "  ⚙ Processes           │  name4                   24 doing                              Lyon",
                 "  ≡ Logs                │  name5                   25 done                               Oslo",
-                "row 3 of 1,000,000 · sort: Age ↑",
+                "row 3 of 1,000,000 · sort: Age ↑                                                                                  ? help",
         ],
     ]
 
@@ -95,7 +95,7 @@ import TabdeckProtocol
                 "  name2              22 done      Kyoto",
                 "  name3              23 todo      Lima",
                 "  name4              24 doing     Lyon",
-                "row 3 of 1,000,000 · sort: Age ↓",
+                "row 3 of 1,000,000 · sort: Age ↓  ? help",
         ],
         80: [
                 " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
@@ -105,7 +105,7 @@ import TabdeckProtocol
                 "  name2                   22 done                       Kyoto",
                 "  name3                   23 todo                       Lima",
                 "  name4                   24 doing                      Lyon",
-                "row 3 of 1,000,000 · sort: Age ↓",
+                "row 3 of 1,000,000 · sort: Age ↓                                          ? help",
         ],
         120: [
                 " Data                   │  Name                 Age ↓ Status                             City",
@@ -115,7 +115,7 @@ import TabdeckProtocol
                 " System                 │  name3                   23 todo                               Lima",
                 "  ⚙ Processes           │  name4                   24 doing                              Lyon",
                 "  ≡ Logs                │  name5                   25 done                               Oslo",
-                "row 3 of 1,000,000 · sort: Age ↓",
+                "row 3 of 1,000,000 · sort: Age ↓                                                                                  ? help",
         ],
     ]
 

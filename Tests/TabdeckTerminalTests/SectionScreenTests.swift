@@ -42,7 +42,7 @@ import TabdeckProtocol
             "  c.swift       500",
             "  d.json        600",
             "   4 files, 1.6 KB",
-            "row 1 of 7",
+            "row 1 of 7                        ? help",
         ])
         // The cursor is on the first data row, never on a header; headers are styled apart.
         let frame = s.frame(40, 14)
@@ -61,7 +61,7 @@ import TabdeckProtocol
             "  a.txt         300",
             "  b.md          400",
             "  c.swift       500",
-            "row 5 of 7",
+            "row 5 of 7                        ? help",
         ])
         // Folders' rows and footer scrolled off so that the cursor's row (b.md) shows.
         #expect(s.frame(40, 7)[0, 4].style.reverse)
@@ -100,7 +100,7 @@ import TabdeckProtocol
         #expect(s.ws.find?.phase == .found(row: 5000, wrapped: false))
         let screen = s.screen(90, 5, ui: UIState(find: "name5000"))
         #expect(screen[2] == "  name5000                20 done                            Lyon")
-        #expect(screen.last == "row 5,001 of 1,000,000 · /name5000")
+        #expect(screen.last == "row 5,001 of 1,000,000 · /name5000                                                  ? help")
         s.feed(.cancelFind)  // nothing going on: the outcome stays
         #expect(s.ws.find?.phase == .found(row: 5000, wrapped: false))
     }

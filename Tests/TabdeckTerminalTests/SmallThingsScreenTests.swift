@@ -88,7 +88,7 @@ import TabdeckProtocol
             "  tests",
             "   3 folders",
             "  Files --------------------------------",
-            "row 1 of 7",
+            "row 1 of 7                        ? help",
         ],
         80: [
             " People  $ Orders  Processes  Logs",
@@ -99,7 +99,7 @@ import TabdeckProtocol
             "  tests",
             "   3 folders",
             "  Files ------------------------------------------------------------------------",
-            "row 1 of 7",
+            "row 1 of 7                                                                ? help",
         ],
         120: [
             " Data                   |  Name         Size",
@@ -110,7 +110,7 @@ import TabdeckProtocol
             "    Processes           |   3 folders",
             "    Logs                |  Files ---------------------------------------------------------------------------------------",
             "                        |  a.txt         300",
-            "row 1 of 7",
+            "row 1 of 7                                                                                                        ? help",
         ],
     ]
 
@@ -222,7 +222,7 @@ import TabdeckProtocol
             "  name1              21 doing     Oslo",
             "  name2              22 done      Kyoto",
             "  name3              23 todo      Lima",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                ? help",
         ],
         80: [
             " ◆ People with a very… 3  $ Orders 120045  ⚙ Processes 新新  ≡ Logs",
@@ -231,7 +231,7 @@ import TabdeckProtocol
             "  name1                   21 doing                      Oslo",
             "  name2                   22 done                       Kyoto",
             "  name3                   23 todo                       Lima",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                                                        ? help",
         ],
         120: [
             " Data                   │  Name                   Age Status                             City",
@@ -240,7 +240,7 @@ import TabdeckProtocol
             "                        │  name2                   22 done                               Kyoto",
             " System                 │  name3                   23 todo                               Lima",
             "  ⚙ Processes      新新 │  name4                   24 doing                              Lyon",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                                                                                                ? help",
         ],
     ]
 
@@ -259,7 +259,7 @@ import TabdeckProtocol
             "  name1              21 doing     Oslo",
             "  name2              22 done      Kyoto",
             "  name3              23 todo      Lima",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                ? help",
         ],
         80: [
             " People with a ve... 3  $ Orders 120045  Processes 新新  Logs",
@@ -268,7 +268,7 @@ import TabdeckProtocol
             "  name1                   21 doing                      Oslo",
             "  name2                   22 done                       Kyoto",
             "  name3                   23 todo                       Lima",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                                                        ? help",
         ],
         120: [
             " Data                   |  Name                   Age Status                             City",
@@ -277,7 +277,7 @@ import TabdeckProtocol
             "                        |  name2                   22 done                               Kyoto",
             " System                 |  name3                   23 todo                               Lima",
             "    Processes      新新 |  name4                   24 doing                              Lyon",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                                                                                                ? help",
         ],
     ]
 

@@ -187,8 +187,8 @@ import TabdeckProtocol
     ]
 
     static let hiddenOutside: [Int: [String]] = [
-        40: [" ◆ People  ⚙ Processes  ≡ Logs", "row 1 of 1,000,000"],
-        80: [" ◆ People  ⚙ Processes  ≡ Logs", "row 1 of 1,000,000"],
+        40: [" ◆ People  ⚙ Processes  ≡ Logs", "row 1 of 1,000,000                ? help"],
+        80: [" ◆ People  ⚙ Processes  ≡ Logs", "row 1 of 1,000,000                                                        ? help"],
         120: [
             " Data                   │",
             "  ◆ People              │",
@@ -198,7 +198,7 @@ import TabdeckProtocol
             "  ≡ Logs                │",
             "                        │",
             "                        │",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                                                                                                ? help",
         ],
     ]
 
@@ -255,7 +255,7 @@ import TabdeckProtocol
         #expect(Self.savedLayouts(s).last == s.scene.ws.layout)
         #expect(s.model.ui.tabEdit == TabEdit(cursor: "procs"))
         s.press(.escape)
-        #expect(s.lines.last == "row 1 of 1,000,000")
+        #expect(s.lines.last == "row 1 of 1,000,000" + String(repeating: " ", count: width - 24) + "? help")
     }
 
     static let question: [Int: String] = [

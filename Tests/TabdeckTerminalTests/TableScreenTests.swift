@@ -25,7 +25,7 @@ import TabdeckProtocol
             "  Name ↑2              Age↓1 Status           City",
             "  name0                   20 todo             Lyon",
             "  name1                   21 doing            Oslo",
-            "row 1 of 1,000,000 · sort: Age ↓, Name ↑",
+            "row 1 of 1,000,000 · sort: Age ↓, Name ↑              ? help",
         ])
         s.run("sort clear")
         s.run("sort status")
@@ -41,7 +41,7 @@ import TabdeckProtocol
             "  Name                   Age Status           City",
             "  name1203                23 todo             Lima",
             "  name1204                24 doing            Lyon",
-            "row 1,204 of 1,000,000",
+            "row 1,204 of 1,000,000                                ? help",
         ])
         // The cursor row is the one reversed.
         let frame = s.frame(60, 5)
@@ -55,16 +55,16 @@ import TabdeckProtocol
         var s = Scene(tables: ["people": people])
         s.resize(60, 5)
         s.run("show")
-        #expect(s.screen(60, 5)[4] == "row 1 of ?")
+        #expect(s.screen(60, 5)[4] == "row 1 of ?                                            ? help")
         s.feed(.page(.last))
-        #expect(s.screen(60, 5)[4] == "row 1 of ? (to the end once counted)")
+        #expect(s.screen(60, 5)[4] == "row 1 of ? (to the end once counted)                  ? help")
         s.notify("people", Method.invalidate, ["table": "root", "total": 1_000_000])
         #expect(s.screen(60, 5) == [
             " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
             "  Name                   Age Status           City",
             "  name999998              68 done             Kyoto",
             "  name999999              69 todo             Lima",
-            "row 1,000,000 of 1,000,000",
+            "row 1,000,000 of 1,000,000                            ? help",
         ])
     }
 
@@ -93,7 +93,7 @@ import TabdeckProtocol
             "  name0                       20 todo",
             "  City: Lyon",
             "* name1                       21 doing",
-            "row 1 of 1,000,000 · 1 selected",
+            "row 1 of 1,000,000 · 1 selected   ? help",
         ])
         // The column cursor on City scrolls Age out (to the detail line); Name stays, `<` marks the cut.
         #expect(s.screen(40, 6, ui: UIState(columnCursor: 3)) == [
@@ -102,7 +102,7 @@ import TabdeckProtocol
             "  name0                     todo    Lyon",
             "  Age: 20",
             "* name1                     doing   Oslo",
-            "row 1 of 1,000,000 · 1 selected",
+            "row 1 of 1,000,000 · 1 selected   ? help",
         ])
         let layout = WorkspaceRenderer.columnLayout(workspace: s.ws, size: (40, 6), ui: UIState(columnCursor: 3))
         #expect(layout?.scroll == 2)
@@ -128,7 +128,7 @@ import TabdeckProtocol
             "  …",
             "  …",
             "  …",
-            "row 98 of 1,000,000",
+            "row 98 of 1,000,000                                   ? help",
         ])
         #expect(s.frame(60, 10)[2, 6].style.dim)
     }
@@ -165,7 +165,7 @@ import TabdeckProtocol
             "  山田太郎            0 \\e[31mred",
             "  Ann                 1 ok\\x07",
             "  李                  2 e\u{301}té",
-            "row 1 of 3",
+            "row 1 of 3                        ? help",
         ])
         let frame = s.frame(40, 6)
         // The N column's digits are in the same cell on every row, whatever the names' widths.
@@ -194,7 +194,7 @@ import TabdeckProtocol
             " ▸src                                  0",
             " ▸Sources                            100",
             "  README                             200",
-            "row 1 of 3",
+            "row 1 of 3                        ? help",
         ])
         s.run("back")
         #expect(s.screen(40, 7)[1] == " Files > src")
@@ -243,7 +243,7 @@ import TabdeckProtocol
         s.notify("people", Method.progress, ["done": 7, "message": "counting"])
         #expect(s.screen(110, 4)[3].hasSuffix("· counting 7"))
         s.notify("people", Method.progress, ["done": 100, "total": 100])
-        #expect(s.screen(110, 4)[3] == "row 1 of 1,000,000 · 2 selected · watching people.csv")
+        #expect(s.screen(110, 4)[3] == "row 1 of 1,000,000 · 2 selected · watching people.csv                                                   ? help")
     }
 
     @Test func emptyTableAndLoading() {
@@ -255,7 +255,7 @@ import TabdeckProtocol
             " ◆ People  $ Orders  ⚙ Processes       >",
             "  Name              Age Status    City",
             "  no rows",
-            "no rows",
+            "no rows                           ? help",
         ])
     }
 }

@@ -26,7 +26,7 @@ import TabdeckProtocol
             "  ⚙ Processes         ! │  name4                   24 doing                              Lyon",
             "  ≡ Logs            new │  name5                   25 done                               Oslo",
             "                        │  name6                   26 todo                               Kyoto",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                                                                                                ? help",
         ])
         let frame = s.frame(120, 9)
         // The selected tab is reversed across the sidebar, the others are not.
@@ -64,7 +64,7 @@ import TabdeckProtocol
             "  Tab 10                │",
             "  Tab 11                │",
             "  Tab 12                │",
-            "",  // the status line: nothing to say yet
+            String(repeating: " ", count: 25),  // the status line: nothing to say yet (the help hint is at its right end)
         ])
     }
 
@@ -77,7 +77,7 @@ import TabdeckProtocol
             "  name0                   20 todo                       Lyon",
             "  name1                   21 doing                      Oslo",
             "  name2                   22 done                       Kyoto",
-            "row 1 of 1,000,000",
+            "row 1 of 1,000,000                                                        ? help",
         ])
         let frame = s.frame(80, 6)
         #expect((0..<10).allSatisfy { frame[$0, 0].style.reverse })  // " ◆ People 3 "

@@ -25,7 +25,7 @@ import TabdeckProtocol
             " City    Kyoto",
             " row id  p2",
             "",
-            "row 3 of 1,000,000",
+            "row 3 of 1,000,000                ? help",
         ])
         #expect(s.screen(40, 9, ui: UIState(mode: .detail(scroll: 3)))[2] == " City    Kyoto")
     }
@@ -45,7 +45,7 @@ import TabdeckProtocol
             " detail  a subtitle",
             " row id  1",
             "",
-            "row 1 of 1",
+            "row 1 of 1              ? help",
         ])
     }
 

@@ -16,6 +16,14 @@ public enum ActionTarget: Hashable, Sendable {
         return n == 0 ? .cursor(t.cache.row(at: t.view.cursor)?.id) : .selected(n, all: false)
     }
 
+    /// Why `action` cannot go to these rows (a one-row action while several are selected), nil
+    /// when it can: `Rename takes one row; 3 are selected`.
+    func refusal(of action: ActionSpec) -> String? {
+        guard action.rows == .one, case .selected(let n, let all) = self, all || n != 1 else { return nil }
+        let selected = all ? (n.map { "all \(formatCount($0)) rows are" } ?? "all rows are") : "\(formatCount(n ?? 0)) are"
+        return "\(Sanitizer.clean(action.title)) takes one row; \(selected) selected"
+    }
+
     /// How many rows `action` would go to: `3 rows`, `1 row`, `all 1,000 rows`, `no rows`.
     func describe(for action: ActionSpec) -> String {
         switch (action.rows, self) {

@@ -68,7 +68,9 @@ enum ActionOverlayView {
             let key = menu.hotkeys[action.id].map(String.init) ?? " "
             let text = (i == menu.cursor ? "▸ " : "  ") + TextFit.fit(action.title, titleWidth) + " " + key + " "
                 + TextFit.fit(menu.target.describe(for: action), countWidth, alignment: .right)
-            return Line(text: text, style: action.destructive ? Palette.error : .plain, highlighted: i == menu.cursor)
+            // An action these rows cannot take (one row, several selected) is greyed.
+            let style = menu.target.refusal(of: action) != nil ? Palette.dim : action.destructive ? Palette.error : .plain
+            return Line(text: text, style: style, highlighted: i == menu.cursor)
         }
     }
 

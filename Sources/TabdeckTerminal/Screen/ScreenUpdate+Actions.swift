@@ -41,6 +41,11 @@ extension ScreenModel {
 
     /// Runs an action chosen from the menu or by its hotkey: its form first, then the question.
     mutating func choose(_ action: ActionSpec, target: ActionTarget) -> [ScreenEffect] {
+        if let why = target.refusal(of: action) {
+            ui.mode = .table
+            ui.message = .init(why, isError: true)
+            return []
+        }
         if !action.input.isEmpty {
             ui.mode = .action(.form(ActionForm(action: action, target: target)))
             return []

@@ -36,6 +36,13 @@ extension ScreenModel {
         return [.core(.run(command))]
     }
 
+    /// A command run by a key whose output is said on the status line (`r`: what it refreshed).
+    mutating func runSaying(_ command: Command) -> [ScreenEffect] {
+        let effects = run(command)
+        showsOutput = true
+        return effects
+    }
+
     mutating func show(_ text: String, isError: Bool) {
         guard isError || showsOutput, !repeatsCancel(text, isError: isError) else { return }
         if text.contains("\n") {
@@ -70,6 +77,8 @@ extension ScreenModel {
         case .table:
             break
         }
+        // Ctrl-C while a job runs cancels it as Esc does; with no job it keeps its binding (quit).
+        if key == .ctrl("c"), ws.job != nil { fadeMessage(); return dismiss(ws) }
         guard let action = ui.keyMap.action(for: key) else { return pressHotkey(key, ws) }
         fadeMessage()
         return perform(action, ws)
@@ -121,7 +130,7 @@ extension ScreenModel {
         case .detail: ui.mode = .detail(scroll: 0); return [.core(.wholeCells)]  // a cut cell's whole value
         case .help: ui.mode = .help(scroll: 0); return []
         case .dismiss: return dismiss(ws)
-        case .refresh: return run(.refresh)
+        case .refresh: return runSaying(.refresh)
         case .expand: return run(.expand(nil))
         case .detailLine: return toggleDetailLine(t)
         case .redraw: return [.redraw]
