@@ -87,7 +87,7 @@ struct StateSafetyTests {
         let run = try await tabdeck(["--line", "--config", config, "--state-dir", dir.state, "--trace", trace],
                                     input: "select all\nunselect r0 r1\naction touch\n")
         #expect(run.status == 1, "\(run)")
-        #expect(run.err.contains("error: action touch on 999,998 rows: an action takes at most 100,000 rows"), "\(run)")
+        #expect(run.err.contains("error: action Touch on 999,998 rows: an action takes at most 100,000 rows"), "\(run)")
         #expect(rowsRequests(trace).isEmpty)
     }
 }

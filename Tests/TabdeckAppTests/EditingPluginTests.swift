@@ -12,7 +12,7 @@ import TabdeckCore
                                              title: "SDK demo")])
         #expect((await h.run("show")).out.contains("rows 1–3 of 3"))
         let bad = await h.run("action add --set name=Ada --set age=old")
-        #expect(bad.err == #"error: action add: Age: expected a whole number, got "old""#, "\(bad)")
+        #expect(bad.err == #"error: action Add a person: Age: expected a whole number, got "old""#, "\(bad)")
         let add = await h.run("action add --set 'name=Ada Lovelace' --set age=36")
         #expect(add.ok && add.out == "added Ada Lovelace", "\(add)")
         let shown = await h.run("show")
