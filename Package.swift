@@ -54,7 +54,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "TabdeckPluginKit", dependencies: ["TabdeckProtocol"]),
-        .target(name: "CSVTable", path: "Plugins/csv/CSVTable"),
+        .target(name: "CSVTable", dependencies: ["TabdeckProtocol"], path: "Plugins/csv/CSVTable"),
         .executableTarget(name: "tabdeck-csv", dependencies: ["CSVTable", "TabdeckPluginKit"], path: "Plugins/csv/Main"),
         .target(name: "SQLiteBrowser", dependencies: [
             "TabdeckPluginKit", .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,4 +1,5 @@
 import Foundation
+import TabdeckProtocol
 
 /// One group of an aggregate: a value per group column (as ``CSVTable/values(row:)`` serves
 /// the cells) and how many rows have them.
@@ -33,7 +34,17 @@ extension CSVTable {
     public func groups(columns groupColumns: [Int], filter: String? = nil, where conditions: [CSVCondition] = [],
                        isCancelled: () -> Bool = { false },
                        progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> [CSVGroup] {
+        try groups(columns: groupColumns, binning: [], filter: filter, where: conditions, isCancelled: isCancelled, progress: progress)
+    }
+
+    /// ``groups(columns:filter:where:isCancelled:progress:)`` with the cells of the columns
+    /// that have a `binning` counted by their bin's start (a cell that is not of its column's
+    /// type by its text, as there).
+    func groups(columns groupColumns: [Int], binning: [Binning?], filter: String?, where conditions: [CSVCondition],
+                isCancelled: () -> Bool, progress: (@Sendable (Int, Int) -> Void)?) throws -> [CSVGroup] {
         precondition(!groupColumns.isEmpty)
+        let binning = binning.isEmpty ? [Binning?](repeating: nil, count: groupColumns.count) : binning
+        precondition(binning.count == groupColumns.count)
         for c in groupColumns { precondition(c >= 0 && c < columns.count, "group column out of range") }
         let offsets = try index.waitComplete(isCancelled: isCancelled)
         let selection = Selection(filter: filter, conditions: conditions)
@@ -42,7 +53,7 @@ extension CSVTable {
         let rows = offsets.count
         let parts = SelectionScan.parts(rows: rows)
         let ranges = SelectionScan.ranges(rows: rows, parts: parts)
-        let types = self.columns.map(\.type)
+        let types = self.columns.map(\.type), styles = self.columns.map(\.style)
         let scanner = self.scanner, file = self.file
         let k = groupColumns.count
         let lastColumn = groupColumns.max()!
@@ -51,11 +62,20 @@ extension CSVTable {
         /// (`nullID` for a null cell) the rows.
         final class Part: @unchecked Sendable {
             var dictionaries: [TextDictionary]
+            /// Binned columns: per id a bin start (its bits) or a text of the dictionary.
+            var entries: [[BinEntry]]
+            var binIDs: [[UInt64: UInt32]]
+            var otherIDs: [[UInt32]]
             var single: [Int] = []
             var singleNull = 0
             var pair: [UInt64: Int] = [:]
             var many: [[UInt32]: Int] = [:]
-            init(columns: Int) { dictionaries = Array(repeating: TextDictionary(limit: CSVTable.groupTextLimit), count: columns) }
+            init(columns: Int) {
+                dictionaries = Array(repeating: TextDictionary(limit: CSVTable.groupTextLimit), count: columns)
+                entries = Array(repeating: [], count: columns)
+                binIDs = Array(repeating: [:], count: columns)
+                otherIDs = Array(repeating: [], count: columns)
+            }
         }
         final class Job: @unchecked Sendable {
             let lock = NSLock()
@@ -77,6 +97,7 @@ extension CSVTable {
                 let spans = UnsafeMutablePointer<FieldSpan?>.allocate(capacity: lastColumn + 1)
                 defer { spans.deallocate() }
                 var ids = [UInt32](repeating: 0, count: k)
+                var normal: [UInt8] = []
                 var released = offsets[range.lowerBound]
                 var sinceReport = 0
                 for row in range {
@@ -101,6 +122,39 @@ extension CSVTable {
                     for g in 0..<k {
                         let column = groupColumns[g]
                         guard let span = spans[column], span.count > 0 || types[column] == .text else { ids[g] = nullID; continue }
+                        if let bin = binning[g] {
+                            let cell: BinCell = span.escaped
+                                ? scanner.unescaped(span).withUnsafeBufferPointer { Self.binCell($0, type: types[column], style: styles[column], normal: &normal) }
+                                : Self.binCell(UnsafeBufferPointer(start: scanner.base + span.start, count: span.count),
+                                               type: types[column], style: styles[column], normal: &normal)
+                            let key: UInt64
+                            switch (cell, bin) {
+                            case (.null, _): ids[g] = nullID; continue
+                            case (.number(let d), .number(let width, _)): key = Self.zero(Bins.start(d, width: width)).bitPattern
+                            case (.date(let ms, _), .date(let unit, _)): key = UInt64(bitPattern: Bins.startMillis(ms, unit))
+                            default:
+                                // Not of the column's type: a group of its text, as unbinned.
+                                let text: UInt32? = span.escaped
+                                    ? scanner.unescaped(span).withUnsafeBufferPointer { part.dictionaries[g].id(of: $0) }
+                                    : part.dictionaries[g].id(of: UnsafeBufferPointer(start: scanner.base + span.start, count: span.count))
+                                guard let text else {
+                                    job.lock.lock(); job.failure = CSVTooManyGroups(limit: CSVTable.groupTextLimit); job.lock.unlock()
+                                    return
+                                }
+                                if Int(text) >= part.otherIDs[g].count {
+                                    part.otherIDs[g].append(UInt32(part.entries[g].count))
+                                    part.entries[g].append(.text(text))
+                                }
+                                ids[g] = part.otherIDs[g][Int(text)]
+                                continue
+                            }
+                            if let id = part.binIDs[g][key] { ids[g] = id; continue }
+                            let id = UInt32(part.entries[g].count)
+                            part.binIDs[g][key] = id
+                            part.entries[g].append(.bin(key))
+                            ids[g] = id
+                            continue
+                        }
                         let id: UInt32?
                         if span.escaped {
                             id = scanner.unescaped(span).withUnsafeBufferPointer { part.dictionaries[g].id(of: $0) }
@@ -152,6 +206,25 @@ extension CSVTable {
             for g in 0..<k {
                 let column = groupColumns[g], dictionary = part.dictionaries[g]
                 let type = types[column], style = self.columns[column].style
+                if let bin = binning[g] {
+                    maps.append(part.entries[g].map { entry in
+                        switch entry {
+                        case .text(let id):
+                            let (key, value) = dictionary.withText(Int(id)) { Self.groupKey($0, type: type, style: style) }
+                            return slot(g, key, value)
+                        case .bin(let bits):
+                            switch bin {
+                            case .number(_, let integer):
+                                let start = Double(bitPattern: bits)
+                                return slot(g, .double(bits), integer && abs(start) < 9e18 ? .integer(Int64(start)) : .text(Bins.text(start)))
+                            case .date(let unit, let dateOnly):
+                                let ms = Int64(bitPattern: bits)
+                                return slot(g, .date(ms), .text(Bins.text(ms, unit, dateOnly: dateOnly)))
+                            }
+                        }
+                    })
+                    continue
+                }
                 maps.append((0..<dictionary.count).map { id in
                     let (key, value) = dictionary.withText(id) { Self.groupKey($0, type: type, style: style) }
                     return slot(g, key, value)

@@ -203,6 +203,9 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
     func aggregate(_ request: AggregateRequest, cancel: CancellationFlag) throws -> AggregateResult {
         let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
         let columns: [ColumnSpec], groups: [Group], title: String
+        var engineSizes: [String: BinSize] = [:], binsDone = false
+        var progress: RequestProgress?
+        defer { progress?.stop() }
         if let counts = countTable(request.table) {
             // The groups of a table of groups (as the SQLite plugin does).
             columns = counts.columns
@@ -219,12 +222,21 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
             if table.columns.isEmpty {
                 groups = []
             } else {
-                let reporter = CountProgress(message: "counting \(title) by \(request.group.map(\.column).joined(separator: ", "))",
-                                             notifier: notifierNow)
+                let reporter = RequestProgress(message: "counting \(title) by \(request.group.map(\.column).joined(separator: ", "))",
+                                               notifier: notifierNow)
+                // Heard at least every 0.5 s in every phase (the index, the scans, the merge):
+                // no count is stopped by the host's request deadline for being long.
+                reporter.start()
+                progress = reporter
                 let found: [CSVGroup]
                 do {
-                    found = try table.groups(columns: indexes, filter: filter, where: conditions, isCancelled: { cancel.isCancelled },
-                                             progress: { done, all in reporter.report(done, all) })
+                    // Bins counted in the scan: no group per distinct value of a binned column.
+                    let sizes: [Int: BinSize]
+                    (found, sizes) = try table.binnedGroups(columns: indexes, bins: request.group.map(\.bins), filter: filter,
+                                                            where: conditions, isCancelled: { cancel.isCancelled },
+                                                            progress: { done, all in reporter.report(done, all) })
+                    for (g, size) in sizes { engineSizes[request.group[g].column] = size }
+                    binsDone = true
                 } catch let error as CSVTooManyGroups {
                     throw RPCError(code: RPCError.internalError, message: "\(title): \(error): use bins or other columns")
                 }
@@ -232,7 +244,8 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
             }
         }
         let groupColumns = request.group.map { g in columns.first { $0.id == g.column }! }
-        let (binned, sizes) = Self.bin(groups, columns: groupColumns, bins: request.group.map(\.bins))
+        progress?.phase("\(title): \(groups.count) groups")
+        let (binned, sizes) = binsDone ? (groups, engineSizes) : Self.bin(groups, columns: groupColumns, bins: request.group.map(\.bins))
         let counts = try CountTable(groupColumns: groupColumns, groups: binned)
         lock.lock()
         aggregated += 1
@@ -334,7 +347,10 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
     static func describeTyped(_ table: CSVTable, columns: [ColumnSpec], filter: String?, where conditions: [CSVCondition],
                               title: String, notifier: Notifier?, cancel: CancellationFlag) throws -> (rows: [Row], estimates: [String]) {
         let isCancelled = { cancel.isCancelled }
-        let reporter = CountProgress(message: "describing \(title)", notifier: notifier)
+        let reporter = RequestProgress(message: "describing \(title)", notifier: notifier)
+        // Heard at least every 0.5 s in every phase (the index, the scan, the statistics).
+        reporter.start()
+        defer { reporter.stop() }
         let stats = try table.describe(filter: filter, where: conditions, textLimit: ColumnSummary.Limits.standard.distinct,
                                        isCancelled: isCancelled, progress: { done, all in reporter.report(done, all) })
         var flagged = Set<String>()
@@ -519,24 +535,5 @@ final class IndexProgress: @unchecked Sendable {
         // pages and only learns the count.
         if final { notifier?.invalidate(table: table, rows: [], total: rows) }
         notifier?.progress(done: Double(bytesDone), total: Double(bytesTotal), message: "indexing \(title): \(rows) rows")
-    }
-}
-
-/// `progress` notifications of a long count (at most ~10 a second).
-final class CountProgress: @unchecked Sendable {
-    let message: String
-    let notifier: Notifier?
-    private let lock = NSLock()
-    private var lastSent = Date().timeIntervalSince1970
-
-    init(message: String, notifier: Notifier?) { self.message = message; self.notifier = notifier }
-
-    func report(_ done: Int, _ all: Int) {
-        let now = Date().timeIntervalSince1970
-        lock.lock()
-        guard now - lastSent >= 0.1 else { lock.unlock(); return }
-        lastSent = now
-        lock.unlock()
-        notifier?.progress(done: Double(done), total: Double(all), message: message)
     }
 }
