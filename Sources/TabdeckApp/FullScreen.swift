@@ -255,7 +255,7 @@ public final class FullScreen {
             screen.terminal.leave()
             screen.runtime.shutdown()
             exit(0)
-        }) { editor.readLine(prompt: ":", typedAhead: typedAhead) }
+        }) { editor.readLine(prompt: ":", typedAhead: typedAhead, fullScreen: true) }
         let leftover = editor.leftover
         terminal.resume()
         previous = nil

@@ -9,6 +9,12 @@ public enum CompletionCandidates: Equatable, Sendable {
 }
 
 extension Workspace {
+    /// Whether `word` completes `partial`: it starts with it, in any case (`Na` completes `name`;
+    /// the line editor then writes the word as it is spelled).
+    static func completes(_ word: String, _ partial: String) -> Bool {
+        partial.isEmpty || word.lowercased().hasPrefix(partial.lowercased())
+    }
+
     /// Completion for the command line `line` (the text before the cursor): command names,
     /// then tab ids, section ids, column ids, action names or file paths, as the command expects.
     public func completions(for line: String) -> CompletionCandidates {
@@ -19,7 +25,7 @@ extension Workspace {
         let partial = endsWithSpace ? "" : (words.last ?? "")
         func match(_ options: [String]) -> CompletionCandidates {
             var seen = Set<String>()
-            return .words(options.filter { $0.hasPrefix(partial) && seen.insert($0).inserted })
+            return .words(options.filter { Self.completes($0, partial) && seen.insert($0).inserted })
         }
         let tabIDs = layout.orderedTabs
         let sections = layout.sections
@@ -116,7 +122,7 @@ extension Workspace {
         let lowered = partial.lowercased()
         // Keywords in the case the word is typed in (`GR` → `GROUP`).
         let upper = partial.first?.isUppercase == true
-        return .words((names + columns).filter { $0.hasPrefix(partial) && seen.insert($0).inserted }
+        return .words((names + columns).filter { Self.completes($0, partial) && seen.insert($0).inserted }
             + keywords.filter { !partial.isEmpty && $0.hasPrefix(lowered) }.map { upper ? $0.uppercased() : $0 }
             .filter { seen.insert($0).inserted })
     }

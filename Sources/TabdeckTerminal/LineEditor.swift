@@ -49,7 +49,11 @@ public final class LineEditor {
     /// `typedAhead` is input already read from the terminal that belongs to this prompt (keys
     /// typed right after `:`); readline reads it before the terminal. What it did not use (keys
     /// typed after Enter) is in ``leftover`` afterwards.
-    public func readLine(prompt: String, typedAhead: [UInt8] = []) -> String? {
+    ///
+    /// `fullScreen`: the prompt is the bottom line of a full screen, so the matches of a Tab
+    /// completion show in place on the line above (``CompletionList``) instead of scrolling.
+    public func readLine(prompt: String, typedAhead: [UInt8] = [], fullScreen: Bool = false) -> String? {
+        rl_completion_display_matches_hook = fullScreen ? showMatches : nil
         installInterruptHandler()
         defer { restoreInterruptHandler() }
         typeahead = typedAhead[...]
@@ -67,7 +71,7 @@ public final class LineEditor {
         return line
     }
 
-    /// Typed-ahead input the last ``readLine(prompt:typedAhead:)`` did not use.
+    /// Typed-ahead input the last ``readLine(prompt:typedAhead:fullScreen:)`` did not use.
     public private(set) var leftover: [UInt8] = []
 
     func lastEntry() -> String? {
@@ -94,11 +98,13 @@ nonisolated(unsafe) private var escaped: sig_atomic_t = 0
 /// abandoning the line, with a short wait for the rest of a sequence.
 private func bindEscape() -> Int32 {
     _ = rl_variable_bind("keyseq-timeout", String(LineEditor.escapeTimeout))
+    // Completion ignores case as ``Workspace/completions(for:)`` does (`Na` completes `name`).
+    _ = rl_variable_bind("completion-ignore-case", "on")
     _ = rl_bind_keyseq("\\e", abandonLine)
     return 0
 }
 
-/// Esc at the prompt: empties the line and ends the read; ``LineEditor/readLine(prompt:typedAhead:)`` returns "".
+/// Esc at the prompt: empties the line and ends the read; ``LineEditor/readLine(prompt:typedAhead:fullScreen:)`` returns "".
 private func abandonLine(_ count: Int32, _ key: Int32) -> Int32 {
     escaped = 1
     rl_replace_line("", 0)
@@ -121,6 +127,19 @@ private func attemptCompletion(_ text: UnsafePointer<CChar>?, _ start: Int32, _ 
         guard let text else { return nil }
         return rl_completion_matches(text, nextCompletion)
     }
+}
+
+/// Shows the matches of an ambiguous completion on the line above the prompt, in place
+/// (``CompletionList``): readline's own list would scroll the full screen up.
+private func showMatches(_ matches: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ count: Int32, _ longest: Int32) {
+    guard let matches, count > 0 else { return }
+    let words = (1...Int(count)).compactMap { matches[$0].map { String(cString: $0) } }
+    var rows: Int32 = 0, columns: Int32 = 0
+    rl_get_screen_size(&rows, &columns)
+    let bytes = CompletionList.bytes(words, row: Int(rows) - 1, width: Int(columns))
+    let out = rl_outstream ?? stdout
+    _ = bytes.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, out) }
+    fflush(out)
 }
 
 private func nextCompletion(_ text: UnsafePointer<CChar>?, _ state: Int32) -> UnsafeMutablePointer<CChar>? {

@@ -85,8 +85,9 @@ extension TableView {
         }
     }
 
-    /// A child row: its marker and cells under the table's columns (matched by column id), or
-    /// all its cells folded into the first column when its table shares no column with this one.
+    /// A child row: its marker and cells under the table's columns (matched by column id) when
+    /// every column of its table is one of this table's; otherwise all its cells folded into
+    /// one line from the first column (`1234 · python3 · S · 0.12`), so none is lost.
     static func drawChild(_ p: OutlinePosition, _ t: TableState, _ columns: [ColumnSpec], _ layout: ColumnLayout,
                           find: String?, into buf: inout ScreenBuffer, x0: Int, y: Int, rect: Rect) {
         let depth = p.path.count
@@ -106,8 +107,10 @@ extension TableView {
         let marker = row.hasChildren ? (t.isExpanded(ids) ? "▾" : "▸") : " "
         let indent = String(repeating: " ", count: 2 * depth - 1) + marker
         guard let firstPlaced = layout.placed.first else { return }
-        if layout.compact || cells.allSatisfy({ $0 < 0 }) {
-            let folded = cells.allSatisfy({ $0 < 0 })
+        let parentColumns = Set(t.description.columns.map(\.id))
+        let fold = own.contains { !parentColumns.contains($0.id) } || cells.allSatisfy { $0 < 0 }
+        if layout.compact || fold {
+            let folded = fold
                 ? own.indices.map { i in CellText.of(row, i, in: own[i]) }.joined(separator: " · ")
                 : columns.indices.map(text).joined(separator: " · ")
             let width = layout.compact ? firstPlaced.width : rect.maxX - x0

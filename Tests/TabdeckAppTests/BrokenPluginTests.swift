@@ -286,23 +286,26 @@ import TabdeckTime
     }
 
     @Test func aPageForAnOldSortOrderIsNeverShown() async throws {
-        // Each page takes 2 s, so the prefetched page is still in flight when the next sort comes
-        // even if the commands are far apart on a loaded machine (0.4 s was not always enough).
+        // Pages sorted by `word` ascending are held by the plugin until cancelled, so the page
+        // for the old order is still in flight when the next sort comes, however loaded the
+        // machine; every other page is answered at once.
         var spec = TabSpec.broken(modes: ["slow-rows"], countFile: countFile, tag: tag)
-        spec.env["BROKEN_DELAY"] = "2"
+        spec.env["BROKEN_DELAY"] = "0"
+        spec.env["BROKEN_HOLD_SORT"] = "word:asc"
         let h = try Host(dir, tabs: [spec])
         let first = await h.run("show 2")
         #expect(first.ok && first.out.contains("alpha"), "\(first)")
-        // `goto` prefetches the view without waiting; the sort makes that page stale at once.
+        // `goto` asks for the view's page without waiting for it; the plugin holds it.
         #expect((await h.run("sort word")).ok)
         #expect((await h.run("goto 1")).ok)
+        await eventually { (await h.on { !($0.workspace.tabs["broken"]!.table?.cache.inflight.isEmpty ?? true) }) ?? false }
+        // The sort makes that page stale: it is cancelled, and the plugin answers the
+        // cancellation (-32800), which the host drops.
         #expect((await h.run("sort word desc")).ok)
         let sorted = await h.run("show 3")
         #expect(sorted.ok, "\(sorted)")
         let rows = sorted.out.split(separator: "\n").dropFirst(2).prefix(3).map { $0.split(separator: " ").last.map(String.init) ?? "" }
         #expect(rows == ["juliett", "india", "hotel"], "\(sorted.out)")
-        // The stale page was cancelled: the plugin's answer to it (-32800) was dropped. That
-        // answer may come after the rows shown (the plugin sleeps per request), so wait for it.
         await eventually { (await h.on { $0.workspace.tabs["broken"]!.ignoredReplies } ?? 0) >= 1 }
         await h.shutdown()
     }

@@ -387,4 +387,15 @@ extension CompletionTests {
         #expect(h.ws.completions(for: "sql SELECT * FROM orders WHERE name = 'x' GR") == .words(["GROUP"]))
         #expect(h.ws.completions(for: "sql SELECT * FROM orders WHERE name = 'x' gr") == .words(["group"]))
     }
+
+    /// Completion ignores case (the line editor then writes the word as it is spelled).
+    @Test func completesInAnyCase() {
+        var h = Harness(count: 10)
+        h.plugins["people"]!.sqlNames = ["People"]
+        h.run("show 1")
+        #expect(h.ws.completions(for: "SO") == .words(["sort"]))
+        #expect(h.ws.completions(for: "sort NA") == .words(["name"]))
+        #expect(h.ws.completions(for: "where Na") == .words(["name"]))
+        #expect(h.ws.completions(for: "sql select * from peo") == .words(["People"]))
+    }
 }

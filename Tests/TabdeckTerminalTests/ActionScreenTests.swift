@@ -98,6 +98,12 @@ import TabdeckProtocol
         #expect(s.lines == ActionScreens.deleted[width])
     }
 
+    /// The error the open form shows, if any.
+    static func formError(_ s: ScreenScene) -> ActionInputError? {
+        guard case .action(.form(let form)) = s.model.ui.mode else { return nil }
+        return form.error
+    }
+
     @Test(arguments: [40, 80, 120])
     func anInsertFillsAFormThatChecksItsFields(width: Int) {
         var s = ScreenScene(Self.scene(), width: width, height: 10)
@@ -106,12 +112,17 @@ import TabdeckProtocol
         s.press(.enter)
         #expect(s.lines == ActionScreens.nameRequired[width])
         s.type("Ada")
+        #expect(Self.formError(s) == nil, "the name was given: its error goes")
         s.press(.tab)
         s.type("3x")
         s.press(.tab, .right, .right, .enter)
         #expect(s.lines == ActionScreens.badAge[width])
         #expect(s.scene.edits.isEmpty)
-        s.press(.up, .backspace)
+        s.press(.up)
+        s.type("y")
+        #expect(Self.formError(s)?.description == "Age: expected a whole number, got \"3xy\"", "still wrong: the error follows the text")
+        s.press(.backspace, .backspace)
+        #expect(Self.formError(s) == nil, "corrected: the error goes at once")
         s.type("6")
         s.press(.enter)
         #expect(Self.lastEdit(s) == ["table": "root", "action": "add", "rows": [], "input": ["name": "Ada", "age": 36, "status": "done"]])

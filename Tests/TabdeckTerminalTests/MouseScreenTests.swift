@@ -239,6 +239,34 @@ import TabdeckProtocol
         #expect(s.scene.ws.layout.tabs.first { $0.tab == "logs" }?.section == "data")
     }
 
+    /// A drag's "release here" hint goes when the drag ends where nothing drops: a tab
+    /// released on a blank sidebar line, a header released on a row. Nothing moves.
+    @Test func aDragReleasedWhereNothingDropsLeavesNoHint() {
+        var s = ScreenScene(width: 120, height: 12)
+        let before = s.scene.ws.layout.orderedTabs
+        s.press(.char("T"))
+        let procs = Self.tab(s, "procs")
+        let orders = Self.tab(s, "orders")
+        s.mouse(MouseEvent(.press, x: procs.x + 2, y: procs.y))
+        s.mouse(MouseEvent(.drag, x: orders.x + 2, y: orders.y))
+        #expect(s.model.ui.message?.text.hasSuffix("release here") == true, "the hint shows over a tab")
+        s.mouse(MouseEvent(.drag, x: 3, y: 10))
+        #expect(s.model.ui.message == nil, "off any tab, the hint goes")
+        s.mouse(MouseEvent(.drag, x: orders.x + 2, y: orders.y))
+        s.mouse(MouseEvent(.release, x: 3, y: 10))
+        #expect(s.model.ui.message == nil)
+        #expect(s.scene.ws.layout.orderedTabs == before)
+        s.press(.escape)
+        let status = Self.header(s, "status")
+        let name = Self.header(s, "name")
+        s.mouse(MouseEvent(.press, x: status.x + 1, y: status.y))
+        s.mouse(MouseEvent(.drag, x: name.x + 1, y: name.y))
+        #expect(s.model.ui.message?.text.hasSuffix("release here") == true)
+        s.mouse(MouseEvent(.release, x: name.x + 1, y: name.y + 3))
+        #expect(s.model.ui.message == nil)
+        #expect(Self.table(s).visibleColumns.map(\.id) == ["name", "age", "status", "city"])
+    }
+
     /// The actions menu: a click on an entry runs it; a click outside closes the menu. The
     /// question: a click on "y: Yes" runs the action, confirmed. A form: a click focuses a field.
     @Test(arguments: [40, 80, 120])

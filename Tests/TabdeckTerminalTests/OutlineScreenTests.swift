@@ -57,6 +57,20 @@ import TabdeckProtocol
         #expect(table(s).view.expanded.isEmpty && table(s).cursorPosition == OutlinePosition(row: 0, path: []))
     }
 
+    /// A child table with columns of its own (a process's threads: tid, name, CPU s): its rows
+    /// show every cell, folded into one line, not only the cells of the columns both share.
+    @Test(arguments: [40, 80, 120])
+    func childRowsOfAnotherShapeShowEveryCell(width: Int) {
+        var tree = Self.tree()
+        tree.childColumns = ["child-docs": [ColumnSpec(id: "tid", title: "TID", type: .integer),
+                                            ColumnSpec(id: "name", title: "Name"),
+                                            ColumnSpec(id: "cpu", title: "CPU s", type: .decimal)]]
+        tree.childRows["child-docs"] = [Row(id: "t1", cells: [.int(4012), .string("worker"), .double(1.5)])]
+        var s = ScreenScene(Scene(tables: ["people": tree]), width: width, height: 9)
+        s.press(.char("j"), .char("o"))
+        #expect(s.lines == Self.otherShape[width], "\(s.lines.map { "\"\($0)\"," }.joined(separator: "\n"))")
+    }
+
     /// A row with a million children: only the pages of child rows that can be on screen are
     /// fetched; deep inside them the screen shows the child rows around the cursor, with the
     /// detail line kept on screen under it.
@@ -256,6 +270,42 @@ import TabdeckProtocol
                 "  ≡ Logs                │  README                                                                                    300",
                 "                        │",
                 "row 1 of 3 › 2 of 2                                                                                               ? help",
+        ],
+    ]
+
+    static let otherShape: [Int: [String]] = [
+        40: [
+                " ◆ People  $ Orders  ⚙ Processes       >",
+                "  Name                              Size",
+                " ▸src",
+                " ▾docs",
+                "    4012 · worker · 1.5",
+                "  README                             300",
+                "",
+                "",
+                "row 2 of 3                        ? help",
+        ],
+        80: [
+                " ◆ People  $ Orders  ⚙ Processes  ≡ Logs",
+                "  Name                                                                      Size",
+                " ▸src",
+                " ▾docs",
+                "    4012 · worker · 1.5",
+                "  README                                                                     300",
+                "",
+                "",
+                "row 2 of 3                                                                ? help",
+        ],
+        120: [
+                " Data                   │  Name                                                                                     Size",
+                "  ◆ People              │ ▸src",
+                "  $ Orders              │ ▾docs",
+                "                        │    4012 · worker · 1.5",
+                " System                 │  README                                                                                    300",
+                "  ⚙ Processes           │",
+                "  ≡ Logs                │",
+                "                        │",
+                "row 2 of 3                                                                                                        ? help",
         ],
     ]
 

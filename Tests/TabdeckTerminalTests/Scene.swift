@@ -20,6 +20,9 @@ struct FakeTable {
     /// Rows of child tables (`children` of row R answers table `child-R`); a child table not
     /// listed serves this table's rows.
     var childRows: [String: [Row]] = [:]
+    /// Columns of child tables (by table, as `childRows`); a child table not listed has this
+    /// table's columns.
+    var childColumns: [String: [ColumnSpec]] = [:]
     /// Methods whose requests are not answered (work that takes long: `open`, `children`, `action`).
     var holdMethods: Set<String> = []
     /// The plugin filters (rows whose text contains the filter, case-insensitive).
@@ -171,7 +174,7 @@ struct Scene {
             return edit(tab, method, params)
         case Method.children:
             let row = params["row"]?.stringValue ?? "?"
-            return TableDescription(table: "child-" + row, title: row, columns: table.columns,
+            return TableDescription(table: "child-" + row, title: row, columns: table.childColumns["child-" + row] ?? table.columns,
                                     total: table.childRows["child-" + row]?.count ?? table.total).json
         case Method.rows:
             let r = try! RowsRequest(params)

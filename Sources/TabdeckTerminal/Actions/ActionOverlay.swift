@@ -67,8 +67,8 @@ public struct ActionForm: Hashable, Sendable {
     /// The text of each field, in the order of `action.input`.
     public var values: [String]
     public var focus: Int
-    /// Why the form was not sent (names the field).
-    public var error: String?
+    /// Why the form was not sent (names the field). Cleared once that field is corrected.
+    public var error: ActionInputError?
     /// Fields edited since the form opened: the first character typed into a field that still
     /// holds its default replaces it (Backspace edits the default instead).
     public var edited: Set<Int> = []

@@ -56,7 +56,10 @@ enum ActionOverlayView {
             lines.append(Line(text: confirmNo + StatusLine.separator + confirmYes))
             return (question.action.title, lines, "Esc cancels")
         case .form(let form):
-            return (form.action.title, formLines(form, inner: inner), "Tab next · Enter sends · Esc")
+            // Narrow, the keys that end the form stay whole (the border keeps `inner - 2` cells).
+            let keys = "Tab next · Enter sends · Esc cancels"
+            return (form.action.title, formLines(form, inner: inner),
+                    TextFit.width(keys) <= inner - 2 ? keys : "Enter sends · Esc cancels")
         }
     }
 
@@ -86,7 +89,7 @@ enum ActionOverlayView {
             lines.append(Line(text: (focused ? "▸ " : "  ") + TextFit.fit(titles[i], labelWidth) + " " + value, highlighted: focused))
         }
         if let error = form.error {
-            for line in TextFit.wrap("! " + Sanitizer.clean(error), inner).prefix(2) { lines.append(Line(text: line, style: Palette.error)) }
+            for line in TextFit.wrap("! " + Sanitizer.clean(error.description), inner).prefix(2) { lines.append(Line(text: line, style: Palette.error)) }
         }
         return lines
     }

@@ -27,6 +27,9 @@ public struct MouseState: Hashable, Sendable {
     /// Whether the terminal reports the mouse, as the model last asked its shell (nil: not yet).
     public internal(set) var reporting: Bool?
     var press: Press?
+    /// The status line shows a drag's "release here" hint, to be cleared when the drag leaves
+    /// its target or ends, wherever it ends.
+    var hint: UIState.StatusMessage?
     var lastClick: Click?
     var sidebar: SidebarScroll?
     /// A column whose header edge is being dragged, and the width it shows meanwhile.

@@ -120,7 +120,7 @@ extension ScreenModel {
             do {
                 _ = try form.action.inputObject(form.typed)
             } catch {
-                form.error = error.description
+                form.error = error
                 ui.mode = .action(.form(form))
                 return []
             }
@@ -163,9 +163,24 @@ extension ScreenModel {
             }
             if value != form.values[form.focus] { form.edited.insert(form.focus) }
             form.values[form.focus] = value
+            form.error = form.error.flatMap { shown in recheck(form, shown) }
         }
         ui.mode = .action(.form(form))
         return []
+    }
+}
+
+extension ScreenModel {
+    /// An error the form shows, checked again after an edit: kept (with its new text) while the
+    /// field it names is still wrong, gone once that field is right. Another field's error waits
+    /// for Enter.
+    func recheck(_ form: ActionForm, _ shown: ActionInputError) -> ActionInputError? {
+        do {
+            _ = try form.action.inputObject(form.typed)
+            return nil
+        } catch {
+            return error.field == shown.field ? error : nil
+        }
     }
 }
 

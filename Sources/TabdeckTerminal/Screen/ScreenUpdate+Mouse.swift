@@ -157,18 +157,38 @@ extension ScreenModel {
             ui.mouse.resize = (id, min(1000, max(1, width + e.x - press.x)))
         case .header(_, let id, _)?:
             if case .header(_, let to, _)? = header(at: e, hits), to != id {
-                ui.message = .init("move \(title(id, ws)) to \(title(to, ws))'s place: release here")
+                showDragHint("move \(title(id, ws)) to \(title(to, ws))'s place: release here")
+            } else {
+                clearDragHint()
             }
         case .tab(let id)? where ui.tabEdit != nil:
-            if let to = tabDrop(at: e, hits), to != .tab(id) { ui.message = .init("move \(ws.config.tab(id)?.title ?? id): release here") }
+            if let to = tabDrop(at: e, hits), to != .tab(id) {
+                showDragHint("move \(ws.config.tab(id)?.title ?? id): release here")
+            } else {
+                clearDragHint()
+            }
         default: break
         }
         return []
     }
 
+    /// Shows where a drag would drop, on the status line.
+    private mutating func showDragHint(_ text: String) {
+        let hint = UIState.StatusMessage(text)
+        ui.message = hint
+        ui.mouse.hint = hint
+    }
+
+    /// Takes the drag's hint off the status line, unless another message replaced it.
+    private mutating func clearDragHint() {
+        if let hint = ui.mouse.hint, ui.message == hint { ui.message = nil }
+        ui.mouse.hint = nil
+    }
+
     mutating func released(_ e: MouseEvent, _ hits: HitMap, _ ws: Workspace) -> [ScreenEffect] {
         guard let press = ui.mouse.press else { return [] }
         ui.mouse.press = nil
+        clearDragHint()
         let resize = ui.mouse.resize
         ui.mouse.resize = nil
         switch press.target {
@@ -185,7 +205,6 @@ extension ScreenModel {
             return run(.columnWidth(id, resize.width))
         case .tab(let id)?:
             guard ui.tabEdit != nil, let drop = tabDrop(at: e, hits), drop != .tab(id) else { return [] }
-            ui.message = nil
             return dropTab(id, on: drop, ws)
         default:
             return []
