@@ -51,7 +51,10 @@ public final class FullScreen {
         let queue = runtime.queue
         signal(SIGWINCH, SIG_IGN)
         self.resizeSource = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
-        resizeSource.setEventHandler { queue.put(.resize) }
+        resizeSource.setEventHandler {
+            queue.put(.resize)
+            LineEditor.wakeForResize()  // the main thread may be reading the `:` line
+        }
         self.signals = SignalWatch(queue: queue, also: [SIGTSTP, SIGCONT])
     }
 
@@ -145,7 +148,7 @@ public final class FullScreen {
             if runtime.now() < deadline { continue }  // woken early with nothing to handle
             let keys = decoder.flush()
             escape.resolved(at: runtime.now())
-            for key in keys where running { press(key) }
+            for key in keys where running { apply(effects(of: key)) }
             keyed = true
         }
         return keyed
@@ -182,28 +185,32 @@ public final class FullScreen {
         }
     }
 
-    /// Handles typed bytes as keys. At `:` in the table, the rest of the bytes go to the prompt
-    /// (they may hold the whole command); bytes still unread stay in the terminal for readline,
-    /// and what readline read but did not use (keys after Enter) are keys again.
+    /// Handles typed bytes as keys. When a key opens the prompt (the model says so with
+    /// ``ScreenEffect/prompt(typed:)``), the rest of the bytes go to the prompt (they may hold
+    /// the whole command); bytes still unread stay in the terminal for readline, and what
+    /// readline read but did not use (keys after Enter) are keys again.
     func typeKeys(_ bytes: [UInt8]) {
         var keys = decoder.feedKeepingBytes(bytes)[...]
         while running, let (key, _) = keys.popFirst() {
-            if case .table = model.ui.mode, let typed = model.ui.keyMap.action(for: key)?.promptText {
-                let leftover = prompt(typedAhead: Array(typed.utf8) + keys.flatMap(\.bytes) + decoder.takePending())
-                keys = decoder.feedKeepingBytes(leftover)[...]
-            } else {
-                press(key)
+            let effects = effects(of: key)
+            guard let at = effects.firstIndex(where: { if case .prompt = $0 { true } else { false } }),
+                  case .prompt(let typed) = effects[at] else {
+                apply(effects)
+                continue
             }
+            apply(Array(effects[..<at]))
+            let leftover = prompt(typedAhead: Array(typed.utf8) + keys.flatMap(\.bytes) + decoder.takePending())
+            apply(Array(effects[(at + 1)...]))
+            keys = decoder.feedKeepingBytes(leftover)[...]
         }
     }
 
-    func press(_ key: Key) {
+    /// What the model does with a key (a mouse report is hit-tested against the frame on screen).
+    func effects(of key: Key) -> [ScreenEffect] {
         if case .mouse(let event) = key {
-            // Hit-tested against the frame on screen (the renderer's map of it).
-            apply(model.update(.mouse(event, now: runtime.now(), screen: previous?.hits ?? HitMap()), workspace: runtime.workspace))
-            return
+            return model.update(.mouse(event, now: runtime.now(), screen: previous?.hits ?? HitMap()), workspace: runtime.workspace)
         }
-        apply(model.update(.key(key), workspace: runtime.workspace))
+        return model.update(.key(key), workspace: runtime.workspace)
     }
 
     /// Ctrl-Z (or SIGTSTP): the terminal restored, the process stopped; after `fg`, the
@@ -224,6 +231,7 @@ public final class FullScreen {
             case .core(let event): runtime.dispatch(event)
             case .prompt(let typed): typeKeys(prompt(typedAhead: Array(typed.utf8)))
             case .redraw: previous = nil
+            case .redrawPrompt: redrawUnderPrompt()
             case .quit: model.running = false
             case .mouseReporting(let on): terminal.setMouse(on)
             case .suspend: suspend()
@@ -249,6 +257,7 @@ public final class FullScreen {
         terminal.suspend()
         terminal.write(Array("\u{1b}[\(model.height);1H\u{1b}[2K".utf8))
         nonisolated(unsafe) let screen = self
+        editor.onResize = { screen.relayout() }
         let line = signals.whileReading(ignoresInterrupt: true, quit: { _ in
             // The main thread is blocked in readline: quit from here.
             screen.runtime.dispatch(.saveViews)
@@ -256,6 +265,7 @@ public final class FullScreen {
             screen.runtime.shutdown()
             exit(0)
         }) { editor.readLine(prompt: ":", typedAhead: typedAhead, fullScreen: true) }
+        editor.onResize = nil
         let leftover = editor.leftover
         terminal.resume()
         previous = nil
@@ -263,6 +273,14 @@ public final class FullScreen {
         keyReadAt = leftover.isEmpty ? nil : .now
         apply(model.update(.promptClosed(line), workspace: runtime.workspace))
         return leftover
+    }
+
+    /// The terminal was resized at the prompt (the main thread is inside readline, between
+    /// keys): the workspace at the new size, then the prompt's line on the new bottom line.
+    func redrawUnderPrompt() {
+        draw()
+        terminal.write(Array("\u{1b}[\(model.height);1H\u{1b}[2K\u{1b}[?25h".utf8))
+        editor.redisplay(rows: model.height, columns: model.width)
     }
 
     // MARK: Frames

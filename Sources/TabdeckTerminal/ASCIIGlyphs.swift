@@ -1,4 +1,4 @@
-/// The frame for terminals that cannot draw line or block characters (`TERM=dumb`, `NO_COLOR`):
+/// The frame for terminals that cannot draw line or block characters (`TERM` dumb, empty or monochrome; `NO_COLOR` only drops colour):
 /// every glyph the UI draws has a plain ASCII stand-in, put in after the frame is drawn, so each
 /// view draws one way and ASCII mode cannot miss a glyph.
 enum ASCIIGlyphs {

@@ -54,6 +54,7 @@ public final class LineEditor {
     /// completion show in place on the line above (``CompletionList``) instead of scrolling.
     public func readLine(prompt: String, typedAhead: [UInt8] = [], fullScreen: Bool = false) -> String? {
         rl_completion_display_matches_hook = fullScreen ? showMatches : nil
+        if resizePipe.read >= 0 { drainResizes() }
         installInterruptHandler()
         defer { restoreInterruptHandler() }
         typeahead = typedAhead[...]
@@ -71,6 +72,27 @@ public final class LineEditor {
         return line
     }
 
+    /// Called on the reading thread, between keys, when ``wakeForResize()`` was called while a
+    /// line is read: the full screen redraws itself, then ``redisplay(rows:columns:)``.
+    public var onResize: (() -> Void)? {
+        get { resizeHandler }
+        set { resizeHandler = newValue }
+    }
+
+    /// Wakes the line being read to run ``onResize`` (from any thread or a signal handler's
+    /// queue); nothing happens when no line is read.
+    public static func wakeForResize() {
+        var byte: UInt8 = 1
+        _ = write(resizePipe.write, &byte, 1)
+    }
+
+    /// Draws the prompt and its line again for a terminal of `rows` × `columns`, where the
+    /// cursor is now (the start of the bottom line).
+    public func redisplay(rows: Int, columns: Int) {
+        rl_set_screen_size(Int32(rows), Int32(columns))
+        rl_forced_update_display()
+    }
+
     /// Typed-ahead input the last ``readLine(prompt:typedAhead:fullScreen:)`` did not use.
     public private(set) var leftover: [UInt8] = []
 
@@ -84,6 +106,14 @@ public final class LineEditor {
 
 // MARK: readline callbacks (C function pointers: no captures, so global state)
 
+nonisolated(unsafe) private var resizeHandler: (() -> Void)?
+/// Written by ``LineEditor/wakeForResize()``, watched with the terminal by `readKey`.
+nonisolated(unsafe) private let resizePipe: (read: Int32, write: Int32) = {
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { return (-1, -1) }
+    for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    return (fds[0], fds[1])
+}()
 nonisolated(unsafe) private var completionProvider: ((String) -> CompletionCandidates)?
 nonisolated(unsafe) private var completionWords: [String] = []
 nonisolated(unsafe) private var completionIndex = 0
@@ -162,12 +192,32 @@ private func readKey(_ stream: UnsafeMutablePointer<FILE>?) -> Int32 {
             return 0x0A
         }
         if let first = typeahead.popFirst() { return Int32(first) }
+        if waitForKeyOrResize(fd) { continue }
         var byte: UInt8 = 0
         let n = read(fd, &byte, 1)
         if n == 1 { return Int32(byte) }
         if n < 0 && errno == EINTR { continue }
         return EOF
     }
+}
+
+/// Waits until a key can be read from `fd` (false), or until the caller must look again (true):
+/// the terminal was resized (the resize handler has run) or a signal (Ctrl-C) came.
+private func waitForKeyOrResize(_ fd: Int32) -> Bool {
+    guard resizePipe.read >= 0 else { return false }
+    var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: resizePipe.read, events: Int16(POLLIN), revents: 0)]
+    let n = poll(&fds, 2, -1)
+    if n < 0 { return errno == EINTR }
+    guard fds[1].revents != 0 else { return false }
+    drainResizes()
+    resizeHandler?()
+    return true
+}
+
+/// Forgets resizes signalled while no line was read.
+private func drainResizes() {
+    var drain = [UInt8](repeating: 0, count: 64)
+    while read(resizePipe.read, &drain, drain.count) > 0 {}
 }
 
 /// Whether a key is waiting (readline asks while it decides if ESC starts a sequence).

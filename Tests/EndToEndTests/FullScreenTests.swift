@@ -88,6 +88,32 @@ import Testing
         try await screen.waitUntil { $0[1].contains("│") }
     }
 
+    /// A resize while the `:` line is open redraws the workspace at the new size with the line
+    /// kept on the new bottom line, even after 10×3 and back; an ambiguous Tab lists the matches
+    /// in place above the line (nothing scrolls) and completion ignores case.
+    @Test(.enabled(if: available)) func theCommandLineSurvivesAResizeAndListsMatchesInPlace() async throws {
+        let screen = try Screen(config: Self.root + "/config.json")
+        defer { screen.close() }
+        try await screen.waitFor("row 1 of 200")
+        let top = screen.lines()[0]
+        await screen.keys(":")
+        await screen.type("s")
+        await screen.keys("Tab", "Tab")
+        try await screen.waitUntil { $0[$0.count - 2].contains("sort") && $0[$0.count - 2].contains("show") }
+        #expect(screen.lines()[0] == top, "the workspace did not scroll")
+        await screen.type("ort NA")
+        await screen.keys("Tab")
+        try await screen.waitFor(":sort name")
+        screen.resize(width: 60, height: 20)
+        try await screen.waitUntil { $0.count == 20 && $0[0].contains("People") && !$0[1].contains("│") && $0.last!.hasPrefix(":sort name") }
+        screen.resize(width: 10, height: 3)
+        try await screen.waitUntil { $0.count <= 3 && $0.contains { $0.hasPrefix(":sort") } }
+        screen.resize(width: 120, height: 40)
+        try await screen.waitUntil { $0.count == 40 && $0[1].contains("│") && $0.last!.hasPrefix(":sort name") }
+        await screen.keys("Enter")
+        try await screen.waitFor("name ↑")
+    }
+
     @Test(.enabled(if: available)) func scrollsAMillionRowTableToTheEnd() async throws {
         let dir = try temporaryDirectory()
         let csv = dir + "/big.csv"

@@ -240,6 +240,8 @@ struct ScreenScene {
     /// Prompts the model asked the shell to open (their typed text).
     var prompts: [String] = []
     var redraws = 0
+    /// Redraws of the workspace under the open prompt (a resize at `:`).
+    var promptRedraws = 0
     /// The mouse reporting the model asked for (in order), and Ctrl-Z suspends.
     var mouseModes: [Bool] = []
     var suspends = 0
@@ -278,6 +280,7 @@ struct ScreenScene {
                 apply(model.update(.coreChanged, workspace: scene.ws))
             case .prompt(let typed): prompts.append(typed)
             case .redraw: redraws += 1
+            case .redrawPrompt: promptRedraws += 1
             case .quit: break
             case .mouseReporting(let on): mouseModes.append(on)
             case .suspend: suspends += 1

@@ -14,6 +14,9 @@ public struct ScreenModel: Hashable, Sendable {
     public var showsOutput = false
     /// Whether the UI is still running (false once it asked to quit).
     public var running = true
+    /// Whether the `:` prompt is open on the bottom line (from its ``ScreenEffect/prompt(typed:)``
+    /// to ``ScreenInput/promptClosed(_:)``).
+    public internal(set) var promptOpen = false
     /// The find last announced (text, start, direction, phase), so each outcome is announced once.
     var shownFind: [String]?
     /// The job Esc cancelled last (its "cancelled" is said once).
@@ -55,6 +58,9 @@ public enum ScreenEffect: Hashable, Sendable {
     case prompt(typed: String)
     /// Redraw the whole screen (Ctrl-L), not only what changed.
     case redraw
+    /// The terminal was resized while the prompt is open: draw the workspace at the new size,
+    /// then the prompt's line (its text and cursor) on the new bottom line.
+    case redrawPrompt
     /// Leave full screen.
     case quit
     /// Turn the terminal's mouse reporting on or off (modes 1000, 1002, 1006).

@@ -4,12 +4,19 @@ extension ScreenModel {
     /// The UI's update function: applies one input, reading the core's state, and returns what
     /// the shell must do, in order. Pure: no terminal, no clock, no plugin.
     public mutating func update(_ input: ScreenInput, workspace ws: Workspace) -> [ScreenEffect] {
+        let effects = step(input, ws)
+        if effects.contains(where: { if case .prompt = $0 { true } else { false } }) { promptOpen = true }
+        return effects
+    }
+
+    private mutating func step(_ input: ScreenInput, _ ws: Workspace) -> [ScreenEffect] {
         switch input {
         case .key(let key):
             return press(key, ws)
         case .resize(let width, let height):
             self.width = width; self.height = height
-            return [.core(.viewport(rows: WorkspaceRenderer.tableRows(workspace: ws, size: size))), .redraw] + syncMouse(ws)
+            return [.core(.viewport(rows: WorkspaceRenderer.tableRows(workspace: ws, size: size))), .redraw]
+                + (promptOpen ? [.redrawPrompt] : []) + syncMouse(ws)
         case .coreChanged:
             announceFind(ws)
             trackJob(ws, now: nil)
@@ -23,6 +30,7 @@ extension ScreenModel {
             show(text, isError: isError)
             return []
         case .promptClosed(let line):
+            promptOpen = false
             guard let line, line.contains(where: { !$0.isWhitespace }) else { return [] }
             showsOutput = true
             return [.core(promptEvent(line, ws))]

@@ -59,7 +59,7 @@ public struct UIState: Hashable, Sendable {
     public var showsDetailLine = false
     /// The long work running, as the status line shows it (progress bar or spinner).
     public var job: JobProgress?
-    /// Draw with ASCII only (`TERM=dumb`, `NO_COLOR`): `|` `-` `+` borders, `...`, `^` `v`.
+    /// Draw with ASCII only (`TERM` dumb, empty or monochrome): `|` `-` `+` borders, `...`, `^` `v`.
     public var ascii = false
     /// The mouse: the button held, the last click, a column being resized, the sidebar's scroll.
     public var mouse = MouseState()
