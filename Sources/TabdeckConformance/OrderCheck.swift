@@ -1,7 +1,7 @@
 import Foundation
 import TabdeckProtocol
 
-/// How text cells may be ordered. The checker's rule (see docs/PROTOCOL.md, section 16):
+/// How text cells may be ordered. The checker's rule (see PROTOCOL.md 11.3):
 ///
 /// - `unicode` is the reference: text sorted by Unicode scalar values (the same as UTF-8
 ///   byte order, and as `memcmp`, Python's `str` comparison and SQLite's BINARY collation).

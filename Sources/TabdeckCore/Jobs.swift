@@ -14,7 +14,14 @@ public struct Job: Hashable, Sendable {
         case opening
         /// The rows in view of a new sort order (the plugin sorts a big table).
         case loading
+        /// The rows in view, asked of the plugin and not in yet (a slow or hung plugin): the
+        /// screen says so once they are late (``Job/waitingGrace``).
+        case waiting
     }
+
+    /// Seconds the rows in view may take before the screen shows that it waits for them
+    /// (quicker answers show no job line at all).
+    public static let waitingGrace = 0.5
 
     public var kind: Kind
     /// The tab the work is for.
@@ -52,6 +59,10 @@ extension Workspace {
         if let tab = layout.selected, let state = tabs[tab], let line = state.viewJob, !state.loadCancelled,
            let t = state.table, !viewLoaded(t) {
             return Job(kind: .loading, tab: tab, title: Sanitizer.clean(line))
+        }
+        if let tab = layout.selected, let state = tabs[tab], !state.loadCancelled, !state.terminating,
+           let t = state.table, !t.cache.inflight.isEmpty, !viewLoaded(t) {
+            return Job(kind: .waiting, tab: tab, title: "waiting for " + Sanitizer.clean(config.tab(tab)?.title ?? tab))
         }
         guard let tab = layout.selected, let state = tabs[tab], state.stack.isEmpty, !state.loadCancelled,
               state.problem == nil, !state.terminating else { return nil }
@@ -102,7 +113,7 @@ extension Workspace {
     /// the order before the sort comes back (SortUndo.swift); when there is none the pages are
     /// not asked for again until a key moves the view. Returns the job's title, nil if none.
     mutating func cancelViewJob(_ effects: inout [Effect]) -> String? {
-        guard let job = job, job.kind == .loading, var t = tabs[job.tab]!.table else { return nil }
+        guard let job = job, job.kind == .loading || job.kind == .waiting, var t = tabs[job.tab]!.table else { return nil }
         for id in t.cache.inflight.values.sorted(by: { $0.description < $1.description }) { cancel(id, &effects) }
         t.cache.inflight = [:]
         tabs[job.tab]!.table = t
@@ -110,7 +121,8 @@ extension Workspace {
         tabs[job.tab]!.progress = nil  // the plugin's report was about the sort cancelled
         // The order before the sort comes back with its pages, shown at once; without it the
         // rows wait for a key.
-        if !undoSort(job.tab, &effects) { tabs[job.tab]!.loadCancelled = true }
+        // Waiting for rows of an order already shown, there is nothing to go back to.
+        if job.kind == .waiting || !undoSort(job.tab, &effects) { tabs[job.tab]!.loadCancelled = true }
         return job.title
     }
 

@@ -48,34 +48,7 @@ public enum SummaryTexts {
     /// An instant as a date text: `YYYY-MM-DD` at midnight when the column's values are dates
     /// alone, else an ISO 8601 timestamp in UTC (milliseconds when there are any).
     public static func dateText(_ millis: Double, dateOnly: Bool) -> String {
-        let ms = Int64(millis.rounded())
-        var days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
-        var rest = ms - days * 86_400_000
-        if rest >= 86_400_000 { rest -= 86_400_000; days += 1 }
-        let (y, m, d) = civil(days: days)
-        let date = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
-        if dateOnly, rest == 0 { return date }
-        let secs = rest / 1000, frac = rest % 1000
-        let time = "\(date)T\(pad(secs / 3600, 2)):\(pad(secs / 60 % 60, 2)):\(pad(secs % 60, 2))"
-        return frac == 0 ? time + "Z" : time + ".\(pad(frac, 3))Z"
-    }
-
-    private static func pad(_ v: Int64, _ width: Int) -> String {
-        let s = String(abs(v))
-        return (v < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - s.count)) + s
-    }
-
-    /// Year, month, day of a day count since 1970-01-01 (H. Hinnant's `civil_from_days`).
-    static func civil(days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+        CivilDate.isoText(millis: Int64(millis.rounded()), dateOnly: dateOnly)
     }
 
     /// The value at fraction `p` of sorted values, interpolated between the two nearest.

@@ -211,7 +211,7 @@ public enum Bins {
         case .day: return floorDiv(millis, 86_400_000) * 86_400_000
         case .month, .year:
             let (y, m) = yearMonth(millis)
-            return daysFromCivil(y, unit == .year ? 1 : m, 1) * 86_400_000
+            return CivilDate.days(year: y, month: unit == .year ? 1 : m, day: 1) * 86_400_000
         }
     }
 
@@ -222,8 +222,8 @@ public enum Bins {
         case .day: return millis + 86_400_000
         case .month, .year:
             let (y, m) = yearMonth(millis)
-            if unit == .year { return daysFromCivil(y + 1, 1, 1) * 86_400_000 }
-            return daysFromCivil(m == 12 ? y + 1 : y, m == 12 ? 1 : m + 1, 1) * 86_400_000
+            if unit == .year { return CivilDate.days(year: y + 1, month: 1, day: 1) * 86_400_000 }
+            return CivilDate.days(year: m == 12 ? y + 1 : y, month: m == 12 ? 1 : m + 1, day: 1) * 86_400_000
         }
     }
 
@@ -231,7 +231,7 @@ public enum Bins {
     /// else a UTC timestamp.
     public static func text(_ millis: Int64, _ unit: DateBinUnit, dateOnly: Bool) -> String {
         let days = Int64((Double(millis) / 86_400_000).rounded(.down))
-        let (y, m, d) = civil(days)
+        let (y, m, d) = CivilDate.date(days: days)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         let year = String(repeating: "0", count: max(0, 4 - String(y).count)) + String(y)
         let date = "\(year)-\(two(m))-\(two(d))"
@@ -241,31 +241,7 @@ public enum Bins {
     }
 
     static func yearMonth(_ millis: Int64) -> (Int, Int) {
-        let (y, m, _) = civil(Int64((Double(millis) / 86_400_000).rounded(.down)))
+        let (y, m, _) = CivilDate.date(days: Int64((Double(millis) / 86_400_000).rounded(.down)))
         return (y, m)
-    }
-
-    /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = Int64((month + 9) % 12)
-        let doy = (153 * mp + 2) / 5 + Int64(day) - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// The civil date of days since 1970-01-01.
-    static func civil(_ days: Int64) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (Int(yoe + era * 400 + (m <= 2 ? 1 : 0)), Int(m), Int(d))
     }
 }

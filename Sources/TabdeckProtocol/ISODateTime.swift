@@ -31,7 +31,7 @@ public struct ISODateTime: Hashable, Sendable {
         guard b.count >= 10, b[4] == 0x2D, b[7] == 0x2D,
               let year = digits(b, 0, 4), let month = digits(b, 5, 2), let day = digits(b, 8, 2),
               (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
-        var ms = daysFromCivil(year: year, month: month, day: day) * 86_400_000
+        var ms = CivilDate.days(year: year, month: month, day: day) * 86_400_000
         var i = 10
         if i == b.count { return ISODateTime(millis: ms, dateOnly: true, isFullTimestamp: false) }
         // `T`, or a space as PostgreSQL writes timestamps (RFC 3339 allows it); a lowercase `t`
@@ -90,16 +90,5 @@ public struct ISODateTime: Hashable, Sendable {
         case 4, 6, 9, 11: 30
         default: 31
         }
-    }
-
-    /// Days since 1970-01-01 (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let m = Int64(month)
-        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + Int64(day) - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 }

@@ -16,7 +16,7 @@ enum StatusLine {
         if let m = ui.message, !m.text.isEmpty, m.isError || tab?.table.map({ position($0) != m.text }) ?? true {
             segs.append((firstLine(m.text), m.isError ? Palette.error : .plain))
         }
-        if let job = ui.job { segs.append((JobLine.text(job, width: width), Palette.progress)) }
+        if let job = ui.job, job.isShown { segs.append((JobLine.text(job, width: width), Palette.progress)) }
         if let t = tab?.table {
             segs.append((position(t) + TableView.childPosition(t), .plain))
             let selected = t.view.selection.summary(total: t.total)

@@ -106,6 +106,70 @@ import Testing
                 == ["113-rows", "92-plugin-capabilities-initialize-result"])
     }
 
+    // MARK: Sizes and section references
+
+    /// Each document stays within its size (issue 26): the contract, the map, the decisions
+    /// and the figures, each rule once.
+    @Test func theDocsStayWithinTheirSizes() throws {
+        let limits = ["docs/PROTOCOL.md": 60, "docs/ARCHITECTURE.md": 25, "docs/DECISIONS.md": 30, "docs/PERFORMANCE.md": 20]
+        for (file, kb) in limits.sorted(by: { $0.key < $1.key }) {
+            let bytes = try #require(FileManager.default.attributesOfItem(atPath: inRepo(file))[.size] as? Int)
+            #expect(bytes <= kb * 1024, "\(file) is \(bytes) bytes, over \(kb) KB")
+        }
+    }
+
+    /// The section numbers of PROTOCOL.md's headings (`## 11.` gives "11", `### 11.3.1` "11.3.1").
+    static func protocolSections() throws -> Set<String> {
+        let text = try String(contentsOfFile: inRepo("docs/PROTOCOL.md"), encoding: .utf8)
+        let heading = try NSRegularExpression(pattern: #"^#{2,5} (\d+(?:\.\d+)*)\.? "#, options: .anchorsMatchLines)
+        return Set(heading.matches(in: text, range: NSRange(text.startIndex..., in: text)).map {
+            String(text[Range($0.range(at: 1), in: text)!])
+        })
+    }
+
+    /// Files that cite PROTOCOL.md's sections: the code (the checker's messages among it), the
+    /// plugins, the docs and the schema.
+    static func citingFiles() throws -> [String] {
+        let fm = FileManager.default
+        var out = ["README.md", "docs/protocol.schema.json"]
+        out += try fm.contentsOfDirectory(atPath: inRepo("docs")).filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }
+        for root in ["Sources", "Plugins"] {
+            guard let walk = fm.enumerator(atPath: inRepo(root)) else { continue }
+            for case let path as String in walk where !path.contains(".venv") && !path.contains("__pycache__") {
+                if [".swift", ".py", ".md", ".sh"].contains(where: { path.hasSuffix($0) }) { out.append(root + "/" + path) }
+            }
+        }
+        return out.sorted()
+    }
+
+    /// Every `PROTOCOL.md 11.3` (or `PROTOCOL 11.3`, `PROTOCOL.md §6`, `PROTOCOL.md, section 17`), and every `§11.3` inside
+    /// PROTOCOL.md, names a section that exists.
+    @Test func everyProtocolSectionCitedExists() throws {
+        let sections = try Self.protocolSections()
+        #expect(sections.contains("11.3") && sections.contains("5"), "headings read: \(sections.sorted())")
+        let cite = try NSRegularExpression(pattern: #"PROTOCOL(?:\.md)?,? (?:section |§ ?)?(\d+(?:\.\d+)*)"#)
+        let section = try NSRegularExpression(pattern: #"§ ?(\d+(?:\.\d+)*)"#)
+        var dangling: [String] = []
+        var cited = 0
+        for file in try Self.citingFiles() {
+            let text = try String(contentsOfFile: inRepo(file), encoding: .utf8)
+            var patterns = [cite]
+            if file == "docs/PROTOCOL.md" { patterns.append(section) }
+            for pattern in patterns {
+                for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                    let number = String(text[Range(match.range(at: 1), in: text)!])
+                    cited += 1
+                    if !sections.contains(number) {
+                        let line = text[..<Range(match.range, in: text)!.lowerBound].filter { $0 == "\n" }.count + 1
+                        dangling.append("\(file):\(line): section \(number)")
+                    }
+                }
+            }
+        }
+        #expect(dangling.isEmpty, "cited sections PROTOCOL.md does not have:\n\(dangling.joined(separator: "\n"))")
+        #expect(cited > 100, "the code and docs cite the protocol's sections (\(cited) citations)")
+    }
+
     // MARK: Architecture
 
     /// The package's targets (tests left out) and the names each depends on, from Package.swift.

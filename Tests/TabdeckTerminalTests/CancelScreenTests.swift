@@ -120,6 +120,25 @@ import TabdeckProtocol
         ])
     }
 
+    /// Rows a plugin does not answer: for half a second nothing changes (a quick answer shows no
+    /// job at all), then the status line says what it waits for and for how long, and Esc
+    /// stops waiting (the view stays where it is; a key asks again).
+    @Test func rowsThatAreLateSayWhatTheyWaitFor() {
+        var s = ScreenScene(width: 80, height: 5)
+        s.scene.tables["people"]!.hold = { $0 >= 500 }
+        s.input(.tick(now: 10))
+        s.input(.promptClosed("goto 600"))
+        #expect(s.scene.ws.job?.kind == .waiting)
+        s.input(.tick(now: 10.3))
+        #expect(s.lines.last == "row 600 of 1,000,000")
+        s.input(.tick(now: 12.8))
+        #expect(s.lines.last == "⠴ waiting for People · 2.5 s · Esc cancels · row 600 of 1,000,000")
+        s.press(.escape)
+        #expect(s.scene.ws.job == nil)
+        #expect(s.lines.last == "cancelled waiting for People · row 600 of 1,000,000")
+        #expect(s.scene.ws.tabs["people"]?.table?.view.cursor == 599)
+    }
+
     /// While an export runs: the cursor moves over cached rows, another tab opens and shows its
     /// rows, the prompt opens; a command on the busy table is refused with a clear message.
     @Test(arguments: [40, 80, 120])

@@ -379,6 +379,8 @@ def check_listings(path=DOCS / "PROTOCOL.md", run_plugins=True):
         printed = [l for l in run.stdout.split("\n") if l]
         if printed != shown:
             failures.append(f"{where}: the transcript's ← lines are not what docs/{name} prints")
+    if seen == 0:
+        failures.append(f"{path.name}: no <!-- listing --> or <!-- session --> marker: nothing checked")
     return seen, failures
 
 

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TabdeckProtocol
 
 /// The type of a column, inferred from a sample of its cells.
 public enum CSVColumnType: String, Sendable, Equatable {
@@ -145,70 +146,8 @@ enum ValueParser {
     }
 
     /// An ISO 8601 date or date-time, as milliseconds since 1970-01-01T00:00Z (local times
-    /// without an offset count as UTC): `YYYY-MM-DD`, then optionally `T` or a space,
-    /// `hh:mm`, `:ss`, `.fff`, and `Z` or `±hh:mm` / `±hhmm` / `±hh`.
+    /// without an offset count as UTC), read by the host's one parser (``ISODateTime``).
     static func date(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
-        guard b.count >= 10, b[4] == 0x2D, b[7] == 0x2D else { return nil }
-        guard let year = digits(b, 0, 4), let month = digits(b, 5, 2), let day = digits(b, 8, 2),
-              (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
-        var ms = daysFromCivil(year: year, month: month, day: day) * 86_400_000
-        var i = 10
-        if i == b.count { return ms }
-        guard b[i] == 0x54 || b[i] == 0x20 || b[i] == 0x74, i + 6 <= b.count, b[i + 3] == 0x3A,
-              let hour = digits(b, i + 1, 2), let minute = digits(b, i + 4, 2), hour <= 24, minute <= 59 else { return nil }
-        ms += Int64(hour * 3_600_000 + minute * 60_000)
-        i += 6
-        if i < b.count && b[i] == 0x3A {
-            guard let second = digits(b, i + 1, 2), second <= 60 else { return nil }
-            ms += Int64(second * 1000)
-            i += 3
-            if i < b.count && (b[i] == 0x2E || b[i] == 0x2C) {
-                i += 1
-                let fracStart = i
-                var frac = 0, scale = 100
-                while i < b.count, b[i] &- 0x30 < 10 { frac += Int(b[i] &- 0x30) * scale; scale /= 10; i += 1 }
-                if i == fracStart { return nil }
-                ms += Int64(frac)
-            }
-        }
-        if i == b.count { return ms }
-        if b[i] == 0x5A || b[i] == 0x7A { return i + 1 == b.count ? ms : nil }
-        guard b[i] == 0x2B || b[i] == 0x2D, let oh = digits(b, i + 1, 2), oh <= 23 else { return nil }
-        let sign: Int64 = b[i] == 0x2B ? 1 : -1
-        var om = 0
-        i += 3
-        if i < b.count && b[i] == 0x3A { i += 1 }
-        if i < b.count { guard let m = digits(b, i, 2), m <= 59 else { return nil }; om = m; i += 2 }
-        guard i == b.count else { return nil }
-        return ms - sign * Int64(oh * 3_600_000 + om * 60_000)
-    }
-
-    @inline(__always) private static func digits(_ b: UnsafeBufferPointer<UInt8>, _ at: Int, _ n: Int) -> Int? {
-        guard at + n <= b.count else { return nil }
-        var v = 0
-        for k in at..<(at + n) {
-            let d = b[k] &- 0x30
-            guard d < 10 else { return nil }
-            v = v * 10 + Int(d)
-        }
-        return v
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return Int64(era * 146_097 + doe - 719_468)
+        ISODateTime.parse(b)?.millis
     }
 }

@@ -71,28 +71,8 @@ public enum Cells {
     /// An ISO 8601 timestamp (UTC, `Z`) for Unix seconds, as SQLite's `unixepoch` modifier reads them.
     static func isoDate(unixSeconds: Double) -> String {
         let whole = unixSeconds.rounded(.down)
-        let millis = Int(((unixSeconds - whole) * 1000).rounded())
-        var secs = Int64(whole)
-        var days = secs >= 0 ? secs / 86_400 : (secs - 86_399) / 86_400
-        secs -= days * 86_400
-        if millis >= 1000 { secs += 1 }  // rounding carried into the next second
-        if secs >= 86_400 { secs -= 86_400; days += 1 }
-        let (y, m, d) = civil(days: days)
-        let time = String(format: "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld", y, m, d, secs / 3600, secs / 60 % 60, secs % 60)
-        return millis % 1000 == 0 ? time + "Z" : time + String(format: ".%03dZ", millis % 1000)
-    }
-
-    /// Year, month, day of a day count since 1970-01-01 (H. Hinnant's `civil_from_days`).
-    static func civil(days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+        let millis = Int64(((unixSeconds - whole) * 1000).rounded())
+        return CivilDate.isoText(millis: Int64(whole) * 1000 + millis, dateOnly: false)
     }
 
     /// SQLite's date texts as protocol dates: `YYYY-MM-DD` stays, `YYYY-MM-DD HH:MM[:SS[.SSS]]`

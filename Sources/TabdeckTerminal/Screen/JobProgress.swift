@@ -20,6 +20,10 @@ public struct JobProgress: Hashable, Sendable {
         self.job = job; self.now = now; self.startedAt = startedAt
     }
 
+    /// Whether the status line shows it: rows awaited (``Job/Kind/waiting``) once they are
+    /// later than ``Job/waitingGrace``; any other job at once.
+    public var isShown: Bool { job.kind != .waiting || elapsed >= Job.waitingGrace }
+
     /// Seconds the job has run.
     public var elapsed: Double { startedAt.map { max(0, now - $0) } ?? 0 }
 

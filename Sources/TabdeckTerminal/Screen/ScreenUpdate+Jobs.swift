@@ -16,10 +16,18 @@ extension ScreenModel {
         guard let job = ws.job else { ui.job = nil; return }
         if ui.job?.job.identity != job.identity {
             ui.job = JobProgress(job: job, now: now ?? ui.job?.now ?? 0)
-            if ui.message?.isError == false { ui.message = nil }  // said before this job started
+            // Said before this job started (rows a moment late are not news that replaces it).
+            if ui.message?.isError == false && job.kind != .waiting { ui.message = nil }
             cancelledJob = nil
         }
         ui.job!.advance(job, reported: ws.tabs[job.tab]?.progress, now: now)
+    }
+
+    /// The workspace's job as the person sees it: rows that are not late yet are no job to
+    /// cancel (Esc dismisses, Ctrl-C quits, as with nothing running).
+    func shownJob(_ ws: Workspace) -> Job? {
+        guard let job = ws.job, job.kind != .waiting || (ui.job?.job.identity == job.identity && ui.job?.isShown == true) else { return nil }
+        return job
     }
 
     /// A key ran an action: info messages fade, errors stay (and a cancel is old news).
@@ -32,7 +40,7 @@ extension ScreenModel {
     /// or else dismisses the error shown.
     mutating func dismiss(_ ws: Workspace) -> [ScreenEffect] {
         ui.mode = .table; ui.find = nil
-        if let job = ws.job {
+        if let job = shownJob(ws) {
             ui.message = .init("cancelled " + job.title, job: job.identity)
             cancelledJob = job.identity
             ui.job = nil

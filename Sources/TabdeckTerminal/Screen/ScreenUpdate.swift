@@ -86,7 +86,7 @@ extension ScreenModel {
             break
         }
         // Ctrl-C while a job runs cancels it as Esc does; with no job it keeps its binding (quit).
-        if key == .ctrl("c"), ws.job != nil { fadeMessage(); return dismiss(ws) }
+        if key == .ctrl("c"), shownJob(ws) != nil { fadeMessage(); return dismiss(ws) }
         guard let action = ui.keyMap.action(for: key) else { return pressHotkey(key, ws) }
         fadeMessage()
         return perform(action, ws)
