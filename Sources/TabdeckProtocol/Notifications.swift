@@ -3,12 +3,15 @@ public enum BadgeValue: Hashable, Sendable, CustomStringConvertible {
     case number(Int)
     case text(String)
 
+    /// Characters of a string badge kept (the rest is dropped).
+    public static let maxText = 4
+
     /// Reads `{"value": 3 | "new" | null}`; nil means "clear".
     public static func parse(_ params: JSONValue) throws(JSONFieldError) -> BadgeValue? {
         let r = try JSONReader(params, path: "params")
         switch r.value("value") {
         case nil, .null?: return nil
-        case .string(let s)?: return .text(String(s.prefix(4)))
+        case .string(let s)?: return .text(String(s.prefix(maxText)))
         case let v? where v.intValue != nil: return .number(Int(v.intValue!))
         case let v?: throw JSONFieldError(path: "params.value", reason: "expected a number, a string or null, got \(v.typeDescription)")
         }

@@ -9,9 +9,9 @@ import TabdeckProtocol
 /// whose `total` is the number of rows sent in all.
 public enum StreamMessages {
     /// The notification carrying a part of a streamed answer.
-    public static let chunkMethod = "rows/chunk"
+    public static let chunkMethod = StreamWire.chunkMethod
     /// The `limit` of a stream request: no limit.
-    public static let unlimited = 2_147_483_647
+    public static let unlimited = StreamWire.unlimited
 
     /// The `rows` params asking for the whole table as a stream.
     public static func streamParams(table: String) -> JSONValue {

@@ -41,7 +41,7 @@ public final class PluginSupervisor: @unchecked Sendable {
     ///   - onEvent: receives every event, on the supervisor's threads.
     public init(
         requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5),
-        cancelGrace: Duration = .seconds(5), killGrace: Duration = .seconds(2),
+        cancelGrace: Duration = .seconds(5), killGrace: Duration = PluginSupervisor.defaultKillGrace,
         clock: MonotonicClock = SystemClock(), tracksRequests: Bool = true,
         onEvent: @escaping @Sendable (SupervisorEvent) -> Void
     ) {
@@ -97,19 +97,24 @@ public final class PluginSupervisor: @unchecked Sendable {
         process(tab) != nil
     }
 
+    /// Time a plugin gets to exit after `shutdown` and stdin closed, and again after SIGTERM.
+    public static let stopGrace: Duration = .seconds(2)
+    /// Time the rest of an ended plugin's process group gets between SIGTERM and SIGKILL.
+    public static let defaultKillGrace: Duration = .seconds(2)
+
     /// Asks the plugin to quit and makes sure it does, without blocking: a `shutdown`
     /// request (id `"shutdown"`, its reply is not delivered), stdin closed, up to `grace`
     /// to exit, SIGTERM to the group, up to `grace` more, SIGKILL. Once the plugin is gone, the
     /// rest of its group is ended (SIGTERM, the kill grace, SIGKILL). Ends with `.exited`.
     /// A tab that is not running (or already stopping) is left alone.
-    public func stop(_ tab: String, grace: Duration = .seconds(2)) {
+    public func stop(_ tab: String, grace: Duration = PluginSupervisor.stopGrace) {
         process(tab)?.stop(grace: grace.seconds)
     }
 
     /// Stops every plugin in parallel (see `stop`) and blocks until each one is reaped, every
     /// process of its group is gone, and its `.exited` is delivered: at most about
     /// 2 × `grace` + the kill grace on the clock.
-    public func stopAll(grace: Duration = .seconds(2)) {
+    public func stopAll(grace: Duration = PluginSupervisor.stopGrace) {
         let running = lock.withLock { Array(processes.values) }
         for process in running { process.stop(grace: grace.seconds) }
         for process in running { process.waitUntilDone() }

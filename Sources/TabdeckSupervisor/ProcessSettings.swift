@@ -21,7 +21,9 @@ struct ProcessSettings: Sendable {
     /// Longest protocol line, in either direction (excluding `\n`).
     var maxLineLength = LineSplitter.defaultMaxLineLength
     /// Longer stderr lines are logged as a note saying how long they were.
-    var maxStderrLineLength = 1024 * 1024
+    var maxStderrLineLength = ProcessSettings.stderrLineLimit
+    /// The default of ``maxStderrLineLength``.
+    static let stderrLineLimit = 1024 * 1024
     /// After the process group is gone, how long its pipes may stay open and idle (held by a
     /// process that left the group with setsid) before the supervisor stops waiting for them.
     /// Readers busy delivering events are not idle.

@@ -97,8 +97,8 @@ extension CheckContext {
     }
 }
 
-/// The wire names of streaming (the host's own are in TabdeckSpool's `StreamMessages`).
+/// The wire names of streaming (``StreamWire``, as the host's spool uses them).
 enum StreamRules {
-    static let chunkMethod = "rows/chunk"
-    static let unlimited = 2_147_483_647
+    static let chunkMethod = StreamWire.chunkMethod
+    static let unlimited = StreamWire.unlimited
 }
