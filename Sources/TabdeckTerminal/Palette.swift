@@ -6,6 +6,8 @@ enum Palette {
     static let separator = Style(foreground: .gray)
     static let mark = Style(foreground: .gray)
     static let header = Style(bold: true, underline: true)
+    /// The cell between two headers: the edge a drag resizes (a grey stretch of the underline).
+    static let columnEdge = Style(foreground: .gray, underline: true)
     static let placeholder = Style(foreground: .gray, dim: true)
     static let selectionMark = Style(foreground: .green, bold: true)
     static let found = Style(foreground: .yellow, bold: true, underline: true)

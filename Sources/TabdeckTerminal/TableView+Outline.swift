@@ -119,12 +119,15 @@ extension TableView {
         }
         for placed in layout.placed {
             var value = text(placed.column)
-            let found = find.map { value.lowercased().contains($0) } ?? false
             var alignment = alignment(columns[placed.column].alignment)
             if placed.column == firstPlaced.column { value = indent + value; alignment = .left }
             let fitted = TextFit.placedText(value, placed.width, alignment: alignment)
-            buf.set(x: x0 + placed.x + fitted.offset, y: y, fitted.text, kind: fitted.kind, style: found ? Palette.found : .plain,
+            buf.set(x: x0 + placed.x + fitted.offset, y: y, fitted.text, kind: fitted.kind, style: .plain,
                     maxWidth: placed.width - fitted.offset)
+            if let find {
+                FindHighlight.mark(find, value: value, shown: fitted.text, into: &buf, x: x0 + placed.x + fitted.offset, y: y,
+                                   width: placed.width - fitted.offset)
+            }
         }
         if row.hasChildren {
             buf.restyle(x: x0 + firstPlaced.x + 2 * depth - 1, y: y, count: 1) { $0 = Palette.mark }

@@ -164,6 +164,7 @@ enum TableView {
     static func drawHeader(_ t: TableState, _ columns: [ColumnSpec], _ layout: ColumnLayout, cursorColumn: Int,
                            into buf: inout ScreenBuffer, x0: Int, rect: Rect) {
         let y = rect.y
+        var texts: [String] = []
         for p in layout.placed {
             let column = columns[p.column]
             var mark = sortMark(t, column.id)
@@ -176,7 +177,9 @@ enum TableView {
             if p.column == cursorColumn { style.reverse = true }
             buf.set(x: x0 + p.x, y: y, text, style: style, maxWidth: p.width)
             hitHeader(p, column.id, into: &buf, x0: x0, y: y, rect: rect)
+            texts.append(text)
         }
+        hitEdges(layout, ids: layout.placed.map { columns[$0.column].id }, texts: texts, into: &buf, x0: x0, y: y, rect: rect)
         if layout.cutLeft, let first = layout.placed.first {
             buf.set(x: x0 + first.x + first.width, y: y, "<", style: Palette.mark)
         }
@@ -197,11 +200,14 @@ enum TableView {
             if let bars, columns[p.column].id == bars.barColumn {
                 value = bars.bar(row, columnCount: t.description.columns.count, width: p.width)
             }
-            let found = find.map { value.lowercased().contains($0) } ?? false
             // The buffer is blank already: only the text is drawn, at its aligned place (no padding).
             let fitted = TextFit.placedText(value, p.width, alignment: alignment(columns[p.column].alignment))
-            buf.set(x: x0 + p.x + fitted.offset, y: y, fitted.text, kind: fitted.kind, style: found ? Palette.found : .plain,
+            buf.set(x: x0 + p.x + fitted.offset, y: y, fitted.text, kind: fitted.kind, style: .plain,
                     maxWidth: p.width - fitted.offset)
+            if let find {
+                FindHighlight.mark(find, value: value, shown: fitted.text, into: &buf, x: x0 + p.x + fitted.offset, y: y,
+                                   width: p.width - fitted.offset)
+            }
         }
     }
 }

@@ -203,6 +203,24 @@ import TabdeckProtocol
         Self.check(s, Self.resized, width, "resized")
     }
 
+    /// The edge is wider than its gap cell: a drag from the blank cell before a right-aligned
+    /// header (Age) resizes the column left of it (Name) instead of moving Age; the gap cell
+    /// is marked (grey underline).
+    @Test(arguments: [80, 120])
+    func aDragFromTheBlankBeforeAHeaderResizesItsNeighbour(width: Int) {
+        var s = ScreenScene(width: width, height: 8)
+        let age = Self.header(s, "age")
+        let was = Self.header(s, "name").width
+        #expect(s.lines[age.y].dropFirst(age.x).first == " ", "Age is right-aligned: its first cell is blank")
+        let buf = WorkspaceRenderer.render(workspace: s.scene.ws, size: s.model.size, ui: s.model.ui)
+        #expect(buf[age.x - 1, age.y].style == Palette.columnEdge, "the gap cell is marked")
+        s.mouse(MouseEvent(.press, x: age.x, y: age.y))
+        s.mouse(MouseEvent(.drag, x: age.x + 3, y: age.y))
+        s.mouse(MouseEvent(.release, x: age.x + 3, y: age.y))
+        #expect(Self.table(s).view.columns.first { $0.id == "name" }?.width == was + 3)
+        #expect(Self.table(s).visibleColumns.map(\.id) == ["name", "age", "status", "city"])
+    }
+
     /// Dragging a header onto another moves the column to that place (`column move`, saved);
     /// the column cursor follows it.
     @Test(arguments: [40, 80, 120])

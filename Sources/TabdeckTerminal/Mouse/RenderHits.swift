@@ -4,11 +4,26 @@ import TabdeckProtocol
 // What the renderer records in the frame's ``HitMap`` while it draws (one helper per view).
 
 extension TableView {
-    /// A column's header, and the cell right of it (its edge) when that is in the table.
+    /// A column's header.
     static func hitHeader(_ p: ColumnLayout.Placed, _ id: String, into buf: inout ScreenBuffer, x0: Int, y: Int, rect: Rect) {
         buf.hits.add(.header(column: p.column, id: id, width: p.width), x: x0 + p.x, y: y, width: p.width)
-        let edge = x0 + p.x + p.width
-        if edge < rect.maxX { buf.hits.add(.headerEdge(column: p.column, id: id, width: p.width), x: edge, y: y, width: 1) }
+    }
+
+    /// The edge right of each header (drawn after every header, so it wins where they meet):
+    /// the gap cell, marked in grey, widened by the blank cell on either side of it, the end
+    /// of this header's padding and the start of the next one's (a right-aligned title leaves
+    /// it blank), so a drag from the blank before a header resizes its neighbour.
+    static func hitEdges(_ layout: ColumnLayout, ids: [String], texts: [String], into buf: inout ScreenBuffer,
+                         x0: Int, y: Int, rect: Rect) {
+        for (k, p) in layout.placed.enumerated() {
+            let edge = x0 + p.x + p.width
+            guard edge < rect.maxX else { continue }
+            var from = edge, to = edge
+            if p.width > 1, texts[k].last == " " { from -= 1 }
+            if k + 1 < layout.placed.count, layout.placed[k + 1].width > 1, texts[k + 1].first == " ", edge + 1 < rect.maxX { to += 1 }
+            buf.hits.add(.headerEdge(column: p.column, id: ids[k], width: p.width), x: from, y: y, width: to - from + 1)
+            buf.restyle(x: edge, y: y, count: 1) { $0 = Palette.columnEdge }
+        }
     }
 
     /// A row's line: its cells, its selection mark's cell, and its ▸ when it has children.
