@@ -44,13 +44,13 @@ let package = Package(
         .target(name: "TabdeckSpool", dependencies: [
             "TabdeckProtocol", "TabdeckSupervisor", "TabdeckPluginKit",
         ]),
-        .target(name: "TabdeckConformance", dependencies: ["TabdeckProtocol", "TabdeckSupervisor"]),
+        .target(name: "TabdeckConformance", dependencies: ["TabdeckProtocol", "TabdeckSupervisor", "TabdeckTime"]),
         .target(name: "TabdeckApp", dependencies: [
-            "TabdeckProtocol", "TabdeckCore", "TabdeckStore", "TabdeckSupervisor", "TabdeckTerminal", "TabdeckConformance",
+            "TabdeckProtocol", "TabdeckCore", "TabdeckStore", "TabdeckSupervisor", "TabdeckTerminal",
             "TabdeckSpool", "TabdeckTime", "TabdeckSources", .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "tabdeck", dependencies: [
-            "TabdeckApp", "TabdeckSupervisor",
+            "TabdeckApp", "TabdeckSupervisor", "TabdeckConformance", "TabdeckTime",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "TabdeckPluginKit", dependencies: ["TabdeckProtocol"]),
@@ -74,7 +74,7 @@ let package = Package(
         ]),
         .executableTarget(name: "tabdeck-fuzz", dependencies: ["TabdeckFuzzTargets"]),
         .executableTarget(name: "TabdeckBench", dependencies: [
-            "TabdeckProtocol", "TabdeckSupervisor", "TabdeckPluginKit", "SeededRandom",
+            "TabdeckProtocol", "TabdeckSupervisor", "TabdeckPluginKit", "TabdeckTime", "SeededRandom",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -50,7 +50,7 @@ final class EventQueue: @unchecked Sendable {
     private var input: Int32?
     private var buffer = [UInt8](repeating: 0, count: 4096)
 
-    init(clock: MonotonicClock = SystemClock()) {
+    init(clock: MonotonicClock) {
         let wake = WakePipe()
         self.wake = wake
         self.clock = clock

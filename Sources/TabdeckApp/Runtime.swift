@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import TabdeckConformance
 import TabdeckCore
 import TabdeckProtocol
 import TabdeckSpool
@@ -102,7 +101,7 @@ public final class Runtime {
     public init(configPath: String?, opened: [TabConfig] = [], stateDirectory: String, output: OutputFormat = .text,
                 settings: CoreSettings = CoreSettings(),
                 tracer: ProtocolTracer? = nil, mode: String = "line mode",
-                clock: MonotonicClock = SystemClock()) throws(AppError) {
+                clock: MonotonicClock) throws(AppError) {
         signal(SIGPIPE, SIG_IGN)
         var config: WorkspaceConfig
         if let configPath {

@@ -1,6 +1,7 @@
 import Foundation
 import TabdeckProtocol
 import TabdeckSupervisor
+import TabdeckTime
 
 /// What went wrong while driving a plugin in a benchmark, naming the plugin and the request.
 struct BenchPluginError: Error, CustomStringConvertible {
@@ -29,6 +30,7 @@ final class BlockingPlugin: @unchecked Sendable {
         self.command = command
         supervisor = PluginSupervisor(
             requestTimeout: .seconds(600), handshakeTimeout: .seconds(30),
+            clock: SystemClock(),  // a benchmark measures the wall clock
             onEvent: { event in mailbox.post(event) })
         try supervisor.start(PluginSpec(tab: Self.tab, command: command, workingDirectory: workingDirectory))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import TabdeckProtocol
+import TabdeckSupervisor
 
 /// What to check and how patiently.
 public struct CheckOptions: Sendable {

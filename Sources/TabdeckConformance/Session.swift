@@ -1,6 +1,7 @@
 import Foundation
 import TabdeckProtocol
 import TabdeckSupervisor
+import TabdeckTime
 
 /// How a request ended, as the checker sees it.
 enum Answer: Sendable {
@@ -51,6 +52,7 @@ final class PluginSession: @unchecked Sendable {
         let box = WeakBox()
         supervisor = PluginSupervisor(
             requestTimeout: timeout, handshakeTimeout: handshakeTimeout,
+            clock: SystemClock(),  // the checker times a real process: its verdicts are wall-clock times
             onEvent: { event in box.session?.handle(event) })
         box.session = self
     }

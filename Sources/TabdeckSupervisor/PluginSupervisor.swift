@@ -42,7 +42,7 @@ public final class PluginSupervisor: @unchecked Sendable {
     public init(
         requestTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(5),
         cancelGrace: Duration = .seconds(5), killGrace: Duration = PluginSupervisor.defaultKillGrace,
-        clock: MonotonicClock = SystemClock(), tracksRequests: Bool = true,
+        clock: MonotonicClock, tracksRequests: Bool = true,
         onEvent: @escaping @Sendable (SupervisorEvent) -> Void
     ) {
         ignoreSIGPIPE()

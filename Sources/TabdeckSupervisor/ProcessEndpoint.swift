@@ -71,7 +71,7 @@ public final class ProcessEndpoints: @unchecked Sendable {
     /// ledger of each connection and decides timeouts and the cancel grace itself (see
     /// ``PluginSupervisor/init(requestTimeout:handshakeTimeout:cancelGrace:killGrace:clock:tracksRequests:onEvent:)``).
     /// Every endpoint traces to `trace`.
-    public init(clock: MonotonicClock = SystemClock(), trace: (any EndpointTrace)? = nil) {
+    public init(clock: MonotonicClock, trace: (any EndpointTrace)? = nil) {
         let routes = Routes()
         self.routes = routes
         self.trace = trace

@@ -5,6 +5,7 @@ import TabdeckSupervisor
 import TabdeckConformance
 import TabdeckProtocol
 import TabdeckTerminal
+import TabdeckTime
 
 /// The `tabdeck` command: the workspace (the default subcommand) and tools for plugin authors.
 @main
@@ -150,7 +151,7 @@ struct RunWorkspace: ParsableCommand {
                 opened.insert(OpenedSources.standardInput(pluginRoot: pluginRoot), at: sources.firstIndex(of: "-") ?? 0)
             }
             runtime = try Runtime(configPath: configPath, opened: opened, stateDirectory: state,
-                                  output: OutputFormat(rawValue: output)!, tracer: tracer, mode: mode)
+                                  output: OutputFormat(rawValue: output)!, tracer: tracer, mode: mode, clock: SystemClock())
             if let handover { runtime.dataDescriptors[OpenedSources.standardInputID] = handover.data }
         } catch {
             Descriptors.writeAll(STDERR_FILENO, "tabdeck: \(error)\n")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TabdeckTime
 import TabdeckCore
 import TabdeckTerminal
 @testable import TabdeckApp
@@ -38,7 +39,7 @@ final class ClipboardBox: @unchecked Sendable {
         try Data(#"{"tabs": [{"id": "t", "command": ["plug"]}], "keys": {"f13": "quit"}}"#.utf8).write(to: URL(fileURLWithPath: config))
         let state = dir.file("state")
         #expect {
-            _ = try Runtime(configPath: config, stateDirectory: state)
+            _ = try Runtime(configPath: config, stateDirectory: state, clock: ManualClock())
         } throws: { error in
             "\(error)".contains("\(config): keys.f13: unknown key name \"f13\"; valid key names: a character as itself")
         }
@@ -51,7 +52,7 @@ final class ClipboardBox: @unchecked Sendable {
         let config = dir.file("config.json")
         try Data(#"{"tabs": [{"id": "t", "command": ["plug"]}], "keys": {"S": ":sort amount desc", "q": null}}"#.utf8)
             .write(to: URL(fileURLWithPath: config))
-        let runtime = try Runtime(configPath: config, stateDirectory: dir.file("state"), output: .json)
+        let runtime = try Runtime(configPath: config, stateDirectory: dir.file("state"), output: .json, clock: ManualClock())
         var lines: [String] = []
         runtime.write = { lines.append($0) }
         runtime.run("keys")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TabdeckTime
 import TabdeckCore
 import TabdeckProtocol
 @testable import TabdeckApp
@@ -172,7 +173,7 @@ final class OutputEdge {
 
     init(_ dir: TempDir, _ format: OutputFormat) throws {
         let config = try writeConfig(dir, [TabSpec(id: "people", command: ["true"]), TabSpec(id: "orders", command: ["true"])])
-        runtime = try Runtime(configPath: config, stateDirectory: dir.file("state-\(format.rawValue)"), output: format)
+        runtime = try Runtime(configPath: config, stateDirectory: dir.file("state-\(format.rawValue)"), output: format, clock: ManualClock())
         runtime.write = { [unowned self] in written.append($0) }
         runtime.writeError = { [unowned self] in errors.append($0) }
     }

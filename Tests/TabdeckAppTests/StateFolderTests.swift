@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TabdeckTime
 @testable import TabdeckApp
 
 /// One runtime per state folder: a second one is refused, naming the first.
@@ -10,9 +11,9 @@ import Testing
         let state = dir.file("state")
         // Runtimes made here, with no queue or closure holding them: each goes at the end of its scope.
         do {
-            let first = try Runtime(configPath: config, stateDirectory: state, mode: "full screen")
+            let first = try Runtime(configPath: config, stateDirectory: state, mode: "full screen", clock: ManualClock())
             do {
-                _ = try Runtime(configPath: config, stateDirectory: state)
+                _ = try Runtime(configPath: config, stateDirectory: state, clock: ManualClock())
                 Issue.record("a second runtime opened the same state folder")
             } catch {
                 let text = error.description
@@ -25,7 +26,7 @@ import Testing
             first.shutdown()
         }
         // Once the first runtime is gone, the folder is free again, with what it saved.
-        let again = try Runtime(configPath: config, stateDirectory: state)
+        let again = try Runtime(configPath: config, stateDirectory: state, clock: ManualClock())
         #expect(again.workspace.layout.selected == "a")
         again.shutdown()
     }

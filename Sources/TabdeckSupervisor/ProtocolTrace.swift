@@ -1,6 +1,5 @@
 import Foundation
 import TabdeckProtocol
-import TabdeckSupervisor
 
 /// Writes the protocol traffic of plugins to trace files, one line per message:
 ///
