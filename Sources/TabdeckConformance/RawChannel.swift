@@ -33,34 +33,17 @@ final class RawChannel: @unchecked Sendable {
         // dup2 clears close-on-exec on 0 and 1 in the child; nothing else leaks into it.
         for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
         env["TABDECK_PROTOCOL"] = env["TABDECK_PROTOCOL"] ?? String(ProtocolVersion.current)
-        let cArgv = argv.map { strdup($0) } + [nil]
-        let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for p in cArgv + cEnv { free(p) } }
-        var child: pid_t = 0
-        let result = posix_spawnp(&child, program, &actions, &attributes, cArgv, cEnv)
+        let spawn = ChildSpawn(argv: argv, environment: env.map { "\($0.key)=\($0.value)" },
+                               descriptors: [0: .from(toChild[0]), 1: .from(fromChild[1]), 2: .devNull])
+        let started = spawn.start()
         close(toChild[0]); close(fromChild[1])
-        if result != 0 {
+        guard case .success(let child) = started else {
             close(toChild[1]); close(fromChild[0])
-            throw RawChannelError("cannot start \(program): \(String(cString: strerror(result)))")
+            let code = if case .failure(let error) = started { error.code } else { EINVAL }
+            throw RawChannelError("cannot start \(program): \(String(cString: strerror(code)))")
         }
         pid = child
         input = toChild[1]

@@ -12,10 +12,6 @@ struct SpawnedChild: Sendable {
     var stderr: Int32
 }
 
-/// Signals reset to their default action in the child, whatever the host did with them
-/// (the host ignores SIGPIPE; a terminal UI may ignore or catch SIGINT).
-private let defaultedSignals: [Int32] = [SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGTSTP, SIGTTIN, SIGTTOU, SIGCHLD]
-
 /// Starts `spec.command` with posix_spawn: stdin/stdout/stderr wired to new pipes (created
 /// close-on-exec, so no other child inherits them), every other descriptor closed in the
 /// child, the child in a process group of its own (a terminal Ctrl-C does not reach it and
@@ -69,43 +65,17 @@ func spawnPlugin(_ spec: PluginSpec) throws(SupervisorError) -> SpawnedChild {
         close(pipes.stdin[1]); close(pipes.stdout[0]); close(pipes.stderr[0])
     }
 
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, pipes.stdin[0], 0)
-    posix_spawn_file_actions_adddup2(&actions, pipes.stdout[1], 1)
-    posix_spawn_file_actions_adddup2(&actions, pipes.stderr[1], 2)
+    var descriptors: [Int32: ChildDescriptor] = [0: .from(pipes.stdin[0]), 1: .from(pipes.stdout[1]), 2: .from(pipes.stderr[1])]
     // A pipe's data, when the spec hands one over, is the plugin's descriptor 3.
-    if let data = spec.dataDescriptor { posix_spawn_file_actions_adddup2(&actions, data, 3) }
-    // Descriptors the host opened without close-on-exec do not leak into the plugin.
-    _ = GNUExtensions.addCloseFrom?(&actions, spec.dataDescriptor == nil ? 3 : 4)
-    if !spec.workingDirectory.isEmpty {
-        guard let addChdir = GNUExtensions.addChdir else {
-            closeParentEnds()
-            throw .spawnFailed(tab: spec.tab, command: spec.command, errno: ENOSYS)
-        }
-        _ = addChdir(&actions, spec.workingDirectory)
-    }
-
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-    posix_spawnattr_setpgroup(&attributes, 0)
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for signal in defaultedSignals { sigaddset(&defaults, signal) }
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    var mask = sigset_t()
-    sigemptyset(&mask)
-    posix_spawnattr_setsigmask(&attributes, &mask)
-
-    let argv = CStringArray(spec.command)
-    let envp = CStringArray(childEnvironment(adding: spec.environment))
+    if let data = spec.dataDescriptor { descriptors[3] = .from(data) }
+    let child = ChildSpawn(argv: spec.command, environment: childEnvironment(adding: spec.environment), descriptors: descriptors,
+                           workingDirectory: spec.workingDirectory, executable: usePathSearch ? nil : executable)
     var pid: pid_t = 0
-    let result = usePathSearch
-        ? posix_spawnp(&pid, executable, &actions, &attributes, argv.pointers, envp.pointers)
-        : posix_spawn(&pid, executable, &actions, &attributes, argv.pointers, envp.pointers)
+    var result: Int32 = 0
+    switch child.start() {
+    case .success(let started): pid = started
+    case .failure(let error): result = error.code
+    }
     if result != 0 {
         closeParentEnds()
         switch result {
