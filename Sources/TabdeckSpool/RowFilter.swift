@@ -4,7 +4,7 @@ import TabdeckProtocol
 /// one of its cells contains the filter's text, ignoring ASCII case. A cell's text: a string as
 /// sent, a number as JSON writes it, `true` or `false`, a nested value's JSON text; a null has none.
 struct RowFilter {
-    private let needle: [UInt8]
+    private let text: FilterText
     /// Whether a number's text could hold the needle (only digits, `.`, `-`, `+` and `e` do),
     /// and a `true` or `false`: cells that cannot match are not even written out.
     private let numbersMatch: Bool
@@ -13,20 +13,12 @@ struct RowFilter {
 
     static let falseText = Array("false".utf8), trueText = Array("true".utf8)
 
-    init(_ text: String) {
-        needle = text.utf8.map(Self.lower)
-        numbersMatch = needle.allSatisfy { ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 45 || $0 == 43 || $0 == 101 }
-        let probe = RowFilter(needle: needle)
-        trueMatches = probe.contains(Self.trueText)
-        falseMatches = probe.contains(Self.falseText)
+    init(_ filter: String) {
+        text = FilterText(filter)
+        numbersMatch = text.bytes.allSatisfy { ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 45 || $0 == 43 || $0 == 101 }
+        trueMatches = text.contains(Self.trueText)
+        falseMatches = text.contains(Self.falseText)
     }
-
-    private init(needle: [UInt8]) {
-        self.needle = needle
-        numbersMatch = true; trueMatches = true; falseMatches = true
-    }
-
-    @inline(__always) static func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b | 0x20 : b }
 
     /// The rows among `0..<count` that pass, ascending.
     func rows(base: UnsafeRawPointer?, offsets: UnsafePointer<UInt64>?, count: Int, columns: Int) -> [Int] {
@@ -69,22 +61,6 @@ struct RowFilter {
         return false
     }
 
-    /// Whether `hay` contains the needle, ignoring ASCII case.
-    func contains<C: RandomAccessCollection>(_ hay: C) -> Bool where C.Element == UInt8, C.Index == Int {
-        let n = needle.count
-        if n == 0 { return true }
-        if hay.count < n { return false }
-        let first = needle[0]
-        var i = hay.startIndex
-        let last = hay.endIndex - n
-        while i <= last {
-            if Self.lower(hay[i]) == first {
-                var j = 1
-                while j < n && Self.lower(hay[i + j]) == needle[j] { j += 1 }
-                if j == n { return true }
-            }
-            i += 1
-        }
-        return false
-    }
+    /// Whether `hay` contains the filter's text, ignoring ASCII case.
+    func contains<C: RandomAccessCollection>(_ hay: C) -> Bool where C.Element == UInt8, C.Index == Int { text.contains(hay) }
 }

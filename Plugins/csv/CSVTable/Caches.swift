@@ -1,3 +1,4 @@
+import TabdeckProtocol
 import Foundation
 
 /// The sort and filter caches of one table: the last few display orders, per-column sort
@@ -115,19 +116,18 @@ struct RowSet: Sendable {
     }
 }
 
-/// Finds the rows with a cell that contains a text, ignoring ASCII letter case.
+/// Finds the rows with a cell that contains a text, ignoring ASCII letter case (the host's one
+/// matcher, ``FilterText``, over each field's bytes).
 struct RowFilter {
-    let needle: [UInt8]
+    let text: FilterText
     /// Whether a record without the needle in its raw bytes can be skipped (the raw record can
     /// only miss a match that spans a doubled quote or a line break).
     let prefilter: Bool
 
     init(needle: String) {
-        self.needle = needle.utf8.map(RowFilter.fold)
-        prefilter = !self.needle.contains(Byte.quote) && !self.needle.contains(Byte.newline) && !self.needle.contains(Byte.cr)
+        text = FilterText(needle)
+        prefilter = !text.bytes.contains(Byte.quote) && !text.bytes.contains(Byte.newline) && !text.bytes.contains(Byte.cr)
     }
-
-    @inline(__always) static func fold(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
 
     /// Whether the record at `start..<end` has a cell that contains the needle.
     @inline(__always) func matches(record start: Int, end: Int, scanner: FieldScanner, columns: Int) -> Bool {
@@ -145,23 +145,5 @@ struct RowFilter {
         return hit
     }
 
-    @inline(__always) func contains(_ hay: UnsafeBufferPointer<UInt8>) -> Bool {
-        let m = needle.count
-        if m == 0 { return true }
-        if hay.count < m { return false }
-        return needle.withUnsafeBufferPointer { n in
-            let first = n[0]
-            var i = 0
-            let last = hay.count - m
-            while i <= last {
-                if RowFilter.fold(hay[i]) == first {
-                    var k = 1
-                    while k < m && RowFilter.fold(hay[i + k]) == n[k] { k += 1 }
-                    if k == m { return true }
-                }
-                i += 1
-            }
-            return false
-        }
-    }
+    @inline(__always) func contains(_ hay: UnsafeBufferPointer<UInt8>) -> Bool { text.contains(hay) }
 }
