@@ -86,9 +86,16 @@ extension Workspace {
             return CommandOutput(text: matches.map { "\($0.usage)\n    \($0.summary)" }.joined(separator: "\n"),
                                  json: .array(matches.map { ["usage": .string($0.usage), "summary": .string($0.summary)] }))
         }
+        return CommandOutput(text: CommandParser.helpText, json: .array(catalog.map { ["usage": .string($0.usage), "summary": .string($0.summary)] }))
+    }
+}
+
+extension CommandParser {
+    /// `help`'s list: every command of the catalog, its usage and what it does (docs/COMMANDS.md
+    /// shows the same text, checked by a test).
+    public static var helpText: String {
         let width = catalog.map(\.usage.count).max() ?? 0
-        let text = catalog.map { $0.usage.padding(to: width) + "  " + $0.summary }.joined(separator: "\n")
-        return CommandOutput(text: text, json: .array(catalog.map { ["usage": .string($0.usage), "summary": .string($0.summary)] }))
+        return catalog.map { $0.usage.padding(to: width) + "  " + $0.summary }.joined(separator: "\n")
     }
 }
 
