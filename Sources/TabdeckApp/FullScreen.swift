@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import TabdeckCore
 import TabdeckTerminal
+import TabdeckTerminalIO
 
 /// The full-screen workspace's shell: terminal bytes in, frames out. What a key does is
 /// decided by the pure ``ScreenModel`` (`update(input) -> effects`); the shell reads the

@@ -5,6 +5,7 @@ import TabdeckSupervisor
 import TabdeckConformance
 import TabdeckProtocol
 import TabdeckTerminal
+import TabdeckTerminalIO
 import TabdeckTime
 
 /// The `tabdeck` command: the workspace (the default subcommand) and tools for plugin authors.

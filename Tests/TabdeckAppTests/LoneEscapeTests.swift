@@ -4,6 +4,7 @@ import TabdeckCore
 import TabdeckTerminal
 import TabdeckTime
 @testable import TabdeckApp
+import TabdeckTerminalIO
 
 /// A lone Esc becomes a key 30 ms (virtual) after it was read, however many plugin events come
 /// meanwhile: a chatty plugin once reset the wait on every event, so Esc never resolved and

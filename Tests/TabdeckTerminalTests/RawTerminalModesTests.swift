@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import TabdeckTerminal
+@testable import TabdeckTerminalIO
 
 /// The bytes ``RawTerminal`` writes to the terminal, read from the master side of a pseudo
 /// terminal: mouse reporting (modes 1000, 1002, 1006) is off whenever the terminal is given

@@ -1,6 +1,7 @@
 @preconcurrency import CReadline
 import Foundation
 import TabdeckCore
+import TabdeckTerminal
 
 /// A GNU readline prompt with history kept in a file across sessions, Tab completion, and
 /// Ctrl-C or a lone Esc that abandon the line instead of ending the program (arrow keys, whose

@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import TabdeckTerminal
 #endif
 
 /// The real terminal: raw mode, the alternate screen, its size, and exact restoration.
