@@ -289,10 +289,9 @@ public final class FullScreen {
     /// Renders, diffs against the previous frame and writes the changes in one write. With
     /// frame statistics on, records the time since the oldest key shown was read.
     func draw() {
-        // The column layout keeps the column scroll in step; the frame is drawn with the same one.
+        // The model keeps the column scroll in step (its update computes the layout).
         let size = model.size
         let layout = WorkspaceRenderer.columnLayout(workspace: runtime.workspace, size: size, ui: model.ui)
-        if let layout { model.ui.columnScroll = layout.scroll }
         var frame = spare ?? ScreenBuffer(width: size.width, height: size.height)
         spare = nil  // `frame` is now the only reference: cleared and drawn in place
         if frame.width == size.width && frame.height == size.height { frame.clear() } else {

@@ -6,6 +6,9 @@ extension ScreenModel {
     public mutating func update(_ input: ScreenInput, workspace ws: Workspace) -> [ScreenEffect] {
         let effects = step(input, ws)
         if effects.contains(where: { if case .prompt = $0 { true } else { false } }) { promptOpen = true }
+        // The column layout keeps the column scroll in step (the cursor's column in view): the
+        // model's own, so the frame the shell draws needs nothing written back.
+        if let layout = WorkspaceRenderer.columnLayout(workspace: ws, size: size, ui: ui) { ui.columnScroll = layout.scroll }
         return effects
     }
 
