@@ -16,7 +16,7 @@ public enum OutputFormat: String, Sendable {
 /// The edge that runs the pure core: it feeds events to ``Workspace/update(_:now:)`` and
 /// carries out the effects (plugins, database, files, output).
 public final class Runtime {
-    public private(set) var workspace: Workspace
+    public internal(set) var workspace: Workspace
     let database: AppDatabase
     /// The plugin processes, one ``ProcessEndpoint`` per tab.
     let processes: ProcessEndpoints
@@ -65,10 +65,10 @@ public final class Runtime {
     lazy var progressLine: ProgressLine? = output == .text && isatty(STDERR_FILENO) == 1
         ? ProgressLine { Descriptors.writeAll(STDERR_FILENO, $0) } : nil
     /// Commands that failed so far.
-    public private(set) var failures = 0
-    public private(set) var quitRequested = false
+    public internal(set) var failures = 0
+    public internal(set) var quitRequested = false
     /// Stdout's reader went away (a write failed): line mode stops reading commands and quits.
-    public private(set) var outputGone = false
+    public internal(set) var outputGone = false
     /// Where results go (stdout by default; ``outputGone`` once a write fails); replaced in tests.
     lazy var write: (String) -> Void = { [unowned self] text in
         if !outputGone && !Descriptors.writeAll(STDOUT_FILENO, text + "\n") { outputGone = true }
@@ -261,210 +261,7 @@ public final class Runtime {
         return endpoint
     }
 
-    /// Handles events until `done()` holds.
-    func pump(until done: () -> Bool) {
-        while !done() {
-            if let event = next(until: nil) { handle(event) }
-            progressLine?.update(workspace)
-        }
-    }
 
-    /// The next event, waiting at most until `limit` (``now()`` seconds; nil when it passes);
-    /// a due wake-up comes as `.core(.wake)`. Until `holdEventsUntil` only terminal input comes
-    /// (``EventQueue/take(until:holdEventsUntil:)``).
-    func next(until limit: Double?, holdEventsUntil hold: Double? = nil) -> HostEvent? {
-        while true {
-            let deadline = [wakeAt, limit].compactMap { $0 }.min()
-            if let event = queue.take(until: deadline.map { $0 + started }, holdEventsUntil: hold.map { $0 + started }) {
-                return event
-            }
-            // Compared on the clock as the queue compares, so a due deadline is never missed by rounding.
-            let clockNow = clock.now()
-            if let wake = wakeAt, clockNow >= wake + started {
-                wakeAt = nil
-                return .core(.wake)
-            }
-            if let limit, clockNow >= limit + started { return nil }
-        }
-    }
-
-    /// Handles the events queued now (only those: a plugin that keeps writing must not hold the
-    /// caller back). `interruptQuits`: a SIGINT among them quits too (between commands, where
-    /// there is no command for it to stop).
-    public func takeQueuedEvents(interruptQuits: Bool) {
-        for _ in 0..<queue.count {
-            guard let event = queue.take(until: clock.now()) else { break }
-            handle(event, interruptQuits: interruptQuits)
-        }
-    }
-
-    /// Line mode handles only core events (no terminal input arrives there) and signals: SIGINT
-    /// stops the running command (and quits when `interruptQuits`); SIGTERM and SIGHUP stop it
-    /// and quit.
-    func handle(_ event: HostEvent, interruptQuits: Bool = false) {
-        switch event {
-        case .core(let e): dispatch(e)
-        case .signal(let number):
-            dispatch(.cancel)
-            if number != SIGINT || interruptQuits { quitRequested = true }
-        default: break
-        }
-    }
-
-    func dispatch(_ event: Event) {
-        execute(workspace.update(event, now: now()))
-    }
-
-    func execute(_ effects: [Effect]) {
-        for effect in effects { perform(effect) }
-    }
-
-    func perform(_ effect: Effect) {
-        switch effect {
-        case .startPlugin(let tab):
-            guard let config = workspace.config.tab(tab) else { return }
-            var env = config.env
-            env["TABDECK_PROTOCOL"] = String(ProtocolVersion.current)
-            if env["TABDECK_BIN_DIR"] == nil, let dir = Runtime.executableDirectory { env["TABDECK_BIN_DIR"] = dir }
-            if env["TABDECK_CACHE_DIR"] == nil { env["TABDECK_CACHE_DIR"] = Locations.cacheDirectory(stateDirectory: stateDirectory) }
-            let launch = launchCommand(config, environment: env)
-            let spec = PluginSpec(tab: tab, command: launch.argv, environment: launch.environment,
-                                  workingDirectory: workspace.config.directory, logFile: logFile(tab: tab),
-                                  dataDescriptor: dataDescriptors[tab])
-            do { try endpoint(tab).start(spec) } catch {
-                // The core says which tab; drop the supervisor's own "tab 'x': " prefix.
-                let prefix = "tab '\(tab)': "
-                let reason = error.description.hasPrefix(prefix) ? String(error.description.dropFirst(prefix.count)) : error.description
-                queue.put(.plugin(tab: tab, .spawnFailed(reason)))
-            }
-        case .send(let tab, let message):
-            do { try endpoint(tab).send(message) } catch {
-                appendLog(tab, "tabdeck: could not send to plugin: \(error)")
-                // A request that never left is answered now, so that nothing waits for it forever.
-                if case .request(let id, let method, _) = message {
-                    let failure = RPCError(code: RPCError.internalError, message: "could not send \"\(method)\" to the plugin: \(error)")
-                    queue.put(.plugin(tab: tab, .message(.failure(id: id, error: failure))))
-                }
-            }
-        case .stopPlugin(let tab):
-            endpoints[tab]?.stop()
-        case .killPlugin(let tab):
-            endpoints[tab]?.kill()
-        case .saveLayout(let layout): persist { () throws(StoreError) in try database.saveLayout(layout) }
-        case .resetLayout: persist { () throws(StoreError) in try database.resetLayout() }
-        case .saveView(let tab, let table, let view):
-            persist { () throws(StoreError) in try database.saveView(view, tab: tab, table: table) }
-        case .log(let tab, let line): appendLog(tab, line)
-        case .notice(let tab, let text): writeNotice("tabdeck: tab \(tab): \(Sanitizer.clean(text))")
-        case .wake(let at): wakeAt = min(wakeAt ?? at, at)
-        case .exportBegin(let path, let format, let columns):
-            let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-            do { export = try ExportWriter(path: full, format: format, columns: columns) } catch {
-                queue.put(.effectFailed("\(error)"))  // names the export and the file
-            }
-        case .exportRows(let rows):
-            guard let export else { return }
-            do { try export.write(rows) } catch {
-                self.export = nil
-                queue.put(.effectFailed("export: writing \(export.path) failed: \(error.localizedDescription)"))
-            }
-        case .exportEnd:
-            try? export?.finish()
-            export = nil
-        case .showLog(let tab):
-            let text = tailOfLog(tab, lines: 50)
-            report(.success(CommandOutput(text: text.isEmpty ? "(log of \(tab) is empty)" : text,
-                                          json: ["tab": .string(tab), "log": .string(text)])))
-        case .clipboard(let text):
-            clipboardMissed = !clipboard(Clipboard.osc52(text))
-        case .commandDone(var out):
-            if clipboardMissed {
-                clipboardMissed = false
-                out.text += " (stdout is not a terminal: nothing reached a clipboard)"
-                out.json = ["copied": out.json, "clipboard": false]
-            }
-            if let persistFailure { report(.failure(persistFailure)) } else { report(.success(out)) }
-        case .commandFailed(let message):
-            report(.failure(message))
-        case .quit:
-            quitRequested = true
-        }
-    }
-
-    func persist(_ body: () throws(StoreError) -> Void) {
-        do { try body() } catch { persistFailure = "not saved: \(error.description)" }
-    }
-
-    enum Outcome { case success(CommandOutput), failure(String) }
-
-    func report(_ outcome: Outcome) {
-        finished = true
-        progressLine?.clear()
-        switch (outcome, output) {
-        case (.success(let out), .text):
-            if !out.text.isEmpty { write(Sanitizer.cleanLines(out.text)) }  // the edge guard: every line safe
-        case (.success(let out), .json):
-            if currentLine.trimmingCharacters(in: .whitespaces).isEmpty || currentLine.trimmingCharacters(in: .whitespaces).hasPrefix("#") { return }
-            write(JSONWriter.string(["command": .string(currentLine), "ok": true, "result": out.json], terminalSafe: true))
-        case (.failure(let message), _):
-            failures += 1
-            writeError("error: \(Sanitizer.clean(message))")
-            if output == .json {
-                write(JSONWriter.string(["command": .string(currentLine), "ok": false, "error": .string(message)], terminalSafe: true))
-            }
-        }
-    }
-
-    /// Appends one of the host's own lines to a tab's log through the host's one logger
-    /// (``LogFileHandler``: timestamped, sanitized, as the plugin's stderr lines).
-    func appendLog(_ tab: String, _ line: String) {
-        guard let logger = tabLogger(tab) else { return }
-        logger.info("\(line)")
-    }
-
-    /// The logger of a tab's log file, opened on first use.
-    private func tabLogger(_ tab: String) -> Logger? {
-        if let logger = tabLoggers[tab] { return logger }
-        guard let logger = try? LogFileHandler.logger(label: "tabdeck.\(tab)", path: logFile(tab: tab)) else { return nil }
-        tabLoggers[tab] = logger
-        return logger
-    }
-
-    func tailOfLog(_ tab: String, lines: Int) -> String {
-        guard let data = FileManager.default.contents(atPath: logFile(tab: tab)) else { return "" }
-        let text = String(decoding: data, as: UTF8.self)
-        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines + 1)
-            .map { Sanitizer.clean(String($0)) }.joined(separator: "\n").trimmingCharacters(in: .newlines)
-    }
-
-    /// Puts an endpoint's event on the queue. A plugin's reader thread waits while its tab has
-    /// too many events queued (it holds no lock the main thread needs); the timer, the reaper
-    /// and the host's own threads (the spool's answers) never wait.
-    static func enqueue(_ event: EndpointEvent, on queue: EventQueue) {
-        switch event {
-        case .plugin(let event):
-            guard let translated = translate(event) else { return }
-            if case .message = event { queue.put(translated, mayWait: true) } else { queue.put(translated) }
-        case .host(let tab, let message):
-            queue.put(.plugin(tab: tab, .message(message)))
-        }
-    }
-
-    static func translate(_ event: SupervisorEvent) -> Event? {
-        switch event {
-        case .message(let tab, let message): .plugin(tab: tab, .message(message))
-        case .protocolViolation(let tab, let reason): .plugin(tab: tab, .violation(reason))
-        // The host's supervisor keeps no ledger of requests (the core's is the one): it never
-        // times a request out nor judges a cancel.
-        case .timedOut, .cancelIgnored: nil
-        case .stderrLine(let tab, let line): .plugin(tab: tab, .stderr(line))
-        case .exited(let tab, let exit, _):
-            switch exit {
-            case .exited(let code): .plugin(tab: tab, .exited("exited with status \(code)"))
-            case .signalled(let signal): .plugin(tab: tab, .exited("was killed by signal \(signal)"))
-            }
-        }
-    }
 }
 
 
