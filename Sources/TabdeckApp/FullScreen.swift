@@ -259,13 +259,10 @@ public final class FullScreen {
         terminal.write(Array("\u{1b}[\(model.height);1H\u{1b}[2K".utf8))
         nonisolated(unsafe) let screen = self
         editor.onResize = { screen.relayout() }
-        let line = signals.whileReading(ignoresInterrupt: true, quit: { _ in
-            // The main thread is blocked in readline: quit from here.
-            screen.runtime.dispatch(.saveViews)
-            screen.terminal.leave()
-            screen.runtime.shutdown()
-            exit(0)
-        }) { editor.readLine(prompt: ":", typedAhead: typedAhead, fullScreen: true) }
+        // A quitting signal abandons the line; the main thread then quits as `q` does.
+        let line = signals.whileReading(ignoresInterrupt: true, quit: { _ in LineEditor.wakeToQuit() }) {
+            editor.readLine(prompt: ":", typedAhead: typedAhead, fullScreen: true)
+        }
         editor.onResize = nil
         let leftover = editor.leftover
         terminal.resume()
@@ -273,6 +270,7 @@ public final class FullScreen {
         // Time at the prompt is not key-to-frame latency; keys after Enter start now.
         keyReadAt = leftover.isEmpty ? nil : .now
         apply(model.update(.promptClosed(line), workspace: runtime.workspace))
+        if LineEditor.quitRequested { model.running = false }
         return leftover
     }
 

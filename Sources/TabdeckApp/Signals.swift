@@ -13,7 +13,8 @@ import Glibc
 /// ``HostEvent/signal(_:)`` and the loop acts on it. While the main thread is blocked reading a
 /// line (a pipe, or the readline prompt), nothing is pending and every change is already
 /// committed, so the quit given to ``whileReading(ignoresInterrupt:quit:settle:_:)`` runs on the
-/// watcher's thread and ends the process. At the readline prompt Ctrl-C stays readline's: its
+/// watcher's thread and ends the process (line mode reading a pipe) or the read (the full
+/// screen's prompt, which then quits as `q` does). At the readline prompt Ctrl-C stays readline's: its
 /// handler replaces this one while it reads.
 final class SignalWatch: @unchecked Sendable {
     /// The signals handled like quit.
@@ -78,14 +79,14 @@ final class SignalWatch: @unchecked Sendable {
         if let reading {
             if number == SIGINT && reading.ignoresInterrupt { return }
             if !Self.quitting.contains(number) { return }  // job control at a prompt is the reader's
-            reading.quit(number)  // ends the process; the lock keeps the main thread from going on meanwhile
+            reading.quit(number)  // ends the process or the read; the lock keeps the main thread from going on meanwhile
             return
         }
         queue.put(.signal(number))
     }
 
     /// Runs `read` (a blocking read of one line); a signal meanwhile runs `quit` on the watcher's
-    /// thread, which must end the process. `ignoresInterrupt`: SIGINT is left to the reader
+    /// thread, which must end the process or the read. `ignoresInterrupt`: SIGINT is left to the reader
     /// (readline empties the line).
     ///
     /// `settle` runs first, once this watch counts as reading: it handles what is queued (a

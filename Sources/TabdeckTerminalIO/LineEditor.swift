@@ -56,6 +56,7 @@ public final class LineEditor {
     public func readLine(prompt: String, typedAhead: [UInt8] = [], fullScreen: Bool = false) -> String? {
         rl_completion_display_matches_hook = fullScreen ? showMatches : nil
         if resizePipe.read >= 0 { drainResizes() }
+        quitWanted = 0
         installInterruptHandler()
         defer { restoreInterruptHandler() }
         typeahead = typedAhead[...]
@@ -79,6 +80,18 @@ public final class LineEditor {
         get { resizeHandler }
         set { resizeHandler = newValue }
     }
+
+    /// Abandons the line being read (from any thread): ``readLine(prompt:typedAhead:fullScreen:)``
+    /// returns "" at once and ``quitRequested`` is true, so the caller quits the way `q` does
+    /// (a SIGTERM at the prompt), nothing ended from another thread.
+    public static func wakeToQuit() {
+        quitWanted = 1
+        var byte: UInt8 = 2
+        _ = write(resizePipe.write, &byte, 1)
+    }
+
+    /// Whether ``wakeToQuit()`` ended the last line read.
+    public static var quitRequested: Bool { quitWanted != 0 }
 
     /// Wakes the line being read to run ``onResize`` (from any thread or a signal handler's
     /// queue); nothing happens when no line is read.
@@ -108,6 +121,8 @@ public final class LineEditor {
 // MARK: readline callbacks (C function pointers: no captures, so global state)
 
 nonisolated(unsafe) private var resizeHandler: (() -> Void)?
+/// Set by ``LineEditor/wakeToQuit()``: the line is abandoned and the reader quits.
+nonisolated(unsafe) private var quitWanted: sig_atomic_t = 0
 /// Written by ``LineEditor/wakeForResize()``, watched with the terminal by `readKey`.
 nonisolated(unsafe) private let resizePipe: (read: Int32, write: Int32) = {
     var fds: [Int32] = [-1, -1]
@@ -192,6 +207,13 @@ private func readKey(_ stream: UnsafeMutablePointer<FILE>?) -> Int32 {
             fputs("^C", rl_outstream ?? stdout)
             return 0x0A
         }
+        if quitWanted != 0 {
+            // Abandoned, not accepted: readline takes an end of input after text as Enter.
+            escaped = 1
+            rl_replace_line("", 0)
+            rl_point = 0
+            return 0x0A
+        }
         if let first = typeahead.popFirst() { return Int32(first) }
         if waitForKeyOrResize(fd) { continue }
         var byte: UInt8 = 0
@@ -211,7 +233,7 @@ private func waitForKeyOrResize(_ fd: Int32) -> Bool {
     if n < 0 { return errno == EINTR }
     guard fds[1].revents != 0 else { return false }
     drainResizes()
-    resizeHandler?()
+    if quitWanted == 0 { resizeHandler?() }
     return true
 }
 
