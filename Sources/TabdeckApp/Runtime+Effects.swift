@@ -27,9 +27,10 @@ extension Runtime {
             if env["TABDECK_BIN_DIR"] == nil, let dir = Runtime.executableDirectory { env["TABDECK_BIN_DIR"] = dir }
             if env["TABDECK_CACHE_DIR"] == nil { env["TABDECK_CACHE_DIR"] = Locations.cacheDirectory(stateDirectory: stateDirectory) }
             let launch = launchCommand(config, environment: env)
-            let spec = PluginSpec(tab: tab, command: launch.argv, environment: launch.environment,
+            var spec = PluginSpec(tab: tab, command: launch.argv, environment: launch.environment,
                                   workingDirectory: workspace.config.directory, logFile: logFile(tab: tab),
                                   dataDescriptor: dataDescriptors[tab])
+            spec.logRotation = logRotation
             do { try endpoint(tab).start(spec) } catch {
                 // The core says which tab; drop the supervisor's own "tab 'x': " prefix.
                 let prefix = "tab '\(tab)': "

@@ -37,10 +37,13 @@ extension Runtime {
         logger.info("\(line)")
     }
 
+    /// How big the tabs' logs grow (config.json's `logs`).
+    var logRotation: LogRotation { LogRotation(maxBytes: workspace.config.logMaxBytes, files: workspace.config.logFiles) }
+
     /// The logger of a tab's log file, opened on first use.
     private func tabLogger(_ tab: String) -> Logger? {
         if let logger = tabLoggers[tab] { return logger }
-        guard let logger = try? LogFileHandler.logger(label: "tabdeck.\(tab)", path: logFile(tab: tab)) else { return nil }
+        guard let logger = try? LogFileHandler.logger(label: "tabdeck.\(tab)", path: logFile(tab: tab), rotation: logRotation) else { return nil }
         tabLoggers[tab] = logger
         return logger
     }

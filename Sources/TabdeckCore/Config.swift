@@ -62,6 +62,10 @@ public struct WorkspaceConfig: Hashable, Sendable {
     /// The ssh client's argv for remote tabs (`"ssh"`, default `["ssh"]`): options such as
     /// `-F FILE` go here; a relative program path resolves against the config folder.
     public var ssh: [String] = ["ssh"]
+    /// How big each plugin's log grows before it is rotated, and how many older logs are kept
+    /// (`"logs": {"maxBytes": N, "files": K}`, default 10 MiB and 3).
+    public var logMaxBytes = 10 << 20
+    public var logFiles = 3
     /// The tabs opened from the command line (`tabdeck FILE...`), in order: they come first,
     /// the first is selected, and they are never written into the saved layout.
     public private(set) var opened: [String] = []
@@ -140,7 +144,7 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension WorkspaceConfig {
-    static let rootKeys: Set<String> = ["sections", "tabs", "mouse", "$schema", "comment", "keys", "ssh"]
+    static let rootKeys: Set<String> = ["sections", "tabs", "mouse", "$schema", "comment", "keys", "ssh", "logs"]
     static let sectionKeys: Set<String> = ["id", "title"]
     static let tabKeys: Set<String> = ["id", "title", "glyph", "section", "command", "args", "customizable", "background", "env", "trace", "remote", "requestLimit"]
     static let remoteKeys: Set<String> = ["host", "directory"]
@@ -221,8 +225,20 @@ extension WorkspaceConfig {
             ssh = given
             ssh[0] = resolve(ssh[0], against: directory)
         }
-        return WorkspaceConfig(file: file, directory: directory, sections: sections, tabs: tabs, keys: try keyBindings(r),
-                               mouse: try r.bool("mouse", default: true), ssh: ssh)
+        var config = WorkspaceConfig(file: file, directory: directory, sections: sections, tabs: tabs, keys: try keyBindings(r),
+                                     mouse: try r.bool("mouse", default: true), ssh: ssh)
+        if let logs = try r.optionalObject("logs") {
+            try logs.rejectUnknownKeys(["maxBytes", "files"])
+            if let maxBytes = try logs.optionalInt("maxBytes") {
+                guard maxBytes >= 4096 else { throw JSONFieldError(path: logs.pathOf("maxBytes"), reason: "must be at least 4096 (bytes), got \(maxBytes)") }
+                config.logMaxBytes = maxBytes
+            }
+            if let files = try logs.optionalInt("files") {
+                guard (0...100).contains(files) else { throw JSONFieldError(path: logs.pathOf("files"), reason: "must be 0 to 100 (older logs kept), got \(files)") }
+                config.logFiles = files
+            }
+        }
+        return config
     }
 
     /// `"remote"`: an ssh destination as a string, or `{"host": DESTINATION, "directory": DIR}`.

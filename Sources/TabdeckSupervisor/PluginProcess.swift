@@ -67,7 +67,7 @@ final class PluginProcess: @unchecked Sendable {
         var log: StderrLog? = nil
         if !spec.logFile.isEmpty {
             do {
-                log = try StderrLog(path: spec.logFile)
+                log = try StderrLog(path: spec.logFile, rotation: spec.logRotation)
             } catch {
                 throw .logFileUnavailable(tab: spec.tab, path: spec.logFile, errno: error.code)
             }

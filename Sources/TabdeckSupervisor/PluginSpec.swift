@@ -12,6 +12,8 @@ public struct PluginSpec: Sendable, Equatable {
     /// Where stderr goes: appended, one timestamped line per stderr line. Parent folders are
     /// created. Empty means stderr is only delivered as events.
     public var logFile: String
+    /// How big `logFile` grows before it is rotated.
+    public var logRotation = LogRotation.standard
     /// A descriptor of the host's that the plugin gets as its descriptor 3 (the data of a pipe,
     /// `cmd | tabdeck`); nil: the plugin gets only stdin, stdout and stderr.
     public var dataDescriptor: Int32?

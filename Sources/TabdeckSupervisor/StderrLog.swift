@@ -16,8 +16,8 @@ final class StderrLog {
     private let logger: Logger
 
     /// Opens (creating it and its parent folders) `path` for appending.
-    init(path: String) throws(Errno) {
-        let handler = LogFileHandler(file: try LogFile(path: path))
+    init(path: String, rotation: LogRotation) throws(Errno) {
+        let handler = LogFileHandler(file: try LogFile(path: path, rotation: rotation))
         self.handler = handler
         logger = Logger(label: "tabdeck.plugin-stderr") { _ in handler }
     }

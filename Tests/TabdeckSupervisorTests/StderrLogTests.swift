@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import TabdeckProtocol
 @testable import TabdeckSupervisor
@@ -12,7 +13,7 @@ import TabdeckProtocol
 
     @Test func controlsBidiAndBadUTF8AreStoredVisible() throws {
         let path = temporaryDirectory() + "/logs/t.log"
-        let log = try StderrLog(path: path)
+        let log = try StderrLog(path: path, rotation: .standard)
         let lines: [[UInt8]] = [
             Array("\u{1B}]0;pwned\u{07}title \u{1B}[31mred".utf8),
             Array("c1 \u{9B}2J bidi \u{202E}cod\u{2066}x\u{2069} del\u{7F} nul\u{0} cr\rend".utf8),
@@ -29,6 +30,32 @@ import TabdeckProtocol
             "plain ascii line",
         ])
         for line in stored { #expect(Self.unsafeScalars(line).isEmpty) }
+    }
+
+    /// A log cannot fill a disk (issue 27, point 4): past its size it becomes `NAME.1`, the
+    /// older ones move up to `files` and the oldest goes, with two writers on one path (the
+    /// plugin's stderr and the host's own lines) rotating it once.
+    @Test func logsAreRotatedAndCapped() throws {
+        let path = temporaryDirectory() + "/logs/t.log"
+        let rotation = LogRotation(maxBytes: 4096, files: 2)
+        let stderr = try StderrLog(path: path, rotation: rotation)
+        let host = try LogFileHandler(path: path, rotation: rotation)
+        let line = Array(String(repeating: "x", count: 100).utf8)
+        for n in 0..<500 {
+            if n % 2 == 0 { stderr.append(line) } else { host.log(event: LogEvent(level: .info, message: "host line \(n)", metadata: nil, source: "t", file: "", function: "", line: 0)) }
+        }
+        stderr.closeFile(); host.close()
+        let fm = FileManager.default
+        #expect(fm.fileExists(atPath: path) && fm.fileExists(atPath: path + ".1") && fm.fileExists(atPath: path + ".2"))
+        #expect(!fm.fileExists(atPath: path + ".3"), "only two older logs are kept")
+        for file in [path, path + ".1", path + ".2"] {
+            let size = try #require(fm.attributesOfItem(atPath: file)[.size] as? Int)
+            #expect(size <= 4096, "\(file) is \(size) bytes")
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            #expect(text.split(separator: "\n").allSatisfy { $0.count > 25 }, "whole lines only in \(file)")
+        }
+        // The newest lines are in the current log.
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("host line 499"))
     }
 
     @Test func aPluginsStderrReachesTheLogSafe() async throws {
