@@ -103,8 +103,18 @@ enum TableText {
         }
         var lines = [line(columns.map { Sanitizer.clean($0.title) + sortMark(t, $0.id) }, mark: " ")]
         lines.append("  " + widths.map { String(repeating: "─", count: $0) }.joined(separator: "  "))
+        // A section's title above its first row and its footer under its last, as the screen
+        // shows them.
+        let ruleWidth = 2 + widths.reduce(0, +) + 2 * max(0, widths.count - 1)
         for (r, row) in rows.enumerated() {
+            if let s = t.sectionHeader(before: start + r) {
+                let title = "  " + Sanitizer.clean(s.title) + " "
+                lines.append(title + String(repeating: "─", count: max(2, ruleWidth - DisplayWidth.of(title))))
+            }
             lines.append(line(texts[r], mark: t.view.selection.contains(row.id) ? "*" : " "))
+            if let s = t.sectionFooter(after: start + r), let footer = s.footer, !footer.isEmpty {
+                lines.append("   " + Sanitizer.clean(footer))
+            }
         }
         let shown = rows.isEmpty ? "no rows" : "rows \(formatCount(start + 1))–\(formatCount(start + rows.count)) of \(t.totalText)"
         var footer = [shown]

@@ -208,3 +208,20 @@ func sectioned(count: Int = 1000, counts: Bool = true) -> Harness {
         #expect(h.ws.find?.phase == .stopped("the order changed"))
     }
 }
+
+/// Line mode's `show` prints a section's title above its first row and its footer under its
+/// last, as the screen does (issue 27: sections could be tested only under a terminal).
+@Suite struct ShowSectionsTests {
+    @Test func showPrintsSectionTitlesAndFooters() {
+        var h = Harness(count: 6)
+        h.plugins["people"]!.sectioned = true
+        let out = h.run("show 6")?.text ?? ""
+        let lines = out.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("  Low ─") }, "\(out)")
+        #expect(lines.contains { $0.hasPrefix("  High ─") }, "\(out)")
+        #expect(lines.contains("   3 low") && lines.contains("   3 high"), "\(out)")
+        let low = lines.firstIndex { $0.hasPrefix("  Low ") }!, footer = lines.firstIndex(of: "   3 low")!
+        let high = lines.firstIndex { $0.hasPrefix("  High ") }!
+        #expect(low < footer && footer < high, "\(out)")
+    }
+}
