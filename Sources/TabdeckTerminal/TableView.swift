@@ -65,9 +65,12 @@ enum TableView {
             if let s = t.sectionFooter(after: i) { out.append(.footer(s)) }
             return out
         }
-        // Lines from the first row through the cursor's row (its footer may be cut off).
+        // Lines from the first row through the cursor's row (its footer may be cut off, except
+        // the table's last: at the end the last section's footer shows).
         var groups = (first...max(first, t.view.cursor)).map(linesOf)
-        var used = groups.reduce(0) { $0 + $1.count } - (groups.last!.last.map { if case .footer = $0 { 1 } else { 0 } } ?? 0)
+        let atEnd = t.total.map { t.view.cursor == $0 - 1 } ?? false
+        var used = groups.reduce(0) { $0 + $1.count }
+            - (atEnd ? 0 : (groups.last!.last.map { if case .footer = $0 { 1 } else { 0 } } ?? 0))
         while used > rows && groups.count > 1 {
             used -= groups.removeFirst().count
             first += 1

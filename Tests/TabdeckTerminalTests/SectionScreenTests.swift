@@ -110,3 +110,24 @@ import TabdeckProtocol
         #expect(entries.contains("n") && entries.contains("N") && entries.contains("i"))
     }
 }
+
+/// The last section's footer shows at the end of a table longer than the screen (issue 27),
+/// with or without the sections' counts, over many pages.
+@Suite struct LastSectionFooterTests {
+    static func long(counts: Bool) -> FakeTable {
+        FakeTable(columns: [ColumnSpec(id: "name", title: "Name", width: .fixed(10))], total: 500, row: { i in
+            Row(id: "r\(i)", cells: [.string("row \(i)")], section: i < 250 ? "a" : "b")
+        }, sections: [SectionSpec(id: "a", title: "First", footer: "250 first", count: counts ? 250 : nil),
+                      SectionSpec(id: "b", title: "Last", footer: "250 last", count: counts ? 250 : nil)])
+    }
+
+    @Test(arguments: [true, false])
+    func theEndShowsTheLastFooter(counts: Bool) {
+        for table in [SectionScreenTests.folder(counts: counts), Self.long(counts: counts)] {
+            var s = ScreenScene(Scene(tables: ["people": table]), width: 40, height: 7)
+            s.press(.char("G"))
+            let footer = table.total == 7 ? "   4 files, 1.6 KB" : "   250 last"
+            #expect(s.lines.contains(footer), "\(s.lines)")
+        }
+    }
+}
