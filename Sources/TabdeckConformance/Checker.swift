@@ -102,6 +102,7 @@ public struct PluginChecker: Sendable {
         ErrorChecks.run(ctx)
         ShutdownCheck.run(ctx)
         MessagesCheck.run(ctx)
+        StderrCheck.run(ctx)
         RawChecks.run(ctx)
         var report = Report(command: options.command, results: ctx.results)
         if let id = ctx.identity {

@@ -132,6 +132,13 @@ public struct Report: Sendable, Equatable {
         return String(format: "%.2f s", ms / 1000)
     }
 
+    /// `512 B`, `12.3 KiB`, `4.0 MiB`.
+    static func formatBytes(_ n: Int) -> String {
+        if n < 1024 { return "\(n) B" }
+        if n < 1 << 20 { return String(format: "%.1f KiB", Double(n) / 1024) }
+        return String(format: "%.1f MiB", Double(n) / Double(1 << 20))
+    }
+
     static func milliseconds(_ d: Duration) -> Double {
         let c = d.components
         return (Double(c.seconds) * 1000 + Double(c.attoseconds) / 1e15).rounded(toPlaces: 3)

@@ -45,6 +45,8 @@ final class PluginSession: @unchecked Sendable {
     private var nullIDErrors: [RPCError] = []
     private var invalidates = 0
     private var stderrTail: [String] = []
+    /// Everything the plugin wrote to stderr: bytes (of the lines as delivered) and lines.
+    private var stderrBytes = 0, stderrLines = 0
     private var nextID: Int64 = 1
 
     init(timeout: Duration, handshakeTimeout: Duration, tracer: ProtocolTracer?) {
@@ -89,6 +91,8 @@ final class PluginSession: @unchecked Sendable {
         case .cancelIgnored(_, _, _, _):
             break  // the checker's cancelled requests are answered or settled; `.exited` follows if not
         case .stderrLine(_, let line):
+            stderrBytes += line.utf8.count + 1
+            stderrLines += 1
             stderrTail.append(line)
             if stderrTail.count > 5 { stderrTail.removeFirst() }
         case .exited(_, let how, _):
@@ -101,6 +105,8 @@ final class PluginSession: @unchecked Sendable {
     var isGone: Bool { condition.withLock { exit != nil || violation != nil } }
 
     var lastStderr: [String] { condition.withLock { stderrTail } }
+    /// The stderr the plugin wrote so far: bytes and lines.
+    var stderrVolume: (bytes: Int, lines: Int) { condition.withLock { (stderrBytes, stderrLines) } }
 
     /// How the process ended, once it has.
     var exitStatus: PluginExit? { condition.withLock { exit } }
