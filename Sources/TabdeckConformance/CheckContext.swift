@@ -86,6 +86,10 @@ final class CheckContext {
     /// With `retryOnChange`, a check that failed while the plugin sent `invalidate` is run
     /// again (up to 3 times), and then only warns: its data was changing under it.
     func check(_ name: String, needs: Needs, retryOnChange: Bool = false, _ body: (inout Findings) throws(CheckAbort) -> String) {
+        if !options.selects(name) {
+            record(CheckResult(name: name, status: .skipped, summary: "not run: not among --only \(options.only.joined(separator: ","))"))
+            return
+        }
         if let reason = skipReason(needs) {
             record(CheckResult(name: name, status: .skipped, summary: "not run: \(reason)"))
             return

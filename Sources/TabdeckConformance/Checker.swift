@@ -26,6 +26,14 @@ public struct CheckOptions: Sendable {
     /// Tables with at most this many rows have every id read (natural order) for the id and
     /// paging checks; bigger ones are sampled.
     public var idLimit: Int
+    /// Run only the checks whose names start with one of these (`sort`, `filter`, `paging`);
+    /// the handshake and `open` always run, the others are reported as not run. Empty: all.
+    public var only: [String] = []
+
+    /// Whether the check named `name` runs under ``only``.
+    func selects(_ name: String) -> Bool {
+        only.isEmpty || ["handshake", "open"].contains(name) || only.contains { name == $0 || name.hasPrefix($0) }
+    }
 
     public init(command: [String], args: JSONValue = [:], timeout: Duration = .seconds(10),
                 handshakeTimeout: Duration = .seconds(5),

@@ -219,6 +219,9 @@ struct CheckPlugin: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write the protocol trace of the check to this file.", valueName: "file"))
     var trace: String?
 
+    @Option(name: .long, help: ArgumentHelp("Run only the checks whose names start with these, comma-separated (the handshake and open always run).", valueName: "checks"))
+    var only: String?
+
     @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The plugin's command and its arguments.", valueName: "command"))
     var command: [String] = []
 
@@ -239,8 +242,9 @@ struct CheckPlugin: ParsableCommand {
     }
 
     func run() throws {
-        let options = CheckOptions(command: plugin, args: try parsedArgs(), timeout: .milliseconds(Int64(timeout * 1000)),
+        var options = CheckOptions(command: plugin, args: try parsedArgs(), timeout: .milliseconds(Int64(timeout * 1000)),
                                    workingDirectory: "", tracePath: trace)
+        options.only = (only ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let json = self.json
         if !json {
             emit("tabdeck plugin check: \(plugin.joined(separator: " "))")

@@ -20,4 +20,20 @@ import Testing
         #expect(result.notes.contains { $0.contains("wrote 2.0 MiB to stderr in 2051 lines") && $0.contains("PROTOCOL.md 3.3") }, "\(loud.text)")
         #expect(loud.failed == 0, "a warning, not a failure: \(loud.text)")
     }
+
+    /// `--only` runs the checks it names (by prefix), the handshake and `open` always, and
+    /// reports the others as not run; the real binary takes it as `--only sort,stderr`.
+    @Test func onlyRunsTheNamedChecks() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let plugin = write(try DocsTests.quickstartPlugin(), to: folder + "/squares.sh")
+        var options = CheckOptions(command: ["sh", plugin])
+        options.only = ["paging", "stderr"]
+        let report = try PluginChecker(options: options).run()
+        let ran = report.results.filter { $0.status != .skipped }.map(\.name)
+        #expect(ran.contains("handshake") && ran.contains("open") && ran.contains("stderr: volume"), "\(report.text)")
+        #expect(ran.allSatisfy { ["handshake", "open"].contains($0) || $0.hasPrefix("paging") || $0.hasPrefix("stderr") }, "\(ran)")
+        #expect(report.result("exit at end of input")?.summary.contains("--only") == true, "\(report.text)")
+        #expect(report.conforms, "\(report.text)")
+    }
 }
