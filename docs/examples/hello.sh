@@ -40,6 +40,8 @@ fail() { send "{\"jsonrpc\":\"2.0\",\"id\":$1,\"error\":{\"code\":$2,\"message\"
 echo "hello.sh: started, pid $$" >&2                 # stderr: free-form log, never parsed
 while IFS= read -r line || [[ -n $line ]]; do
   [[ -z $line ]] && continue
+  # Not a JSON object (the scanner below reads only well-formed ones): parse error, id null.
+  [[ $line == '{'*'}' ]] || { fail null -32700 "parse error"; continue; }
   json_get "$line" id; id=$val
   json_get "$line" method; method=$val
   json_get "$line" params; params=$val

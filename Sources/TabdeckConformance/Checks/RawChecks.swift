@@ -28,6 +28,7 @@ enum RawChecks {
             raw.send(.request(id: .int(3), method: "conformance/noSuchMethod", params: [:]))
             let (answer, others) = raw.answer(to: .int(3), before: .now + o.timeout)
             var codes: [String] = []
+            var misanswered: [String] = []
             var bad: [[UInt8]] = []
             for line in others {
                 guard let message = try? MessageCodec.decode(line) else {
@@ -35,8 +36,12 @@ enum RawChecks {
                     continue
                 }
                 switch message {
-                case .failure(nil, let error): codes.append(String(error.code))
-                case .failure(let id?, let error): codes.append("\(error.code) (id \(id))")
+                case .failure(nil, let error):
+                    codes.append(String(error.code))
+                    if ![RPCError.parseError, RPCError.invalidRequest].contains(error.code) { misanswered.append(String(error.code)) }
+                case .failure(let id?, let error):
+                    codes.append("\(error.code) (id \(id))")
+                    misanswered.append("\(error.code) (id \(id))")
                 default: break
                 }
             }
@@ -48,6 +53,10 @@ enum RawChecks {
             }
             if let first = bad.first {
                 f.fail("wrote \(bad.count) line\(bad.count == 1 ? "" : "s") that \(bad.count == 1 ? "is" : "are") not a JSON message, e.g. \(MessageCodec.preview(first))")
+            }
+            if !misanswered.isEmpty {
+                f.warn("answered a line it could not read with error \(misanswered.joined(separator: " and ")): "
+                       + "PROTOCOL.md 3.4 asks for -32700 (a line that is not JSON) or -32600 with \"id\": null")
             }
             let reaction = codes.isEmpty ? "ignored both lines" : "answered error \(codes.joined(separator: " and "))"
             return bad.isEmpty ? "\(reaction); the next request was answered" : "wrote lines that are not JSON (the host would kill it)"
