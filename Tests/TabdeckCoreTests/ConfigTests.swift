@@ -46,6 +46,21 @@ import TabdeckProtocol
         #expect(error(#"{"tabs":[{"id":"a","command":["x"],"background":"yes"}]}"#).contains("tabs[0].background: expected a boolean, got a string"))
         #expect(error(#"{"tabs":[]}"#).contains("tabs: a workspace needs at least one tab"))
     }
+
+    /// `"logs"`: how big a plugin's log grows and how many older ones are kept.
+    @Test func logsSizeAndCountWithSaneDefaults() throws {
+        let plain = try parse(#"{"tabs": [{"id": "a", "command": ["x"]}]}"#)
+        #expect(plain.logMaxBytes == 10 << 20 && plain.logFiles == 3)
+        let set = try parse(#"{"logs": {"maxBytes": 1048576, "files": 5}, "tabs": [{"id": "a", "command": ["x"]}]}"#)
+        #expect(set.logMaxBytes == 1_048_576 && set.logFiles == 5)
+    }
+
+    @Test func badLogsValuesAreNamedByTheirPath() {
+        #expect(error(#"{"logs": {"maxBytes": 10}, "tabs": [{"id": "a", "command": ["x"]}]}"#) == "/etc/w/config.json: logs.maxBytes: must be at least 4096 (bytes), got 10")
+        #expect(error(#"{"logs": {"files": -1}, "tabs": [{"id": "a", "command": ["x"]}]}"#) == "/etc/w/config.json: logs.files: must be 0 to 100 (older logs kept), got -1")
+        #expect(error(#"{"logs": {"size": 1}, "tabs": [{"id": "a", "command": ["x"]}]}"#).contains(#"logs.size: unknown key "size""#))
+    }
+
 }
 
 @Suite struct LayoutMergeTests {
