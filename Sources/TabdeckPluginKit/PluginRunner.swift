@@ -179,7 +179,7 @@ public final class PluginRunner: @unchecked Sendable {
             state.broadcast()
             state.unlock()
             reply(id, .success(.null))
-        case Method.open, Method.rows, Method.children, Method.action, Method.move, Method.locate, Method.cell, Method.aggregate, Method.describe, Method.query:
+        case Method.open, Method.rows, Method.children, Method.action, Method.move, Method.locate, Method.find, Method.cell, Method.aggregate, Method.describe, Method.query:
             let flag = CancellationFlag()
             state.lock()
             inFlight[id] = flag
@@ -304,6 +304,8 @@ public final class PluginRunner: @unchecked Sendable {
             return .rows(try source.rows(request, cancel: cancel))
         case Method.locate:
             return .value(try source.locate(try LocateRequest(params, path: "params"), cancel: cancel).json)
+        case Method.find:
+            return .value(try source.find(try FindRequest(params, path: "params"), cancel: cancel).json)
         case Method.children:
             let r = try JSONReader(params, path: "params")
             return .value(try source.children(table: try r.string("table"), row: try rowID(r, "row")).json)

@@ -62,6 +62,12 @@ public protocol TableDataSource: Sendable {
     /// only when ``capabilities`` declares `locate`). Default: not supported.
     func locate(_ request: LocateRequest, cancel: CancellationFlag) throws -> LocateResult
 
+    /// The first row from `request.from` on (or back) in the request's order and filter with a
+    /// cell that contains `request.text` by the filter's rule (`find`, PROTOCOL.md 11.15; sent
+    /// only when ``capabilities`` declares `find`). Check `cancel` while looking. Default: not
+    /// supported.
+    func find(_ request: FindRequest, cancel: CancellationFlag) throws -> FindResult
+
     /// The whole table as a stream (a plugin with `paging: false`; PROTOCOL.md 11.3.1): hand the
     /// rows to `send` in order, a chunk at a time (each becomes one `rows/chunk`), and return the
     /// result with the last rows (may be none) and `total`, the number of rows sent in all.
@@ -111,6 +117,10 @@ extension TableDataSource {
 
     public func locate(_ request: LocateRequest, cancel: CancellationFlag) throws -> LocateResult {
         throw RPCError(code: RPCError.methodNotFound, message: "method not found: locate")
+    }
+
+    public func find(_ request: FindRequest, cancel: CancellationFlag) throws -> FindResult {
+        throw RPCError(code: RPCError.methodNotFound, message: "method not found: find")
     }
 
     public func stream(_ request: RowsRequest, send: ([Row]) -> Void, cancel: CancellationFlag) throws -> RowsResult {

@@ -23,6 +23,8 @@ public struct PluginCapabilities: Hashable, Sendable {
     public var describe = false
     /// Answers `query`: a read-only SQL query as a new table (PROTOCOL.md 11.14).
     public var query = false
+    /// Answers `find`: the next row holding a text (PROTOCOL.md 11.15).
+    public var find = false
 
     public init(sort: Bool = false, multiSort: Bool = false, filter: Bool = false, sections: Bool = false,
                 children: Bool = false, actions: Bool = false, live: Bool = false, paging: Bool = true, move: Bool = false) {
@@ -47,6 +49,7 @@ public struct PluginCapabilities: Hashable, Sendable {
         aggregate = try r.bool("aggregate", default: false)
         describe = try r.bool("describe", default: false)
         query = try r.bool("query", default: false)
+        find = try r.bool("find", default: false)
     }
 
     public var json: JSONValue {
@@ -59,6 +62,7 @@ public struct PluginCapabilities: Hashable, Sendable {
         if aggregate { o["aggregate"] = true }
         if describe { o["describe"] = true }
         if query { o["query"] = true }
+        if find { o["find"] = true }
         return .object(o)
     }
 }

@@ -11,6 +11,7 @@ public enum Method {
     public static let rows = "rows"
     public static let children = "children"
     public static let locate = "locate"
+    public static let find = "find"
     public static let cell = "cell"
     public static let aggregate = "aggregate"
     public static let describe = "describe"
