@@ -2,7 +2,7 @@
 """Tabdeck's DuckDB plugin: Parquet, CSV/TSV, JSON lines, JSON arrays, Arrow IPC/Feather and
 Excel workbooks, plain or compressed (gzip, zstd, bzip2, xz), browsed through DuckDB.
 
-Sort, filter, `where`, paging, totals, `locate`, `aggregate` (group counts, bins), `describe`
+Sort, filter, `where`, paging, totals, `locate`, `find`, `aggregate` (group counts, bins), `describe`
 (column statistics) and `query` (the user's read-only SQL) all run as SQL in DuckDB. A Parquet file is queried where it lies (a view with its row number); the other
 formats are loaded once into a DuckDB table (in memory, or in a temporary database file when
 big; big text files show their first pages while they load). Nothing is ever downloaded:
@@ -35,9 +35,10 @@ sys.path.insert(0, os.path.join(HERE, "..", "sdk", "python"))
 import duckdb  # noqa: E402
 
 import sniff  # noqa: E402
+from duck_find import answer_find, find_sql  # noqa: E402
 from tabdeck_plugin import (  # noqa: E402
-    INTERNAL_ERROR, INVALID_PARAMS, NOT_SUPPORTED, Cancelled, RpcError, Table, TablePlugin, describe_columns,
-    parse_cell, row)
+    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, NOT_SUPPORTED, Cancelled, RpcError, Table, TablePlugin,
+    describe_columns, parse_cell, row)
 
 VERSION = "1.0.0"
 MAX_SAFE_INT = 2 ** 53  # larger integers travel as their exact digits (PROTOCOL 10.3)
@@ -389,11 +390,14 @@ class Relation:
         p = Params()
         parts = []
         if isinstance(text, str) and text != "":
-            needle = p(text)
-            parts.append("(" + " OR ".join(f"contains(lower({c.text}), lower({needle}))" for c in self.cols) + ")")
+            parts.append(self._contains(p(text)))
         for i, cond in enumerate(where or []):
             parts.append("(" + self._condition(i, cond, p) + ")")
         return " AND ".join(parts), p.values
+
+    def _contains(self, needle: str) -> str:
+        """Some cell's text contains the parameter `needle`, ignoring case (PROTOCOL 11.3)."""
+        return "(" + " OR ".join(f"contains(lower({c.text}), lower({needle}))" for c in self.cols) + ")"
 
     def _condition(self, i: int, cond: dict[str, Any], p: Params) -> str:
         col = self.by_id.get(cond["column"])
@@ -555,6 +559,22 @@ class Relation:
             if present:
                 return str(wanted if self.ids is not None else rid), int(offset)
         return None
+
+    def find(self, text: str, start: int, backward: bool, wrap: bool, sort: list[dict[str, str]], filter: Any,
+             where_list: list[dict[str, Any]] | None = None) -> tuple[str, int] | None:
+        """(row id, position) of the first row holding `text` in the look order of `find`
+        (PROTOCOL 11.15), or None: one query, its positions numbered in the ORDER BY and under
+        the WHERE of `rows` (duck_find.find_sql)."""
+        self.wait()
+        where, params = self._conditions(filter, where_list)
+        p = Params(params)
+        sql = find_sql(self.source, self._order_by(self._terms(sort)), where, self._contains(p(text)),
+                       start, backward, wrap)
+        got = self.db.query(sql, p.values)
+        if not got:
+            return None
+        rid, pos = got[0]
+        return str(self.ids[rid] if self.ids is not None else rid), int(pos)
 
     # -- aggregate (PROTOCOL 11.12)
 
@@ -1700,6 +1720,12 @@ class RelationTable(Table):
             self.plugin.check_file()
         return self.plugin.guard(lambda: self.rel.locate(ids, sort, filter, where))
 
+    def find(self, text: str, start: int, backward: bool, wrap: bool, sort: list, filter: Any,
+             where: list | None = None) -> Any:
+        if self.checks_file:
+            self.plugin.check_file()
+        return self.plugin.guard(lambda: self.rel.find(text, start, backward, wrap, sort, filter, where))
+
     def aggregate(self, filter: Any, where: list, group: list) -> Table:
         if self.checks_file:
             self.plugin.check_file()
@@ -1762,8 +1788,18 @@ class DuckPlugin(TablePlugin):
         self.input_ended = threading.Event()  # stdin closed: a request waiting for a load stops
 
     def capabilities(self) -> dict[str, bool]:
-        return {"sort": True, "multiSort": True, "filter": True, "locate": True, "children": True,
+        return {"sort": True, "multiSort": True, "filter": True, "locate": True, "find": True, "children": True,
                 "where": True, "aggregate": True, "describe": True, "query": True}
+
+    def _dispatch(self, req: Any) -> Any:
+        """The SDK's dispatch, and `find` (PROTOCOL 11.15), which it does not route."""
+        if req.method != "find":
+            return super()._dispatch(req)
+        if not self._initialized:
+            raise RpcError(INVALID_REQUEST, "initialize first")
+        if req.params is not None and not isinstance(req.params, dict):
+            raise RpcError(INVALID_PARAMS, "params must be an object")
+        return answer_find(self, req.params or {})
 
     def guard(self, work: Callable[[], Any]) -> Any:
         """DuckDB's errors as protocol errors naming the file: never a traceback."""
@@ -1828,6 +1864,13 @@ class DuckPlugin(TablePlugin):
             raise RpcError(INVALID_PARAMS, "open first")
         self.check_file()
         return self.guard(lambda: self.rel.locate(ids, sort, filter, where))
+
+    def find(self, text: str, start: int, backward: bool, wrap: bool, sort: list, filter: Any,
+             where: list | None = None) -> Any:
+        if self.rel is None:
+            raise RpcError(INVALID_PARAMS, "open first")
+        self.check_file()
+        return self.guard(lambda: self.rel.find(text, start, backward, wrap, sort, filter, where))
 
     def aggregate(self, table: str, filter: Any, where: list, group: list) -> Table:
         if self.rel is None:
