@@ -1,8 +1,10 @@
 import TabdeckProtocol
 
 /// A `/` find through the whole table, not only the rows loaded: it runs beside the commands
-/// (it never makes the workspace busy, so scrolling and paging go on) and asks the plugin for
-/// the rows it has not seen, chunk by chunk, in the current order.
+/// (it never makes the workspace busy, so scrolling and paging go on). A plugin that answers
+/// `find` (PROTOCOL.md 11.15; the spool does for the plugins it sorts) is asked once and looks
+/// at its engine's speed; for any other the host asks for the rows it has not seen, chunk by
+/// chunk, in the current order.
 public struct FindState: Hashable, Sendable {
     /// Where the find is.
     public enum Phase: Hashable, Sendable {
@@ -14,8 +16,10 @@ public struct FindState: Hashable, Sendable {
         case stopped(String)
     }
 
-    /// The text looked for (case-insensitive, in any cell); for a section, its title.
+    /// The text looked for, lowered (case-insensitive, in any cell); for a section, its title.
     public var text: String
+    /// The text as typed, which a `find` request carries (the plugin ignores case itself).
+    var typed = ""
     /// When set, the find looks for the first row of this section (a `jump` whose section
     /// start is not known from counts or loaded rows), not for text.
     public var section: String?
@@ -40,6 +44,11 @@ public struct FindState: Hashable, Sendable {
     var parts: [Int: [Row]] = [:]
     /// The row count learned from a short chunk when the table's total is unknown.
     var end: Int?
+    /// The `find` request asked of a plugin that answers it.
+    var pushed: RequestID?
+
+    /// Every request the find waits for.
+    var requests: [RequestID] { Array(inflight.values) + (pushed.map { [$0] } ?? []) }
 
     /// Whether the find is still going.
     public var isSearching: Bool { phase == .searching }
@@ -54,6 +63,7 @@ extension Workspace {
         let origin = t.view.cursor
         find = FindState(text: text.lowercased(), backward: backward, tab: tab, table: t.key, generation: t.generation,
                          origin: origin, position: origin + (backward ? -1 : 1))
+        find!.typed = text
         advanceFind(&effects)
     }
 
@@ -70,8 +80,9 @@ extension Workspace {
     /// Stops the find (Esc), cancelling its requests; `reason` nil forgets it altogether.
     mutating func stopFind(_ reason: String?, _ effects: inout [Effect]) {
         guard var f = find else { return }
-        for id in f.inflight.values { cancel(id, &effects) }
+        for id in f.requests { cancel(id, &effects) }
         f.inflight = [:]
+        f.pushed = nil
         f.arrived = [:]
         if let reason, f.isSearching { f.phase = .stopped(reason); find = f } else if reason == nil { find = nil } else { find = f }
     }
@@ -84,9 +95,13 @@ extension Workspace {
             stopFind("the table was closed", &effects)
             return
         }
-        var t = tab.stack[i]
+        let t = tab.stack[i]
         guard t.generation == f.generation else {
             stopFind("the order changed", &effects)
+            return
+        }
+        if pushFind(&f, t, &effects) {
+            find = f
             return
         }
         let chunk = settings.scanPageSize
@@ -123,12 +138,7 @@ extension Workspace {
             f.checked += 1
             if matches(row, f, t.description.columns) {
                 f.phase = .found(row: p, wrapped: f.wrapped)
-                move(&t, cursor: p)
-                tabs[f.tab]!.stack[i] = t
-                if i == tabs[f.tab]!.stack.count - 1 {
-                    saveTable(t, f.tab, &effects, ())
-                    _ = fetch(f.tab, t.view.scrollOffset..<(t.view.scrollOffset + viewportRows), &effects)
-                }
+                land(f, at: p, level: i, &effects)
                 break
             }
             f.position += f.backward ? -1 : 1
@@ -142,6 +152,17 @@ extension Workspace {
             f.parts = [:]
         }
         find = f
+    }
+
+    /// Moves the cursor of the find's table (at `level` of its tab's stack) to row `p`, found.
+    mutating func land(_ f: FindState, at p: Int, level i: Int, _ effects: inout [Effect]) {
+        var t = tabs[f.tab]!.stack[i]
+        move(&t, cursor: p)
+        tabs[f.tab]!.stack[i] = t
+        if i == tabs[f.tab]!.stack.count - 1 {
+            saveTable(t, f.tab, &effects, ())
+            _ = fetch(f.tab, t.view.scrollOffset..<(t.view.scrollOffset + viewportRows), &effects)
+        }
     }
 
     /// Whether `row` is what the find looks for: a row of its section, or text in any cell (as

@@ -53,7 +53,8 @@ extension Workspace {
             return job
         }
         if let f = find, f.isSearching {
-            return Job(kind: .find, tab: f.tab, title: "find \"\(Sanitizer.clean(f.text))\"", done: f.checked,
+            // A find the plugin answers reports its own progress (nil: the plugin's counts show).
+            return Job(kind: .find, tab: f.tab, title: "find \"\(Sanitizer.clean(f.text))\"", done: f.pushed == nil ? f.checked : nil,
                        total: tabs[f.tab]?.stack.first { $0.key == f.table }?.total)
         }
         if let tab = layout.selected, let state = tabs[tab], let line = state.viewJob, !state.loadCancelled,

@@ -25,7 +25,7 @@ extension Workspace {
             handle(pluginEvent, tab: tab, &effects)
             goToWantedEnd(tab, &effects)
             advance(&effects)
-            if let f = find, f.isSearching, f.tab == tab, f.inflight.values.contains(where: { pending[$0] == nil }) {
+            if let f = find, f.isSearching, f.tab == tab, f.requests.contains(where: { pending[$0] == nil }) {
                 stopFind("plugin \(tab) stopped", &effects)
                 advance(&effects)
             }
@@ -326,6 +326,8 @@ extension Workspace {
             scanReply(id: id, offset: offset, outcome)
         case .find(_, _, let offset):
             findReply(id: id, offset: offset, outcome, &effects)
+        case .findRow:
+            findRowReply(id: id, outcome, &effects)
         case .reopen(let level):
             reopenReply(tab, level: level, outcome, &effects)
         case .locate(let table, let generation): locateReply(tab, table: table, generation: generation, id: id, outcome)

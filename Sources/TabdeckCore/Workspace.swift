@@ -59,6 +59,8 @@ enum RequestPurpose: Hashable, Sendable {
     case rows(table: String, generation: Int, page: Int)
     case scan(table: String, generation: Int, offset: Int)
     case find(table: String, generation: Int, offset: Int)
+    /// The find's `find` request (PROTOCOL.md 11.15) on table `table` (its key).
+    case findRow(table: String, generation: Int)
     case children(table: String, row: String)
     /// `locate` of the anchored cursor row of table `table` (its key) in generation `generation`.
     case locate(table: String, generation: Int)

@@ -55,7 +55,8 @@ public struct FindRequest: Hashable, Sendable {
             if wrap && start + 1 < count && from < count { ranges.append((start + 1)..<count) }
             return ranges
         }
-        guard from < count else { return wrap ? [0..<count] : [] }
+        // Past the end: with `wrap`, every row, found past the end (an empty first range).
+        guard from < count else { return wrap ? [count..<count, 0..<count] : [] }
         var ranges = [from..<count]
         if wrap && from > 0 { ranges.append(0..<from) }
         return ranges

@@ -11,6 +11,8 @@ public enum SpoolError: Error, Hashable, Sendable, CustomStringConvertible {
     case badRows(tab: String, table: String, reason: String)
     /// An `aggregate` found more groups than the spool keeps (``GroupCounter/maxGroups``).
     case tooManyGroups(Int, table: String)
+    /// The core cancelled the request (`$/cancel`) while the spool worked on it.
+    case cancelled(table: String)
 
     public var description: String {
         switch self {
@@ -21,6 +23,7 @@ public enum SpoolError: Error, Hashable, Sendable, CustomStringConvertible {
         case .badRows(let tab, let table, let reason): "plugin \(tab), table \(table): bad rows: \(reason)"
         case .tooManyGroups(let limit, let table):
             "spooled table \(table) has more than \(limit) groups: group by fewer columns, or use bins"
+        case .cancelled(let table): "spooled table \(table): cancelled"
         }
     }
 }

@@ -19,7 +19,8 @@ public final class SpoolFile: @unchecked Sendable {
     /// The one queue allowed to use the file (nil: the caller's own discipline, for tests).
     private let owner: DispatchQueue?
     private var tables: [String: StoredRows] = [:]
-    private var orders: [String: AppendFile] = [:]
+    /// Materialized orders, by name (``materialize(_:_:name:)``).
+    private(set) var orders: [String: AppendFile] = [:]
     /// The rows that pass a filter, in arrival order (`sort` empty) or in a sort order, for the
     /// last few asked: paging through a filtered view scans the table once. Dropped when the
     /// table changes.
@@ -43,7 +44,7 @@ public final class SpoolFile: @unchecked Sendable {
     }
 
     /// Stops the program when called off the owner queue.
-    @inline(__always) private func onOwner() {
+    @inline(__always) func onOwner() {
         if let owner { dispatchPrecondition(condition: .onQueue(owner)) }
     }
 
@@ -212,7 +213,7 @@ public final class SpoolFile: @unchecked Sendable {
     }
 
     /// The rows that pass `filter`, in arrival order: from the cache, or one scan (then cached).
-    private func passing(_ schema: SpoolSchema, filter: RowKeep, records: UnsafeRawPointer?, offsets: UnsafePointer<UInt64>?,
+    func passing(_ schema: SpoolSchema, filter: RowKeep, records: UnsafeRawPointer?, offsets: UnsafePointer<UInt64>?,
                          count: Int) -> [Int] {
         if let kept = cachedFilter(schema, filter, []) { return kept }
         let kept = filter.rows(base: records, offsets: offsets, count: count, columns: schema.columns)
@@ -220,7 +221,7 @@ public final class SpoolFile: @unchecked Sendable {
         return kept
     }
 
-    private func cachedFilter(_ schema: SpoolSchema, _ filter: RowKeep, _ sort: [SortKey]) -> [Int]? {
+    func cachedFilter(_ schema: SpoolSchema, _ filter: RowKeep, _ sort: [SortKey]) -> [Int]? {
         guard let i = filtered.firstIndex(where: { $0.table == schema.tableName && $0.filter == filter && $0.sort == sort }) else {
             return nil
         }
@@ -229,13 +230,13 @@ public final class SpoolFile: @unchecked Sendable {
         return entry.rows
     }
 
-    private func remember(_ schema: SpoolSchema, _ filter: RowKeep, _ sort: [SortKey], _ rows: [Int]) {
+    func remember(_ schema: SpoolSchema, _ filter: RowKeep, _ sort: [SortKey], _ rows: [Int]) {
         filtered.removeAll { $0.table == schema.tableName && $0.filter == filter && $0.sort == sort }
         filtered.append((schema.tableName, filter, sort, rows))
         if filtered.count > Self.keptFilters { filtered.removeFirst() }
     }
 
-    private func stored(_ schema: SpoolSchema) throws(SpoolError) -> StoredRows {
+    func stored(_ schema: SpoolSchema) throws(SpoolError) -> StoredRows {
         guard let table = tables[schema.tableName] else {
             throw .file(path: path, message: "no spooled table \(schema.tableName)")
         }

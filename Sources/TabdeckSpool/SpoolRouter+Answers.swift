@@ -82,7 +82,7 @@ extension SpoolRouter {
             }) else {
                 switch question {
                 case .rows: break
-                case .aggregate, .describe:
+                case .aggregate, .describe, .find:
                     deliver(tab, .failure(id: id, error: RPCError(code: RPCError.unknownTable, message: "unknown table \(question.table)")))
                 }
                 continue
@@ -91,6 +91,7 @@ extension SpoolRouter {
             case .rows(let request): answer(id: id, request: request, table: table, route: route, tab: tab)
             case .aggregate(let request): answer(id: id, aggregate: request, table: table, route: route, tab: tab)
             case .describe(let request): answer(id: id, describe: request, table: table, route: route, tab: tab)
+            case .find(let request): answer(id: id, find: request, table: table, route: route, tab: tab)
             }
         }
     }

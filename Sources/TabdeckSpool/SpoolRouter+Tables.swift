@@ -21,6 +21,7 @@ extension SpoolRouter {
         caps["aggregate"] = true  // the spool counts groups from its rows (PROTOCOL.md 11.12)
         caps["describe"] = true  // and describes its columns (11.13)
         caps["locate"] = false  // offsets are the spool's, which the plugin cannot know
+        caps["find"] = true  // and finds in its rows (11.15)
         o["capabilities"] = .object(caps)
         deliver(tab, .response(id: id, result: .object(o)))
         return true

@@ -52,6 +52,11 @@ public final class SpoolRouter: @unchecked Sendable {
     var nextDescribeNumber = 0
     /// The memory bounds of a `describe`'s statistics (smaller in tests, to cross them).
     var describeLimits = ColumnSummary.Limits.standard
+    /// The core's `find` requests the spool works on (tab and id), and those of them the core
+    /// cancelled: a search checks now and then whether to stop (``SpoolFile/find``).
+    var findsRunning: Set<FindKey> = []
+    var findsCancelled: Set<FindKey> = []
+    struct FindKey: Hashable { var tab: String; var id: RequestID }
     /// Core requests to answer on the writer queue, in order (``answerLater(id:_:tab:)``).
     var deferredAnswers: [(tab: String, id: RequestID, question: Question)] = []
 
@@ -60,12 +65,14 @@ public final class SpoolRouter: @unchecked Sendable {
         case rows(RowsRequest)
         case aggregate(AggregateRequest)
         case describe(DescribeRequest)
+        case find(FindRequest)
 
         var table: String {
             switch self {
             case .rows(let r): r.table
             case .aggregate(let a): a.table
             case .describe(let d): d.table
+            case .find(let f): f.table
             }
         }
 
@@ -78,6 +85,8 @@ public final class SpoolRouter: @unchecked Sendable {
                 try Where.check(a.where, columns: columns)
             case .describe(let d):
                 try Where.check(d.where, columns: columns)
+            case .find(let f):
+                try Where.check(f.where, columns: columns)
             }
         }
     }
@@ -135,6 +144,10 @@ public final class SpoolRouter: @unchecked Sendable {
                     route.describing[id] = true
                     return false
                 }
+                if method == Method.find {
+                    coreWholeTable(id: id, params: params, route: route, tab: tab) { (p) throws -> Question in .find(try FindRequest(p)) }
+                    return true
+                }
                 if method == Method.aggregate || method == Method.describe {
                     coreWholeTable(id: id, params: params, route: route, tab: tab) { (p) throws -> Question in
                         method == Method.aggregate ? .aggregate(try AggregateRequest(p)) : .describe(try DescribeRequest(p))
@@ -156,6 +169,10 @@ public final class SpoolRouter: @unchecked Sendable {
                         table.waitingWhole.remove(at: i)
                         return true
                     }
+                }
+                if let id, findsRunning.contains(FindKey(tab: tab, id: id)) {
+                    findsCancelled.insert(FindKey(tab: tab, id: id))
+                    return true
                 }
                 return false
             case .notification(Method.close, let params):

@@ -67,6 +67,13 @@ struct FakePlugin {
     /// `locate` requests are kept unanswered until ``Harness/releaseLocates(_:)``.
     var holdLocates = false
     var heldLocates: [(RequestID, JSONValue)] = []
+    /// Answers `find` (PROTOCOL.md 11.15), from a scan of its own ordered rows.
+    var finds = false
+    /// `find` requests are held (not answered) while set.
+    var holdFinds = false
+    var heldFinds: [(RequestID, JSONValue)] = []
+    /// `find` fails with this message while set.
+    var failFind: String?
     /// When set, `open` and `rows` send this total marked as an estimate (`totalIsEstimate`),
     /// as a SQL plugin with a planner's guess does.
     var estimate: Int?
@@ -176,6 +183,7 @@ struct FakePlugin {
                     var c = PluginCapabilities(sort: sortable, multiSort: sortable, filter: filters, sections: sectioned,
                                                children: children, actions: true)
                     c.locate = locates
+                    c.find = finds
                     c.cells = cells
                     c.where = wheres
                     c.aggregate = aggregates
@@ -255,6 +263,26 @@ struct FakePlugin {
             let ids = rows(all.json)["rows"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
             for want in r.rows { if let i = ids.firstIndex(of: want) { return .response(id: id, result: LocateResult(row: want, offset: i).json) } }
             return .response(id: id, result: LocateResult(row: nil, offset: nil).json)
+        case Method.find:
+            if holdFinds { heldFinds.append((id, params)); return nil }
+            if let failFind { return .failure(id: id, error: RPCError(code: -32603, message: failFind)) }
+            let r = try! FindRequest(params)
+            let all = RowsRequest(table: r.table, offset: 0, limit: count, sort: r.sort, filter: r.filter, generation: r.generation)
+            let rows = rows(all.json)["rows"]?.arrayValue ?? []
+            let text = r.text.lowercased()
+            for (n, range) in r.positions(count: rows.count).enumerated() {
+                for i in r.backward ? Array(range.reversed()) : Array(range) {
+                    let cells = rows[i]["cells"]?.arrayValue ?? []
+                    let hit = cells.contains { cell in
+                        switch cell { case .int(let v): String(v).contains(text); case .string(let s): s.lowercased().contains(text); default: false }
+                    }
+                    if hit {
+                        return .response(id: id, result: FindResult(generation: r.generation, offset: i, row: rows[i]["id"]?.stringValue,
+                                                                   wrapped: n > 0).json)
+                    }
+                }
+            }
+            return .response(id: id, result: FindResult(generation: r.generation, offset: nil).json)
         case Method.action:
             return .response(id: id, result: ["message": .string("did \(params["action"]!.stringValue!) on \(params["rows"]!.arrayValue!.count)"), "invalidate": true])
         default:

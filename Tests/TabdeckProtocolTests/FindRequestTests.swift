@@ -14,7 +14,7 @@ import Testing
 
     @Test func aStartPastTheEndLooksFromTheLastRowBackOrFromTheFirstWithWrap() {
         #expect(FindRequest(table: "t", text: "a", from: 12).positions(count: 10) == [])
-        #expect(FindRequest(table: "t", text: "a", from: 12, wrap: true).positions(count: 10) == [0..<10])
+        #expect(FindRequest(table: "t", text: "a", from: 12, wrap: true).positions(count: 10) == [10..<10, 0..<10])
         #expect(FindRequest(table: "t", text: "a", from: 12, backward: true).positions(count: 10) == [0..<10])
         #expect(FindRequest(table: "t", text: "a", from: 0, wrap: true).positions(count: 0) == [])
     }
