@@ -195,6 +195,11 @@ class PgSchemaSummaryTests(unittest.TestCase):
 
 
 class BenchScriptTests(unittest.TestCase):
+    def test_find_output_is_read_for_its_row(self):
+        import find_bench
+        self.assertEqual(find_bench.found_row('found "12.5" at row 6,001 of 10,000 (wrapped past the last row)\n'), 6001)
+        self.assertIsNone(find_bench.found_row('error: "zq#xj" is in no row\n'))
+
     def test_help_names_every_option(self):
         out = subprocess.run([sys.executable, BENCH, "--help"], capture_output=True, text=True, check=True).stdout
         for option in ("--quick", "--smoke", "--runs", "--sizes", "--skip-visidata-10m", "--skip-duckdb", "--only",
@@ -241,6 +246,10 @@ class BenchScriptTests(unittest.TestCase):
             roundtrip = [row for name, row in figures.items() if "page round trip median" in name]
             self.assertEqual(len(roundtrip), 1)
             self.assertGreater(roundtrip[0]["value"], 0)
+            finds = [row for name, row in figures.items() if name.startswith("find 10k: ")]
+            self.assertEqual(len(finds), 2, list(figures))  # a text in no row, a text past the middle
+            self.assertIn("find_10000", doc["raw"])
+            self.assertGreater(doc["raw"]["find_10000"]["row_past_middle"], 5000)
             memory = [row for name, row in figures.items() if name.startswith("host RSS 10k / 1k")]
             self.assertEqual(len(memory), 1)
             self.assertGreater(memory[0]["value"], 0)
