@@ -65,8 +65,11 @@ public struct CheckOptions: Sendable {
 ///    `children` and `close` (``ChildrenCheck``), `actions` (``ActionsCheck``), `invalidate`
 ///    (``InvalidateCheck``: the notifications sent during the run agree with the table).
 ///    `locate` (``LocateCheck``, only for plugins that declare it): rows are found at the offsets a
-///    `rows` read puts them, an unknown id gives `row: null`. `cell` (``CellCheck``, only for
-///    plugins that declare `cells`): a cut cell fetched whole starts with the page's part.
+///    `rows` read puts them, an unknown id gives `row: null`. `find` (``FindCheck``, only for
+///    plugins that declare it): forward and backward, with and without wrap, from past the end, in
+///    the natural order, a sort and a filter, at the positions a scan of `rows` pages gives.
+///    `cell` (``CellCheck``, only for plugins that declare `cells`): a cut cell fetched whole
+///    starts with the page's part.
 ///    `where: <type> column …` (``WhereCheck``, only with `where`): conditions from the table's own
 ///    values keep the rows ``Where/matches`` keeps. `aggregate: …` (``AggregateCheck``, only with
 ///    `aggregate`): counts, bins, natural order, paging and `close` of the groups' table, against
@@ -103,6 +106,7 @@ public struct PluginChecker: Sendable {
         ActionsCheck.run(ctx)
         InvalidateCheck.run(ctx)
         LocateCheck.run(ctx)
+        FindCheck.run(ctx)
         CellCheck.run(ctx)
         WhereCheck.run(ctx)
         AggregateCheck.run(ctx)
