@@ -136,6 +136,43 @@ def where_and_aggregate(p, cols):
     check("close frees the aggregate", gone.get("error", {}).get("code") == -32001, gone)
 
 
+def find_checks(p):
+    """`find` (PROTOCOL.md 11.15) against a look along the `rows` pages of the same view."""
+    check("find capability", p.init_caps.get("find"), p.init_caps)
+    for sort, flt, text, start, backward, wrap in [
+            ([], None, "london", 0, False, False),
+            ([], None, "LONDON", 150, False, True),
+            ([{"column": "balance", "direction": "desc"}], None, "comma, inside", 20, True, True),
+            ([{"column": "city", "direction": "asc"}, {"column": "id", "direction": "desc"}], "o", "zürich", 300, False, True),
+            ([], "true", "quoted", 5, True, False),
+            ([], None, "no such text", 0, False, True)]:
+        view = p.call("rows", {"table": "root", "offset": 0, "limit": 1000, "sort": sort, "filter": flt, "generation": 7})["result"]["rows"]
+        n = len(view)
+        if backward:
+            first = min(start, n - 1)
+            look = [(i, False) for i in range(first, -1, -1)] + ([(i, True) for i in range(n - 1, first, -1)] if wrap and start < n else [])
+        elif start >= n:
+            look = [(i, True) for i in range(n)] if wrap else []
+        else:
+            look = [(i, False) for i in range(start, n)] + ([(i, True) for i in range(start)] if wrap else [])
+
+        def holds(row):
+            return any(c is not None and text.lower() in (c if isinstance(c, str) else json.dumps(c)).lower() for c in row["cells"])
+        want = next(({"offset": i, "row": view[i]["id"], "wrapped": w} for i, w in look if holds(view[i])), None)
+        got = p.call("find", {"table": "root", "text": text, "from": start, "backward": backward, "wrap": wrap, "sort": sort,
+                              "filter": flt, "generation": 7})["result"]
+        ok = got["generation"] == 7 and (got["offset"] is None if want is None else
+                                          (got["offset"], got.get("row"), got.get("wrapped", False)) == (want["offset"], want["row"], want["wrapped"]))
+        check("find %r from %d" % (text, start), ok, (got, want))
+    agg = p.call("aggregate", {"table": "root", "filter": None, "where": [], "group": [{"column": "city"}]})["result"]
+    got = p.call("find", {"table": agg["table"], "text": "zürich", "from": 0, "sort": [], "generation": 1})["result"]
+    page = p.call("rows", {"table": agg["table"], "offset": 0, "limit": 1000, "sort": [], "generation": 1})["result"]["rows"]
+    at = next(i for i, r in enumerate(page) if "zürich" in r["cells"][0].lower())
+    check("find in a table of groups", got["offset"] == at and got["row"] == page[at]["id"], (got, at))
+    err = p.call("find", {"table": "root", "text": "a", "from": 0, "sort": [{"column": "nope"}]})
+    check("find: unknown sort column", err.get("error", {}).get("code") == -32602, err)
+
+
 def main():
     plugin = os.path.abspath(sys.argv[1])
     p = Plugin([plugin], cwd=os.path.join(HERE, "sample"))
@@ -175,6 +212,7 @@ def main():
     check("filter folds ASCII only", filt["total"] == 0)
 
     where_and_aggregate(p, cols)
+    find_checks(p)
 
     err = p.call("rows", {"table": "root", "offset": 0, "limit": 1, "sort": [{"column": "nope"}]})
     check("unknown sort column", err.get("error", {}).get("code") == -32602)

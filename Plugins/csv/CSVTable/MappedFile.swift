@@ -115,7 +115,9 @@ final class MappedFile: @unchecked Sendable {
         populate(position, min(count, position + MappedFile.releaseWindow))
     }
 
-    private func populate(_ start: Int, _ end: Int) {
+    /// Maps the pages of `start..<end` in one call (`MADV_POPULATE_READ`; ignored where the
+    /// kernel lacks it), before a sequential read of them.
+    func populate(_ start: Int, _ end: Int) {
         guard let mapping else { return }
         let page = MappedFile.pageSize
         let from = start / page * page

@@ -35,6 +35,7 @@ enum Bench {
         let n = table.rowCount ?? 0
         FileHandle.standardError.write("rows: \(n), columns: \(table.columns.map { "\($0.id):\($0.type.rawValue)" })\n".data(using: .utf8)!)
         func col(_ name: String) -> Int { table.columns.firstIndex { $0.id == name } ?? 0 }
+        if only == ["find"] { return try find(table, n: n, sort: [CSVSortKey(column: col("amount"))]) }
         _ = try time("first page") { try table.page(offset: 0, limit: 100).rows.map { table.values(row: $0) } }
         let orders: [(String, [CSVSortKey])] = [
             ("amount desc, name asc", [CSVSortKey(column: col("amount"), descending: true), CSVSortKey(column: col("name"))]),
@@ -50,5 +51,22 @@ enum Bench {
         if !only.isEmpty { return }
         _ = try time("filter \"café\"") { try table.page(offset: 0, limit: 100, filter: "CAFÉ") }
         _ = try time("filter \"lovelace\" + sort amount") { try table.page(offset: 0, limit: 100, sort: [CSVSortKey(column: col("amount"))], filter: "lovelace") }
+    }
+
+    /// `tabdeck-csv --bench FILE find`: `find` against `filter` for texts in no row (a new
+    /// text each time: filters are cached), natural and under `sort`, and a find whose first
+    /// hit is the row past the middle (its id).
+    static func find(_ table: CSVTable, n: Int, sort: [CSVSortKey]) throws {
+        _ = try time("filter (warm-up)") { try table.page(offset: 0, limit: 100, filter: "warm-up none") }
+        for i in 0..<3 {
+            _ = try time("filter, text in no row") { try table.page(offset: 0, limit: 100, filter: "qzxv\(i)") }
+            _ = try time("find, text in no row (wrap)") { try table.find("qzxw\(i)", from: 0, wrap: true) }
+            _ = try time("find, first past the middle") { try table.find(String(n / 2 + 1), from: 0) }
+        }
+        _ = try time("sort (the order)") { try table.page(offset: n / 2, limit: 100, sort: sort) }
+        for i in 0..<3 {
+            _ = try time("sorted: filter, text in no row") { try table.page(offset: 0, limit: 100, sort: sort, filter: "qzxs\(i)") }
+            _ = try time("sorted: find, text in no row (wrap)") { try table.find("qzxt\(i)", from: 0, wrap: true, sort: sort) }
+        }
     }
 }

@@ -19,6 +19,7 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
         c.where = true
         c.aggregate = true
         c.describe = true
+        c.find = true
         return c
     }()
 
@@ -392,12 +393,18 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
         return out
     }
 
-    private func describedTable(_ handle: String) -> MemoryTable? {
+    /// The title of an opened table (its file's name), or its handle.
+    func title(of handle: String) -> String {
+        lock.lock(); defer { lock.unlock() }
+        return hows[handle]?.title ?? handle
+    }
+
+    func describedTable(_ handle: String) -> MemoryTable? {
         lock.lock(); defer { lock.unlock() }
         return described[handle]
     }
 
-    private func countTable(_ handle: String) -> CountTable? {
+    func countTable(_ handle: String) -> CountTable? {
         lock.lock(); defer { lock.unlock() }
         return counts[handle]
     }
@@ -415,7 +422,7 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
     /// The table of `handle`, read again first when its file changed on disk since: with the
     /// same columns the host is told the new count (`invalidate`) and the request goes on;
     /// with other columns the request fails saying so (the tab must be opened again).
-    private func table(_ handle: String) throws -> CSVTable {
+    func table(_ handle: String) throws -> CSVTable {
         lock.lock()
         guard let table = tables[handle], let how = hows[handle] else { lock.unlock(); throw RPCError.unknown(table: handle) }
         lock.unlock()
@@ -455,7 +462,7 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
         }
     }
 
-    private var notifierNow: Notifier? {
+    var notifierNow: Notifier? {
         lock.lock(); defer { lock.unlock() }
         return notifier
     }
