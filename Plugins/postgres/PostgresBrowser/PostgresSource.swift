@@ -28,6 +28,7 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         c.aggregate = true
         c.describe = true
         c.query = true
+        c.find = true
         return c
     }()
 
@@ -170,6 +171,40 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         let page = try PGCatalog.page(entries, offset: request.offset, limit: request.limit, sort: request.sort, filter: filter,
                                       where: request.where)
         return request.result(page.rows, total: page.total)
+    }
+
+    // MARK: find
+
+    /// The first row from `from` on (or back) holding the text (PROTOCOL.md 11.15): one query on
+    /// the server for a table (``PGTable/find(_:cancel:)``: heartbeats while it runs, cancelled
+    /// on the server on `$/cancel`), a scan of the rows for the tables in memory.
+    public func find(_ request: FindRequest, cancel: CancellationFlag) throws -> FindResult {
+        let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
+        lock.lock()
+        let table = tables[request.table], entries = catalog, hasConnection = connection != nil
+        let groups = countTables[request.table], result = resultTables[request.table]
+        lock.unlock()
+        if let groups {
+            let order = try groups.order(sort: request.sort, filter: filter, clause: request.where)
+            return try FindInMemory.find(request, in: order.map { groups.rows[$0] }, cancel: cancel)
+        }
+        if let result {
+            let order = try result.order(sort: request.sort, filter: filter, clause: request.where)
+            return try FindInMemory.find(request, in: order.map { result.rows[$0] }, cancel: cancel)
+        }
+        if let table {
+            let started = Date()
+            do {
+                let found = try table.find(request, cancel: cancel)
+                PluginLog.debug("\(table.name) find from \(request.from): \(found.offset.map(String.init) ?? "none") in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
+                return found
+            } catch let error as RPCError {
+                throw RPCError(code: error.code, message: "\(error.message) (\(table.schema).\(table.name), find)", data: error.data)
+            }
+        }
+        guard request.table == "root", hasConnection else { throw RPCError.unknown(table: request.table) }
+        let page = try PGCatalog.page(entries, offset: 0, limit: entries.count, sort: request.sort, filter: filter, where: request.where)
+        return try FindInMemory.find(request, in: page.rows, cancel: cancel)
     }
 
     /// The exact count if known, else (without a filter) the estimate; starts the exact count

@@ -27,6 +27,7 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
         c.aggregate = true
         c.describe = true
         c.query = true
+        c.find = true
         return c
     }()
 
@@ -135,6 +136,44 @@ public final class SQLiteSource: TableDataSource, @unchecked Sendable {
             var result = request.result(page.rows, total: page.total)
             result.more = page.more
             return result
+        }
+    }
+
+    // MARK: find
+
+    /// The first row from `from` on (or back) holding the text (PROTOCOL.md 11.15): one query
+    /// for a table or view (``BrowsedTable/find(_:watch:)``), sending progress while it runs and
+    /// stopped on `$/cancel`; a scan of the rows for the tables in memory.
+    public func find(_ request: FindRequest, cancel: CancellationFlag) throws -> FindResult {
+        let (file, opened) = try lookup(request.table)
+        let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
+        switch opened {
+        case .counts(let counts):
+            let order = try counts.order(sort: request.sort, filter: filter, clause: request.where)
+            return try FindInMemory.find(request, in: order.map { counts.rows[$0] }, cancel: cancel)
+        case .memory(let table):
+            let order = try table.order(sort: request.sort, filter: filter, clause: request.where)
+            return try FindInMemory.find(request, in: order.map { table.rows[$0] }, cancel: cancel)
+        case .catalog:
+            let items = file.catalog.map { CatalogTable.Item(entry: $0, count: file.cachedCount(table: $0.name)) }
+            let all = try CatalogTable.page(items, offset: 0, limit: Int.max, sort: request.sort, filter: filter, where: request.where)
+            return try FindInMemory.find(request, in: all.rows, cancel: cancel)
+        case .table(let table):
+            let notifier = currentNotifier(), name = table.name
+            let watch = QueryGuard(cancel: cancel, seconds: querySeconds) { seconds in
+                notifier?.progress(done: seconds.rounded(), total: nil, message: "finding in \(name) (\(Int(seconds)) s)")
+            }
+            let found: FoundRow?
+            do {
+                found = try table.find(request, watch: watch)
+            } catch let error as QueryTimeout {
+                throw RPCError(code: RPCError.internalError, message: "\(name): \(error)")
+            } catch let error as DatabaseError {
+                throw RPCError(code: RPCError.internalError, message: "\(name): \(SchemaReader.describe(error))")
+            }
+            PluginLog.debug("\(name) find from \(request.from): \(found.map { String($0.offset) } ?? "none") in \(Int(Date().timeIntervalSince(watch.started) * 1000)) ms")
+            guard let found else { return FindResult(generation: request.generation, offset: nil) }
+            return FindResult(generation: request.generation, offset: found.offset, row: found.id, wrapped: found.wrapped)
         }
     }
 
