@@ -105,8 +105,7 @@ extension Workspace {
                 case .waiting:
                     // The count was unknown: stop reading as soon as there are too many.
                     if let n = a.resolved?.count, n > settings.maxActionRows {
-                        for id in a.scan!.inflight.values { cancel(id, &effects) }
-                        a.scan!.inflight = [:]
+                        for id in scanInFlight(a.tab, table: a.scan!.table, generation: a.scan!.generation).values { cancel(id, &effects) }
                         a.scan!.finished = true
                         throw tooManyRows(action, n, atLeast: true)
                     }
@@ -195,7 +194,7 @@ extension Workspace {
     /// Drops a tab's cached rows (cancelling pages on their way): its rows changed.
     mutating func dropRows(_ tab: String, _ effects: inout [Effect]) {
         guard var t = tabs[tab]?.table else { return }
-        for id in t.cache.inflight.values { cancel(id, &effects) }
+        cancelPages(tab, table: t.key, &effects)
         t.cache.removeAll()
         tabs[tab]!.table = t
     }

@@ -37,18 +37,13 @@ public struct FindState: Hashable, Sendable {
     /// The next row to check.
     var position: Int
     var wrapped = false
-    /// Chunks asked for (by first row) and chunks arrived, not yet passed.
-    var inflight: [Int: RequestID] = [:]
+    /// Chunks arrived (by first row), not yet passed; those asked for are in the ledger
+    /// (``Workspace/findRequests(_:)``).
     var arrived: [Int: [Row]] = [:]
     /// The first rows of chunks that came short with more to follow (`more`), by chunk start.
     var parts: [Int: [Row]] = [:]
     /// The row count learned from a short chunk when the table's total is unknown.
     var end: Int?
-    /// The `find` request asked of a plugin that answers it.
-    var pushed: RequestID?
-
-    /// Every request the find waits for.
-    var requests: [RequestID] { Array(inflight.values) + (pushed.map { [$0] } ?? []) }
 
     /// Whether the find is still going.
     public var isSearching: Bool { phase == .searching }
@@ -80,9 +75,7 @@ extension Workspace {
     /// Stops the find (Esc), cancelling its requests; `reason` nil forgets it altogether.
     mutating func stopFind(_ reason: String?, _ effects: inout [Effect]) {
         guard var f = find else { return }
-        for id in f.requests { cancel(id, &effects) }
-        f.inflight = [:]
-        f.pushed = nil
+        for id in findRequests(f) { cancel(id, &effects) }
         f.arrived = [:]
         if let reason, f.isSearching { f.phase = .stopped(reason); find = f } else if reason == nil { find = nil } else { find = f }
     }
@@ -146,8 +139,7 @@ extension Workspace {
             if f.position / chunk * chunk != start { f.arrived[start] = nil }
         }
         if !f.isSearching {
-            for id in f.inflight.values { cancel(id, &effects) }
-            f.inflight = [:]
+            for id in findRequests(f) { cancel(id, &effects) }
             f.arrived = [:]
             f.parts = [:]
         }
@@ -183,17 +175,18 @@ extension Workspace {
         var wanted = [start]
         let next = start + (f.backward ? -chunk : chunk)
         if next >= 0, (t.total ?? f.end).map({ next < $0 }) ?? true { wanted.append(next) }
-        for offset in wanted where f.inflight[offset] == nil && f.arrived[offset] == nil {
+        let asked = findChunksInFlight(f.tab, table: f.table, generation: f.generation)
+        for offset in wanted where asked[offset] == nil && f.arrived[offset] == nil {
             let params = RowsRequest(table: t.description.table, offset: offset, limit: chunk,
                                      sort: wireSort(t, f.tab), filter: wireFilter(t, f.tab), where: wireWhere(t, f.tab), generation: t.generation)
-            f.inflight[offset] = request(f.tab, Method.rows, params.json,
-                                         .find(table: t.key, generation: t.generation, offset: offset), &effects)
+            _ = request(f.tab, Method.rows, params.json, .find(table: t.key, generation: t.generation, offset: offset), &effects)
         }
     }
 
-    mutating func findReply(id: RequestID, offset: Int, _ outcome: ReplyOutcome, _ effects: inout [Effect]) {
-        guard var f = find, f.inflight[offset] == id else { return }
-        f.inflight[offset] = nil
+    /// A chunk of the find on table `key` in `generation` (the ledger routes only the replies
+    /// still awaited: a chunk of a stopped or replaced find was cancelled).
+    mutating func findReply(table key: String, generation: Int, offset: Int, _ outcome: ReplyOutcome, _ effects: inout [Effect]) {
+        guard var f = find, f.isSearching, f.table == key, f.generation == generation else { return }
         switch outcome {
         case .error(let message):
             find = f
@@ -202,7 +195,10 @@ extension Workspace {
         case .result(let value):
             do {
                 let result = try RowsResult(value).checked()
-                guard result.generation == f.generation else { find = f; return }
+                guard result.generation == f.generation else {
+                    stopFind("rows \(offset + 1)…: a page of generation \(result.generation), not \(f.generation)", &effects)
+                    return
+                }
                 let got = (f.parts.removeValue(forKey: offset) ?? []) + result.rows
                 let chunk = settings.scanPageSize
                 if result.more && got.count < chunk, let t = tabs[f.tab]?.stack.first(where: { $0.key == f.table }) {
@@ -210,8 +206,7 @@ extension Workspace {
                     f.parts[offset] = got
                     let params = RowsRequest(table: t.description.table, offset: offset + got.count, limit: chunk - got.count,
                                              sort: wireSort(t, f.tab), filter: wireFilter(t, f.tab), where: wireWhere(t, f.tab), generation: t.generation)
-                    f.inflight[offset] = request(f.tab, Method.rows, params.json,
-                                                 .find(table: t.key, generation: t.generation, offset: offset), &effects)
+                    _ = request(f.tab, Method.rows, params.json, .find(table: t.key, generation: t.generation, offset: offset), &effects)
                     find = f
                     return
                 }

@@ -9,7 +9,7 @@ extension Workspace {
     /// without `find`, or a section's first row).
     mutating func pushFind(_ f: inout FindState, _ t: TableState, _ effects: inout [Effect]) -> Bool {
         guard f.section == nil, tabs[f.tab]?.capabilities?.find == true else { return false }
-        if f.pushed != nil { return true }
+        if findRowInFlight(f) != nil { return true }
         // Forward: from the row after the cursor, wrapping, so that the cursor's row is looked
         // at last. Backward from the first row: from the last one (a `from` past the end).
         let from = f.backward ? (f.origin > 0 ? f.origin - 1 : (t.total ?? f.end).map { max($0 - 1, 0) } ?? Self.pastTheEnd)
@@ -17,7 +17,7 @@ extension Workspace {
         let params = FindRequest(table: t.description.table, text: f.typed.isEmpty ? f.text : f.typed, from: from,
                                  backward: f.backward, wrap: true, sort: wireSort(t, f.tab), filter: wireFilter(t, f.tab),
                                  where: wireWhere(t, f.tab), generation: t.generation)
-        f.pushed = request(f.tab, Method.find, params.json, .findRow(table: t.key, generation: t.generation), &effects)
+        _ = request(f.tab, Method.find, params.json, .findRow(table: t.key, generation: t.generation), &effects)
         return true
     }
 
@@ -26,10 +26,8 @@ extension Workspace {
 
     /// The plugin's answer to the find's `find` request: the cursor moves to the row found, or
     /// the find ends not found, or stops with the plugin's error.
-    mutating func findRowReply(id: RequestID, _ outcome: ReplyOutcome, _ effects: inout [Effect]) {
-        guard var f = find, f.pushed == id, f.isSearching else { return }
-        f.pushed = nil
-        find = f
+    mutating func findRowReply(table key: String, generation: Int, _ outcome: ReplyOutcome, _ effects: inout [Effect]) {
+        guard var f = find, f.isSearching, f.table == key, f.generation == generation else { return }
         let result: FindResult
         switch outcome {
         case .error(let message):

@@ -188,7 +188,7 @@ extension Workspace {
         level.cursorPath = []
         level.label = conditions.isEmpty ? "all" : WhereText.text(conditions)
         level.key = source.key + "/group"
-        startGeneration(&level, &effects)
+        startGeneration(&level, tab, &effects)
         level.total = nil
         level.forgetSectionCounts()
         tabs[tab]!.stack.append(level)
@@ -270,7 +270,7 @@ extension Workspace {
                 effects.append(.send(tab: tab, .notification(method: Method.close, params: ["table": .string(handle)])))
                 t.description = description
                 t.derived = derived
-                startGeneration(&t, &effects)
+                startGeneration(&t, tab, &effects)
                 t.total = description.total
                 tabs[tab]!.stack[level] = t
             } catch {

@@ -54,7 +54,7 @@ extension Workspace {
         }
         if let f = find, f.isSearching {
             // A find the plugin answers reports its own progress (nil: the plugin's counts show).
-            return Job(kind: .find, tab: f.tab, title: "find \"\(Sanitizer.clean(f.text))\"", done: f.pushed == nil ? f.checked : nil,
+            return Job(kind: .find, tab: f.tab, title: "find \"\(Sanitizer.clean(f.text))\"", done: findRowInFlight(f) == nil ? f.checked : nil,
                        total: tabs[f.tab]?.stack.first { $0.key == f.table }?.total)
         }
         if let tab = layout.selected, let state = tabs[tab], let line = state.viewJob, !state.loadCancelled,
@@ -62,7 +62,7 @@ extension Workspace {
             return Job(kind: .loading, tab: tab, title: Sanitizer.clean(line))
         }
         if let tab = layout.selected, let state = tabs[tab], !state.loadCancelled, !state.terminating,
-           let t = state.table, !t.cache.inflight.isEmpty, !viewLoaded(t) {
+           let t = state.table, !pagesInFlight(tab, t).isEmpty, !viewLoaded(t) {
             return Job(kind: .waiting, tab: tab, title: "waiting for " + Sanitizer.clean(config.tab(tab)?.title ?? tab))
         }
         guard let tab = layout.selected, let state = tabs[tab], state.stack.isEmpty, !state.loadCancelled,
@@ -114,10 +114,8 @@ extension Workspace {
     /// the order before the sort comes back (SortUndo.swift); when there is none the pages are
     /// not asked for again until a key moves the view. Returns the job's title, nil if none.
     mutating func cancelViewJob(_ effects: inout [Effect]) -> String? {
-        guard let job = job, job.kind == .loading || job.kind == .waiting, var t = tabs[job.tab]!.table else { return nil }
-        for id in t.cache.inflight.values.sorted(by: { $0.description < $1.description }) { cancel(id, &effects) }
-        t.cache.inflight = [:]
-        tabs[job.tab]!.table = t
+        guard let job = job, job.kind == .loading || job.kind == .waiting, let t = tabs[job.tab]!.table else { return nil }
+        cancelPages(job.tab, table: t.key, &effects)
         tabs[job.tab]!.viewJob = nil
         tabs[job.tab]!.progress = nil  // the plugin's report was about the sort cancelled
         // The order before the sort comes back with its pages, shown at once; without it the

@@ -46,18 +46,20 @@ extension Workspace {
         let below = { (path: [String]) in path.count >= ids.count && Array(path.prefix(ids.count)) == ids }
         t.view.expanded.removeAll(where: below)
         for path in t.outline.keys.filter(below).sorted(by: { $0.count > $1.count }) {
-            closeChild(t.outline.removeValue(forKey: path)!, tab, &effects)
+            closeChild(t.outline.removeValue(forKey: path)!, path: path, of: t.key, tab, &effects)
         }
     }
 
     /// Closes every child table of `t` (the table is left or popped).
     mutating func closeOutline(_ t: TableState, _ tab: String, _ effects: inout [Effect]) {
-        for path in t.outline.keys.sorted(by: { $0.count > $1.count }) { closeChild(t.outline[path]!, tab, &effects) }
+        for path in t.outline.keys.sorted(by: { $0.count > $1.count }) { closeChild(t.outline[path]!, path: path, of: t.key, tab, &effects) }
     }
 
-    mutating func closeChild(_ child: OutlineChild, _ tab: String, _ effects: inout [Effect]) {
+    mutating func closeChild(_ child: OutlineChild, path: [String], of key: String, _ tab: String, _ effects: inout [Effect]) {
         if let id = child.request { cancel(id, &effects) }
-        for id in child.cache.inflight.values { cancel(id, &effects) }
+        for (id, purpose) in pending.running(tab: tab) {
+            if case .childRows(let table, let p, _, _) = purpose, table == key, p == path { cancel(id, &effects) }
+        }
         if let d = child.description {
             effects.append(.send(tab: tab, .notification(method: Method.close, params: ["table": .string(d.table)])))
         }
@@ -116,12 +118,13 @@ extension Workspace {
         var wanted = max(0, around - viewportRows)..<(around + viewportRows)
         if let total = child.total { wanted = min(wanted.lowerBound, total)..<min(wanted.upperBound, total) }
         if !wanted.isEmpty {
+            let asked = childPagesInFlight(tab, table: t.key, path: ids, generation: child.generation)
             for page in child.cache.page(of: wanted.lowerBound)...child.cache.page(of: wanted.upperBound - 1)
-            where !child.cache.has(page: page) && child.cache.inflight[page] == nil {
+            where !child.cache.has(page: page) && asked[page] == nil {
                 let params = RowsRequest(table: d.table, offset: page * child.cache.pageSize, limit: child.cache.pageSize,
                                          generation: child.generation)
-                child.cache.inflight[page] = request(tab, Method.rows, params.json,
-                                                     .childRows(table: t.key, path: ids, generation: child.generation, page: page), &effects)
+                _ = request(tab, Method.rows, params.json,
+                            .childRows(table: t.key, path: ids, generation: child.generation, page: page), &effects)
             }
         }
         t.outline[ids] = child
@@ -157,7 +160,6 @@ extension Workspace {
     mutating func childRowsReply(_ tab: String, table key: String, path: [String], generation: Int, page: Int, _ outcome: ReplyOutcome) {
         guard let i = tabs[tab]!.stack.firstIndex(where: { $0.key == key }), var child = tabs[tab]!.stack[i].outline[path],
               child.generation == generation else { return }
-        child.cache.inflight[page] = nil
         switch outcome {
         case .error(let message): child.failure = "rows of \(path.last!): \(message)"
         case .result(let value):

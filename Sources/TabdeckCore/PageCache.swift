@@ -12,8 +12,6 @@ public struct PageCache: Hashable, Sendable {
     private(set) var pages: [Int: [Row]] = [:]
     private var lastUse: [Int: UInt64] = [:]
     private var clock: UInt64 = 0
-    /// Pages requested and not yet answered, with their request id.
-    public internal(set) var inflight: [Int: RequestID] = [:]
     /// The first rows of pages that came short with more to follow (PROTOCOL.md 11.3, `more`):
     /// the rest is asked for from the row after them; the page is stored once it is whole.
     public internal(set) var partial: [Int: [Row]] = [:]
@@ -53,7 +51,6 @@ public struct PageCache: Hashable, Sendable {
         clock += 1
         pages[page] = rows
         lastUse[page] = clock
-        inflight[page] = nil
         partial[page] = nil
         while pages.count > capacity {
             guard let victim = lastUse.filter({ !keep.contains($0.key) && $0.key != page })
@@ -65,7 +62,7 @@ public struct PageCache: Hashable, Sendable {
 
     /// Drops every page (rows changed or the order changed).
     public mutating func removeAll() {
-        pages = [:]; lastUse = [:]; inflight = [:]; partial = [:]
+        pages = [:]; lastUse = [:]; partial = [:]
     }
 
     /// Drops the pages that hold any of `ids`.

@@ -201,7 +201,6 @@ extension Workspace {
             let t = state.stack[i]
             if state.stack[i].cursorRowID == nil && !t.hasUnstableRowIDs { state.stack[i].cursorRowID = t.cache.row(at: t.view.cursor)?.id }
             state.stack[i].locateWanted = state.stack[i].cursorRowID != nil  // asked once the stack is open again
-            state.stack[i].cache.inflight = [:]
             state.stack[i].cache.partial = [:]
             state.stack[i].wholeFetch = nil
             state.stack[i].rowsFailure = nil

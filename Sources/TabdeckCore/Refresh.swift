@@ -25,7 +25,7 @@ extension Workspace {
             var t = tabs[tab]!.table!
             anchorCursor(&t, droppedRows: nil)
             t.generation += 1
-            for id in t.cache.inflight.values { cancel(id, &effects) }
+            cancelPages(tab, table: t.key, &effects)
             t.cache.removeAll()
             t.rowsFailure = nil
             closeOutline(t, tab, &effects)

@@ -28,8 +28,7 @@ extension Workspace {
             let more = scan.more.remove(offset) != nil
             if a.copy != nil {
                 if let tooMuch = collectCopy(rows, &a, t) {
-                    for id in scan.inflight.values { cancel(id, &effects) }
-                    scan.inflight = [:]
+                    for id in scanInFlight(tab, table: scan.table, generation: scan.generation).values { cancel(id, &effects) }
                     a.scan = scan
                     return .failed(tooMuch)
                 }
@@ -68,8 +67,7 @@ extension Workspace {
             writeExport(ready, indices, &effects)
         }
         if scan.finished && a.exportQueue.isEmpty {
-            for id in scan.inflight.values { cancel(id, &effects) }
-            scan.inflight = [:]
+            for id in scanInFlight(tab, table: scan.table, generation: scan.generation).values { cancel(id, &effects) }
             a.scan = scan
             if let copy = a.copy { return finishCopy(copy, &effects) }
             if case .export(let path, _) = a.command {
@@ -83,18 +81,18 @@ extension Workspace {
         for (offset, end) in scan.refills.sorted(by: { $0.key < $1.key }) {
             let params = RowsRequest(table: t.description.table, offset: offset, limit: end - offset,
                                      sort: wireSort(t, tab), filter: wireFilter(t, tab), where: wireWhere(t, tab), generation: t.generation)
-            scan.inflight[offset] = request(tab, Method.rows, params.json,
-                                            .scan(table: t.key, generation: t.generation, offset: offset), &effects)
+            _ = request(tab, Method.rows, params.json, .scan(table: t.key, generation: t.generation, offset: offset), &effects)
             scan.ends[offset] = end
         }
         scan.refills = [:]
         // Keep two pages in flight.
-        while scan.inflight.count < 2 && scan.arrived.count < 4 && a.exportQueue.count < 4 * settings.scanPageSize {
+        var inflight = scanInFlight(tab, table: scan.table, generation: scan.generation).count
+        while inflight < 2 && scan.arrived.count < 4 && a.exportQueue.count < 4 * settings.scanPageSize {
             if let total = t.total, scan.nextOffset >= total { break }
             let params = RowsRequest(table: t.description.table, offset: scan.nextOffset, limit: settings.scanPageSize,
                                      sort: wireSort(t, tab), filter: wireFilter(t, tab), where: wireWhere(t, tab), generation: t.generation)
-            scan.inflight[scan.nextOffset] = request(tab, Method.rows, params.json,
-                                                     .scan(table: t.key, generation: t.generation, offset: scan.nextOffset), &effects)
+            _ = request(tab, Method.rows, params.json, .scan(table: t.key, generation: t.generation, offset: scan.nextOffset), &effects)
+            inflight += 1
             scan.ends[scan.nextOffset] = scan.nextOffset + settings.scanPageSize
             scan.nextOffset += settings.scanPageSize
         }
@@ -109,9 +107,10 @@ extension Workspace {
         effects.append(.exportRows(rows.map { row in indices.map { $0 < row.cells.count ? row.cells[$0] : .null } }))
     }
 
-    mutating func scanReply(id: RequestID, offset: Int, _ outcome: ReplyOutcome) {
-        guard var scan = active?.scan, scan.inflight[offset] == id else { return }
-        scan.inflight[offset] = nil
+    /// A page of the active command's scan of table `key` in `generation` (the ledger routes
+    /// only the replies still awaited).
+    mutating func scanReply(table key: String, generation: Int, offset: Int, _ outcome: ReplyOutcome) {
+        guard var scan = active?.scan, scan.table == key, scan.generation == generation else { return }
         switch outcome {
         case .error(let message):
             active?.reply = .error("rows \(offset + 1)…: \(message)")

@@ -20,9 +20,7 @@ extension Workspace {
     /// before the first one's rows came) is kept, so a cancel goes back to the order shown last.
     func sortUndo(before t: TableState) -> SortUndo {
         if let undo = t.sortUndo, undo.generation == t.generation { return undo }
-        var cache = t.cache
-        cache.inflight = [:]
-        return SortUndo(sort: t.view.sort, cache: cache, cursor: t.view.cursor, scrollOffset: t.view.scrollOffset,
+        return SortUndo(sort: t.view.sort, cache: t.cache, cursor: t.view.cursor, scrollOffset: t.view.scrollOffset,
                         generation: t.generation)
     }
 

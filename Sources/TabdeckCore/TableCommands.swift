@@ -175,7 +175,7 @@ extension Workspace {
             if child.derived?.sharesHandle != true {
                 effects.append(.send(tab: tab, .notification(method: Method.close, params: ["table": .string(child.description.table)])))
             }
-            for id in child.cache.inflight.values { cancel(id, &effects) }
+            cancelPages(tab, table: child.key, &effects)
             return .done(breadcrumbOutput(tab))
         case .action(let word, let confirmed, let input):
             if !t.cursorPath.isEmpty && t.view.selection.isEmpty { throw CommandError("actions work on the table's own rows, not on an expanded row's children") }
@@ -230,7 +230,7 @@ extension Workspace {
     mutating func setWhere(_ t: inout TableState, _ clause: WhereClause, _ tab: String, _ effects: inout [Effect]) {
         guard clause != t.view.where else { return }
         t.view.where = clause
-        rowSetChanged(&t, &effects)
+        rowSetChanged(&t, tab, &effects)
     }
 
     func requireWhere(_ tab: String) throws(CommandError) {
@@ -244,7 +244,7 @@ extension Workspace {
     mutating func setFilter(_ t: inout TableState, _ filter: String?, _ tab: String, _ effects: inout [Effect]) {
         guard filter != t.view.filter else { return }
         t.view.filter = filter
-        rowSetChanged(&t, &effects)
+        rowSetChanged(&t, tab, &effects)
     }
 
     /// Applies a change of the rows kept (`filter`, `where`) once per command: `change` checks the
@@ -273,9 +273,9 @@ extension Workspace {
     /// The rows the view keeps changed (a filter): "all rows" meant all rows matching the old
     /// filters, so it does not carry over; a new generation; the count and the sections'
     /// counts are unknown.
-    mutating func rowSetChanged(_ t: inout TableState, _ effects: inout [Effect]) {
+    mutating func rowSetChanged(_ t: inout TableState, _ tab: String, _ effects: inout [Effect]) {
         if t.view.selection.isAll { t.view.selection = [] }
-        startGeneration(&t, &effects)
+        startGeneration(&t, tab, &effects)
         t.total = nil
         t.forgetSectionCounts()
     }
@@ -295,7 +295,7 @@ extension Workspace {
         let atTop = t.view.cursor == 0 && t.cursorPath.isEmpty
         var undo = sortUndo(before: t)
         t.view.sort = order
-        startGeneration(&t, &effects)
+        startGeneration(&t, tab, &effects)
         undo.generation = t.generation
         t.sortUndo = undo
         if atTop {
@@ -307,11 +307,11 @@ extension Workspace {
     /// A new sort or filter: the next generation, with no page kept or awaited and no pending
     /// jump to the end. The cursor keeps its row (CursorFollow.swift): its id is anchored, and
     /// the cursor stays at its offset until the row is found.
-    mutating func startGeneration(_ t: inout TableState, _ effects: inout [Effect]) {
+    mutating func startGeneration(_ t: inout TableState, _ tab: String, _ effects: inout [Effect]) {
         t.endWanted = nil
         anchorCursor(&t, droppedRows: nil)
         t.generation += 1
-        for id in t.cache.inflight.values { cancel(id, &effects) }
+        cancelPages(tab, table: t.key, &effects)
         t.cache.removeAll()
         t.pageFailures = [:]
     }
@@ -427,13 +427,14 @@ extension Workspace {
             if let total = t.total, p * t.cache.pageSize >= total { continue }
             wanted.insert(p)
         }
-        for (page, id) in t.cache.inflight where !wanted.contains(page) {
+        var inflight = pagesInFlight(tab, t)
+        for (page, id) in inflight where !wanted.contains(page) {
             cancel(id, &effects)
-            t.cache.inflight[page] = nil
+            inflight[page] = nil
         }
         var backingOff: RequestFailure?
         var wake: Double?
-        for page in wanted.sorted() where !t.cache.has(page: page) && t.cache.inflight[page] == nil {
+        for page in wanted.sorted() where !t.cache.has(page: page) && inflight[page] == nil {
             if let failure = t.pageFailures[page], now < failure.retryAt || !needed.contains(page) {
                 // A failed page waits for its backoff; a failed read-ahead page until it is needed.
                 if needed.contains(page) {
@@ -442,14 +443,14 @@ extension Workspace {
                 }
                 continue
             }
-            t.cache.inflight[page] = sendRows(t, tab, page: page, &effects)
+            inflight[page] = sendRows(t, tab, page: page, &effects)
         }
         if let wake { effects.append(.wake(at: wake)) }
         for page in needed { t.cache.touch(page: page) }
         tabs[tab]!.table = t
         let missing = needed.filter { !t.cache.has(page: $0) }
         if missing.isEmpty { return .ready }
-        if let failure = backingOff, missing.allSatisfy({ t.cache.inflight[$0] == nil }) {
+        if let failure = backingOff, missing.allSatisfy({ inflight[$0] == nil }) {
             return .unavailable("\(failure.message) (tried \(failure.count) times, next try in \(String(format2: failure.retryAt - now)) s; `restart` tries now)")
         }
         return .waiting
@@ -469,7 +470,6 @@ extension Workspace {
         guard let i = tabs[tab]!.stack.firstIndex(where: { $0.key == key }) else { return }
         var t = tabs[tab]!.stack[i]
         guard generation == t.generation else { return }  // a page of an old sort order
-        t.cache.inflight[page] = nil
         let have = t.cache.partial[page]?.count ?? 0
         let rows = "rows \(page * t.cache.pageSize + have + 1)–\((page + 1) * t.cache.pageSize)"
         switch outcome {
@@ -494,7 +494,7 @@ extension Workspace {
                     t.cache.partial[page] = got
                     t.pageFailures[page] = nil
                     if result.totalSent, let total = result.total { t.takeTotal(total, estimate: result.totalIsEstimate) }
-                    t.cache.inflight[page] = sendRows(t, tab, page: page, &effects)
+                    _ = sendRows(t, tab, page: page, &effects)
                     tabs[tab]!.stack[i] = t
                     return
                 }

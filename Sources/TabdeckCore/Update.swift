@@ -25,7 +25,7 @@ extension Workspace {
             handle(pluginEvent, tab: tab, &effects)
             goToWantedEnd(tab, &effects)
             advance(&effects)
-            if let f = find, f.isSearching, f.tab == tab, f.requests.contains(where: { pending[$0] == nil }) {
+            if let f = find, f.isSearching, f.tab == tab, findRequests(f).isEmpty {
                 stopFind("plugin \(tab) stopped", &effects)
                 advance(&effects)
             }
@@ -169,10 +169,8 @@ extension Workspace {
         if let a = active {
             if let id = a.awaiting { cancel(id, &effects) }
             // The pages it waited for too: they are asked for again when next needed.
-            if var t = tabs[a.tab]?.table, !t.cache.inflight.isEmpty {
-                for id in t.cache.inflight.values { cancel(id, &effects) }
-                t.cache.inflight = [:]
-                tabs[a.tab]!.table = t
+            if let t = tabs[a.tab]?.table, !pagesInFlight(a.tab, t).isEmpty {
+                cancelPages(a.tab, table: t.key, &effects)
                 tabs[a.tab]!.loadCancelled = true  // not asked for again at once (a key moving the view does)
             }
             tabs[a.tab]?.progress = nil  // the plugin's report was about the work cancelled
@@ -198,8 +196,8 @@ extension Workspace {
             active = nil
             effects.append(.commandDone(output))
         case .failed(let message):
-            if let scan = active?.scan {
-                for id in scan.inflight.values { cancel(id, &effects) }
+            if let scan = active?.scan, let tab = active?.tab {
+                for id in scanInFlight(tab, table: scan.table, generation: scan.generation).values { cancel(id, &effects) }
                 if scan.started, case .export = active?.command { effects.append(.exportEnd) }
             }
             if let id = active?.awaiting { pending.forget(id) }
@@ -322,12 +320,12 @@ extension Workspace {
         case .open: openReply(tab, outcome, &effects)
         case .rows(let table, let generation, let page):
             pageReply(tab, table: table, generation: generation, page: page, outcome, &effects)
-        case .scan(_, _, let offset):
-            scanReply(id: id, offset: offset, outcome)
-        case .find(_, _, let offset):
-            findReply(id: id, offset: offset, outcome, &effects)
-        case .findRow:
-            findRowReply(id: id, outcome, &effects)
+        case .scan(let table, let generation, let offset):
+            scanReply(table: table, generation: generation, offset: offset, outcome)
+        case .find(let table, let generation, let offset):
+            findReply(table: table, generation: generation, offset: offset, outcome, &effects)
+        case .findRow(let table, let generation):
+            findRowReply(table: table, generation: generation, outcome, &effects)
         case .reopen(let level):
             reopenReply(tab, level: level, outcome, &effects)
         case .locate(let table, let generation): locateReply(tab, table: table, generation: generation, id: id, outcome)

@@ -143,7 +143,6 @@ struct ScanProgress: Hashable, Sendable {
     var table: String
     var generation: Int
     var nextOffset = 0
-    var inflight: [Int: RequestID] = [:]
     /// Pages that arrived out of order, waiting for their turn.
     var arrived: [Int: [Row]] = [:]
     /// Where each request in flight or arrived ends (its offset plus its limit).

@@ -298,7 +298,7 @@ import TabdeckTime
         // `goto` asks for the view's page without waiting for it; the plugin holds it.
         #expect((await h.run("sort word")).ok)
         #expect((await h.run("goto 1")).ok)
-        await eventually { (await h.on { !($0.workspace.tabs["broken"]!.table?.cache.inflight.isEmpty ?? true) }) ?? false }
+        await eventually { (await h.on { !$0.workspace.pagesAsked(tab: "broken").isEmpty }) ?? false }
         // The sort makes that page stale: it is cancelled, and the plugin answers the
         // cancellation (-32800), which the host drops.
         #expect((await h.run("sort word desc")).ok)
