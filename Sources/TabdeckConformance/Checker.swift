@@ -122,7 +122,8 @@ public struct PluginChecker: Sendable {
             let names: [(String, Bool)] = [("sort", c.sort), ("multiSort", c.multiSort), ("filter", c.filter),
                                            ("sections", c.sections), ("children", c.children), ("actions", c.actions),
                                            ("live", c.live), ("cells", c.cells),
-                                           ("where", c.where), ("aggregate", c.aggregate)]
+                                           ("locate", c.locate), ("where", c.where), ("aggregate", c.aggregate),
+                                           ("describe", c.describe), ("query", c.query), ("find", c.find)]
             report.plugin = PluginIdentity(name: id.name, version: id.version, protocolVersion: id.protocolVersion,
                                            capabilities: names.filter(\.1).map(\.0) + (c.paging ? [] : ["paging:false"]))
         }

@@ -3,7 +3,8 @@ import TabdeckProtocol
 /// Checks of the shapes the plugin sends, against docs/PROTOCOL.md (sections 10,
 /// 11 and 12). Unknown members are always fine (section 4.4).
 enum Validate {
-    static let capabilityKeys = ["sort", "multiSort", "filter", "sections", "children", "actions", "live", "paging", "move", "locate", "cells"]
+    static let capabilityKeys = ["sort", "multiSort", "filter", "sections", "children", "actions", "live", "paging", "move", "locate", "cells",
+                                 "where", "aggregate", "describe", "query", "find"]
 
     // MARK: initialize
 
