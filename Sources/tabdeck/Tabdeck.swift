@@ -188,7 +188,7 @@ struct PluginTools: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugin",
         abstract: "Tools for plugin authors.",
-        subcommands: [CheckPlugin.self])
+        subcommands: [CheckPlugin.self, NewPlugin.self])
 }
 
 /// `tabdeck plugin check [--] COMMAND [ARGS...]`: the conformance checker.
