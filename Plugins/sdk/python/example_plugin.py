@@ -81,7 +81,7 @@ class People(TablePlugin):
 
     def capabilities(self) -> dict[str, bool]:
         return {"sort": True, "multiSort": True, "filter": True, "sections": True, "children": True,
-                "actions": True, "live": True, "move": True, "locate": True}
+                "actions": True, "live": True, "move": True, "locate": True, "find": True}
 
     def sections(self) -> list[dict[str, Any]] | None:
         if not self.grouped:
@@ -92,7 +92,7 @@ class People(TablePlugin):
 
     def columns(self) -> list[dict[str, Any]]:
         return [
-            column("name", "Name", width={"min": 8, "ideal": 16, "max": 30}),
+            column("name", "Name", width={"min": 8, "ideal": 16, "max": 30}, order="casefold"),
             column("age", "Age", "integer", width=4, align="right"),
             column("state", "State", "enum", values=STATES),
             column("score", "Score", "decimal", align="right"),

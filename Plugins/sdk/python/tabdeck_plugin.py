@@ -23,10 +23,11 @@ What :meth:`TablePlugin.run` does for you:
 * reads stdin as bytes and splits lines itself (4 MiB maximum, longer lines are discarded);
 * answers ``initialize`` (protocol version 1; unknown host capabilities are ignored);
 * validates params and dispatches ``open``, ``rows``, ``children``, ``action``, ``move``,
-  ``locate``, ``aggregate``, ``describe``, ``query``, ``close``, ``shutdown`` and ``$/cancel``;
+  ``locate``, ``find``, ``aggregate``, ``describe``, ``query``, ``close``, ``shutdown`` and
+  ``$/cancel``;
   answers with the documented error codes;
 * with the ``where`` capability, checks each request's ``where`` against the columns (errors
-  name the member: ``where[1].value``) and passes it to ``rows``/``locate``; without it, the
+  name the member: ``where[1].value``) and passes it to ``rows``/``locate``/``find``; without it, the
   tables never see one;
 * checks an action's rows against its ``rows`` (none, one, many) and its ``input`` against
   its form's fields (types, required fields, defaults filled in) before your handler runs;
@@ -70,7 +71,8 @@ __all__ = [
     "REQUEST_CANCELLED", "UNKNOWN_TABLE", "NOT_SUPPORTED", "ACTION_FAILED",
     "RpcError", "Cancelled",
     "column", "row", "action_spec", "field", "section_spec", "validate_input", "move_in_list",
-    "sort_key", "sort_rows", "filter_rows", "validate_sort",
+    "sort_key", "sort_rows", "filter_rows", "validate_sort", "ascii_lower", "cell_text",
+    "row_matches", "find_row",
     "WHERE_OPS", "parse_cell", "validate_where", "validate_group", "where_rows", "cell_meets",
     "sort_rows_in_sections", "count_sections", "DESCRIBE_COLUMNS", "describe_columns",
     "TableSource", "Table", "TablePlugin",
@@ -135,12 +137,18 @@ class Cancelled(RpcError):
 def column(id: str, title: str | None = None, type: str = "text", *,
            width: int | Mapping[str, int] | None = None, align: str | None = None,
            sortable: bool | None = None, values: Sequence[str] | None = None,
-           decimals: int | None = None) -> dict[str, Any]:
+           decimals: int | None = None, nulls: str | None = None, order: str | None = None,
+           collation: str | None = None) -> dict[str, Any]:
     """Build a column description (the entries of a table description's ``columns``).
 
     ``width`` is an integer (fixed) or a mapping with optional ``min``/``ideal``/``max``;
     ``values`` is required for ``type="enum"`` and gives the enum's sort order; ``decimals``
-    (``type="decimal"`` only, 0 to 15) is how many digits the host shows after the point.
+    (``type="decimal"`` only, 0 to 15) is how many digits the host shows after the point;
+    ``nulls`` (``"smallest"``, the default, or ``"largest"``) is where nulls sort; ``order``
+    (``"protocol"``, the default: UTF-8 byte order for text; ``"casefold"``: text with ASCII
+    letters folded, a human order; ``"source"``: the plugin's own order, which it then sorts
+    itself) is the column's sort order (PROTOCOL.md 10.2, honoured by :func:`sort_key`);
+    ``collation`` names the source's collation (shown only).
     """
     if type not in COLUMN_TYPES:
         raise ValueError(f"column {id!r}: unknown type {type!r}")
@@ -163,6 +171,16 @@ def column(id: str, title: str | None = None, type: str = "text", *,
         if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 15:
             raise ValueError(f"column {id!r}: decimals must be an integer from 0 to 15, not {decimals!r}")
         col["decimals"] = decimals
+    if nulls is not None:
+        if nulls not in ("smallest", "largest"):
+            raise ValueError(f"column {id!r}: nulls must be 'smallest' or 'largest', not {nulls!r}")
+        col["nulls"] = nulls
+    if order is not None:
+        if order not in ("protocol", "casefold", "source"):
+            raise ValueError(f"column {id!r}: order must be 'protocol', 'casefold' or 'source', not {order!r}")
+        col["order"] = order
+    if collation is not None:
+        col["collation"] = str(collation)
     return col
 
 
@@ -352,32 +370,82 @@ def count_sections(rows: Iterable[Mapping[str, Any]],
 
 # --------------------------------------------------------------------------- sorting
 
-def sort_key(value: Any, col: Mapping[str, Any] | None = None) -> tuple:
-    """A key that orders the cells of one column, type-aware.
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
-    ``None`` sorts before everything (so first ascending, last descending); enum cells sort by
-    their position in the column's ``values`` (unknown values after the known ones); booleans
-    ``False`` < ``True``; numbers numerically; text case-insensitively, ties broken by the exact
-    text; dates (ISO 8601 strings) as text. Cells of different kinds in one column are grouped
-    by kind instead of raising ``TypeError``.
+
+def ascii_lower(text: str) -> str:
+    """``text`` with the ASCII letters A-Z in lower case and nothing else changed: the folding
+    of an ``"order": "casefold"`` column (PROTOCOL.md 10.2, SQLite's ``NOCASE``)."""
+    return text.translate(_ASCII_LOWER)
+
+
+_NULL_SMALLEST = (-1, 0)
+_NULL_LARGEST = (9, 0)
+_NUMBER_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?\Z")
+_INTEGER_DIGITS = re.compile(r"-?[0-9]+\Z")
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+
+def _date_micros(text: str) -> int | None:
+    """A date or timestamp (10.3) as microseconds since 1970 UTC, or ``None``."""
+    try:
+        return (_parse_date(text) - _EPOCH) // _dt.timedelta(microseconds=1)
+    except (ValueError, OverflowError):
+        return None
+
+
+def sort_key(value: Any, col: Mapping[str, Any] | None = None) -> tuple:
+    """A key that orders the cells of one column ascending by PROTOCOL.md 11.3 "Sort order".
+
+    ``integer`` and ``decimal`` numerically and exactly, exact-number strings too (10.3:
+    ``"123456789012345678901234567890"``, ``"2.50"`` = ``2.5``, ``-0`` = ``0``, ``"-Infinity"`` <
+    numbers < ``"Infinity"`` < ``"NaN"``); ``bool`` ``False`` first; ``enum`` by position in the
+    column's ``values``; ``date`` by instant (a date alone is its midnight UTC, a timestamp
+    without a zone is UTC); text by Unicode scalar values, which is UTF-8 byte order (Python's
+    ``str`` order), or with ASCII letters folded in a column with ``"order": "casefold"`` (10.2;
+    ``"Apple"`` and ``"apple"`` are then equal, so a stable sort keeps their natural order).
+    ``None`` is the smallest value, or the largest with ``"nulls": "largest"``. A cell whose
+    JSON type does not fit its column sorts with the numbers (a number or bool) or the texts
+    (anything else, a list or object by its JSON text), never raising ``TypeError``. Without
+    ``col`` the value is taken as a text column's.
     """
+    col = col or {}
     if value is None:
-        return (0,)
-    if col is not None and col.get("type") == "enum":
-        values = col.get("values") or []
-        try:
-            return (1, 0, values.index(value), "")
-        except ValueError:
-            return (1, 0, len(values), str(value))
+        return _NULL_LARGEST if col.get("nulls") == "largest" else _NULL_SMALLEST
+    kind = col.get("type", "text")
     if isinstance(value, bool):
-        return (1, 1, int(value), "")
-    if isinstance(value, (int, float)):
-        if isinstance(value, float) and math.isnan(value):
-            return (1, 2, -math.inf, "")
-        return (1, 2, value, "")
+        return (1, int(value))
+    if isinstance(value, (int, float, decimal.Decimal)):
+        if isinstance(value, float) and not math.isfinite(value) or \
+                isinstance(value, decimal.Decimal) and not value.is_finite():
+            if value != value:
+                return (3, 0)
+            return (0, 0) if value < 0 else (2, 0)
+        return (1, value)
     if isinstance(value, str):
-        return (1, 3, value.casefold(), value)
-    return (1, 4, json.dumps(value, sort_keys=True, default=str), "")
+        if kind == "integer" and _INTEGER_DIGITS.match(value):
+            return (1, int(value))
+        if kind == "decimal":
+            if _NUMBER_TEXT.match(value):
+                return (1, decimal.Decimal(value))
+            if value == "-Infinity":
+                return (0, 0)
+            if value == "Infinity":
+                return (2, 0)
+            if value == "NaN":
+                return (3, 0)
+        elif kind == "enum":
+            values = col.get("values") or []
+            if value in values:
+                return (1, values.index(value))
+        elif kind == "date":
+            micros = _date_micros(value)
+            if micros is not None:
+                return (1, micros)
+        elif kind == "text" and col.get("order") == "casefold":
+            return (4, ascii_lower(value))
+        return (4, value)
+    return (4, json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, default=str))
 
 
 def validate_sort(sort: Any, columns: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
@@ -427,11 +495,63 @@ def sort_rows(rows: Iterable[Mapping[str, Any]], sort: Sequence[Mapping[str, Any
     return out
 
 
+def cell_text(cell: Any) -> str | None:
+    """A cell's text for the filter and ``find`` (PROTOCOL.md 11.3, What a filter matches): a
+    string as sent, a number as written in JSON, ``true`` or ``false``; ``None`` for null."""
+    if cell is None:
+        return None
+    if isinstance(cell, str):
+        return cell
+    return json.dumps(cell, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def row_matches(r: Mapping[str, Any], text: str) -> bool:
+    """Whether a row has a cell whose text contains ``text``, case-insensitively."""
+    needle = text.casefold()
+    for c in r["cells"]:
+        t = cell_text(c)
+        if t is not None and needle in t.casefold():
+            return True
+    return False
+
+
 def filter_rows(rows: Iterable[Mapping[str, Any]], text: str) -> list[Any]:
     """Rows with at least one cell whose text contains ``text``, case-insensitively."""
-    needle = text.casefold()
-    return [r for r in rows
-            if any(c is not None and needle in str(c).casefold() for c in r["cells"])]
+    return [r for r in rows if row_matches(r, text)]
+
+
+def find_row(rows: Sequence[Mapping[str, Any]], text: str, from_: int = 0, backward: bool = False,
+             wrap: bool = False) -> dict[str, Any]:
+    """``find`` (PROTOCOL.md 11.15) over the rows of a view, in its order: ``{"offset", "row",
+    "wrapped"}`` of the first row holding ``text`` by the filter's rule (:func:`row_matches`),
+    looking at ``from_`` and on (back from it with ``backward``), then, with ``wrap``, from the
+    other end up to ``from_`` (a row found there is ``wrapped``). A ``from_`` past the end looks
+    from the last row backward, or with ``wrap`` from row 0 forward (found there: ``wrapped``).
+    ``{"offset": None, "row": None, "wrapped": False}`` when no row matches."""
+    n = len(rows)
+    none: dict[str, Any] = {"offset": None, "row": None, "wrapped": False}
+    if n == 0:
+        return none
+    start = min(from_, n - 1)
+    # The ranges looked at, in order, as (first, stop, step); an empty one stands for the
+    # positions past the end, so that what the next one finds is wrapped.
+    parts: list[tuple[int, int, int]] = []
+    if backward:
+        parts.append((start, -1, -1))
+        if wrap and from_ < n and start + 1 < n:
+            parts.append((n - 1, start, -1))
+    elif from_ >= n:
+        if wrap:
+            parts += [(n, n, 1), (0, n, 1)]
+    else:
+        parts.append((from_, n, 1))
+        if wrap and from_ > 0:
+            parts.append((0, from_, 1))
+    for p, (first, stop, step) in enumerate(parts):
+        for i in range(first, stop, step):
+            if row_matches(rows[i], text):
+                return {"offset": i, "row": str(rows[i]["id"]), "wrapped": p > 0}
+    return none
 
 
 # --------------------------------------------------------------------------- where
@@ -792,6 +912,18 @@ class TableSource:
                 return wanted, where[wanted]
         return None
 
+    def find(self, text: str, from_: int, backward: bool, wrap: bool, sort: list[dict[str, str]],
+             filter: Any, where: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """The ``find`` request (PROTOCOL.md 11.15, only sent when the plugin declares the
+        ``find`` capability): ``{"offset", "row", "wrapped"}`` of the first row of this order and
+        filter (``where`` as in :meth:`rows`) holding ``text`` by the filter's rule, from
+        ``from_`` on (see :func:`find_row`). The default reads the whole view through
+        :meth:`rows` once, as :meth:`locate` does; override it for big tables, or do not
+        declare ``find``."""
+        got = self.rows(0, 2**31 - 1, sort, filter, where) if where else self.rows(0, 2**31 - 1, sort, filter)
+        page = got[0] if isinstance(got, tuple) else got
+        return find_row(page, text, from_, backward, wrap)
+
     def actions(self) -> list[dict[str, Any]]:
         """The actions of this table (see :func:`action_spec`). Default: none."""
         return []
@@ -919,7 +1051,10 @@ class TablePlugin(TableSource):
 
         Keys: ``sort``, ``multiSort``, ``filter``, ``sections``, ``children``, ``actions``,
         ``live``, ``paging``, ``move``, ``locate`` (answered by :meth:`TableSource.locate`),
-        ``where`` (``rows`` and ``locate`` then get a fifth argument ``where``, PROTOCOL.md
+        ``find`` (answered by :meth:`TableSource.find`, PROTOCOL.md 11.15; both defaults read
+        the view through :meth:`~TableSource.rows`: declare them when that is cheap, as for a
+        table served from :meth:`~TableSource.all_rows`),
+        ``where`` (``rows``, ``locate`` and ``find`` then get a last argument ``where``, PROTOCOL.md
         11.11), ``aggregate`` (answered by :meth:`aggregate`, 11.12), ``describe`` (answered by
         :meth:`statistics`, 11.13), ``query`` (answered by :meth:`query`, 11.14). Default: none
         (the host sorts; ``paging`` defaults to true).
@@ -1296,6 +1431,7 @@ class TablePlugin(TableSource):
             return self._stream_rows(req.id, req.params)
         handler = {"open": self._open, "rows": self._rows, "children": self._children,
                    "action": self._action, "move": self._move, "locate": self._locate,
+                   "find": self._find,
                    "aggregate": self._aggregate, "describe": self._describe_columns,
                    "query": self._query}.get(method)
         if handler is None:
@@ -1400,7 +1536,7 @@ class TablePlugin(TableSource):
         return self._fit(result)
 
     def _order(self, params: dict[str, Any], columns: list[dict[str, Any]]) -> tuple[list, Any]:
-        """The validated sort and the filter of a ``rows`` or ``locate`` request."""
+        """The validated sort and the filter of a ``rows``, ``locate`` or ``find`` request."""
         caps = self._caps()
         if caps.get("sort"):
             sort = validate_sort(params.get("sort"), columns)
@@ -1429,6 +1565,37 @@ class TablePlugin(TableSource):
         where = self._where(params, columns)
         found = source.locate(ids, sort, filt) if where is None else source.locate(ids, sort, filt, where)
         return {"row": found[0], "offset": found[1]} if found else {"row": None}
+
+    def _find(self, params: dict[str, Any]) -> dict[str, Any]:
+        if not self._caps().get("find"):
+            raise RpcError(METHOD_NOT_FOUND, "method not found: find (no find capability)")
+        source = self._source(params.get("table"))
+        text = params.get("text")
+        if not isinstance(text, str) or not text:
+            raise RpcError(INVALID_PARAMS, "text must be a non-empty string")
+        from_ = params.get("from")
+        if isinstance(from_, bool) or not isinstance(from_, int) or from_ < 0:
+            raise RpcError(INVALID_PARAMS, "from must be a non-negative integer")
+        flags = {}
+        for name in ("backward", "wrap"):
+            value = params.get(name, False)
+            if not isinstance(value, bool):
+                raise RpcError(INVALID_PARAMS, f"{name} must be true or false")
+            flags[name] = value
+        columns = source.columns()
+        sort, filt = self._order(params, columns)
+        where = self._where(params, columns)
+        if where is None:
+            found = source.find(text, from_, flags["backward"], flags["wrap"], sort, filt)
+        else:
+            found = source.find(text, from_, flags["backward"], flags["wrap"], sort, filt, where)
+        result: dict[str, Any] = {}
+        if "generation" in params:
+            result["generation"] = params["generation"]
+        offset = found.get("offset") if found else None
+        result.update({"offset": offset, "row": str(found["row"]) if offset is not None else None,
+                       "wrapped": bool(found.get("wrapped")) if offset is not None else False})
+        return result
 
     # Streaming (``paging: False`` plugins, protocol section 11.3.1). Kept in functions of their
     # own: a plugin that declares ``{"paging": False}`` gets ``rows`` with ``stream: true`` and

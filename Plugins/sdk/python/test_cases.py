@@ -1,9 +1,9 @@
-"""The shared conformance cases (``Plugins/sdk/cases``, PROTOCOL.md 11.3 and 10.6) run through
-the Python SDK: its sort, its filter rule and a table's default ``rows`` (sections included).
+"""The shared conformance cases (``Plugins/sdk/cases``, PROTOCOL.md 11.3, 10.6 and 11.15) run
+through the Python SDK: its sort, its filter rule, a table's default ``rows`` (sections included)
+and its default ``find``.
 
-Where the SDK's sort still differs from the protocol (and the host), the case is listed in
-``DISAGREES`` with the reason, and the test checks that it still differs: fix the SDK, and the
-test names the entry to remove.
+Every case must agree with the protocol (and the host): ``DISAGREES`` is empty, and the test
+fails if an entry is added back.
 """
 
 from __future__ import annotations
@@ -23,17 +23,9 @@ import tabdeck_plugin as sdk  # noqa: E402
 
 CASES = os.path.join(HERE, "..", "cases")
 
-# (case, index in "sorts") -> why sdk.sort_key orders it otherwise than PROTOCOL.md 11.3.
-_TEXT = "text by casefold (Unicode), ties by exact text; 11.3: UTF-8 bytes, or ASCII-folded with ties kept"
-_NUMBERS = "exact-number strings compare as text (10.3: numerically, exactly; -0 = 0)"
-_DATES = "dates compare as text, not by instant"
-_NULLS = "\"nulls\": \"largest\" is ignored"
-DISAGREES: dict[tuple[str, int], str] = {
-    **{("text", i): _TEXT for i in range(5)},
-    **{("numbers", i): _NUMBERS for i in range(5)},
-    ("types", 2): _DATES, ("types", 3): _DATES,
-    ("nulls-largest", 0): _NULLS, ("nulls-largest", 1): _NULLS, ("nulls-largest", 4): _NULLS,
-}
+# (case, index in "sorts") -> why sdk.sort_key orders it otherwise than PROTOCOL.md 11.3. Empty:
+# the SDK sorts every shared case as the protocol says.
+DISAGREES: dict[tuple[str, int], str] = {}
 
 
 def load_cases() -> list[dict[str, Any]]:
@@ -84,11 +76,20 @@ class SharedCasesTest(unittest.TestCase):
             for i, s in enumerate(case["sorts"]):
                 with self.subTest(case=case["name"], sort=i):
                     got, _ = served(case, s["sort"], None)
-                    why = DISAGREES.get((case["name"], i))
-                    if why is None:
-                        self.assertEqual(got, s["ids"], f"{case['name']}.sorts[{i}]: {s['sort']}")
-                    else:
-                        self.assertNotEqual(got, s["ids"], f"{case['name']}.sorts[{i}] now agrees: remove it from DISAGREES")
+                    self.assertEqual(got, s["ids"], f"{case['name']}.sorts[{i}]: {s['sort']}")
+
+    def test_no_case_disagrees(self) -> None:
+        self.assertEqual(DISAGREES, {}, "every shared case must agree with PROTOCOL.md 11.3")
+
+    def test_sort_rows_alone(self) -> None:
+        """``sort_rows`` on a case's rows (no table, no sections), as the cases' README shows."""
+        for case in load_cases():
+            if case.get("sections"):
+                continue
+            for i, s in enumerate(case["sorts"]):
+                with self.subTest(case=case["name"], sort=i):
+                    got = [r["id"] for r in sdk.sort_rows(case["rows"], s["sort"], case["columns"])]
+                    self.assertEqual(got, s["ids"])
 
     def test_filters_keep_the_rows_expected(self) -> None:
         for case in load_cases():
@@ -111,6 +112,75 @@ class SharedCasesTest(unittest.TestCase):
                 got, _ = served(case, s["sort"], None)
                 runs = [where[i] for n, i in enumerate(got) if n == 0 or where[got[n - 1]] != where[i]]
                 self.assertEqual(runs, order, f"{case['name']}: {s['sort']}")
+
+
+class SharedFindCasesTest(unittest.TestCase):
+    """The ``finds`` of every case through a table's default ``find`` and through ``find_row``."""
+
+    def test_finds(self) -> None:
+        n = 0
+        for case in load_cases():
+            for i, f in enumerate(case.get("finds", [])):
+                n += 1
+                with self.subTest(case=case["name"], find=i):
+                    want = {"offset": f["offset"], "row": f["row"], "wrapped": f["wrapped"]}
+                    got = CaseTable(case).find(f["text"], f["from"], f.get("backward", False),
+                                               f.get("wrap", False), f.get("sort", []), f.get("filter"))
+                    self.assertEqual(got, want, f"{case['name']}.finds[{i}]: {f}")
+                    view, _ = served(case, f.get("sort", []), f.get("filter"))
+                    rows = {r["id"]: r for r in case["rows"]}
+                    self.assertEqual(sdk.find_row([rows[v] for v in view], f["text"], f["from"],
+                                                  f.get("backward", False), f.get("wrap", False)), want)
+        self.assertGreater(n, 0, "no find cases")
+
+    def test_finds_through_the_protocol(self) -> None:
+        """The same finds as ``find`` requests to a plugin that declares ``find``."""
+        case = next(c for c in load_cases() if c.get("finds"))
+
+        class Plugin(sdk.TablePlugin):
+            def capabilities(self) -> dict[str, bool]:
+                return {"sort": True, "multiSort": True, "filter": True, "find": True}
+
+            def columns(self) -> list[dict[str, Any]]:
+                return case["columns"]
+
+            def all_rows(self) -> list[dict[str, Any]]:
+                return [dict(r) for r in case["rows"]]
+
+        plugin = Plugin()
+        plugin._dispatch(sdk._Request(1, "initialize", {"protocolVersion": 1}, True))
+        table = plugin._dispatch(sdk._Request(2, "open", {"args": {}}, True))["table"]
+        for i, f in enumerate(case["finds"]):
+            with self.subTest(find=i):
+                params = {"table": table, "text": f["text"], "from": f["from"], "sort": f.get("sort", []),
+                          "filter": f.get("filter"), "generation": 7}
+                for k in ("backward", "wrap"):
+                    if k in f:
+                        params[k] = f[k]
+                got = plugin._dispatch(sdk._Request(10 + i, "find", params, True))
+                self.assertEqual(got, {"generation": 7, "offset": f["offset"], "row": f["row"],
+                                       "wrapped": f["wrapped"]})
+        for bad in ({"text": ""}, {"text": 3}, {"from": -1}, {"from": True}, {"wrap": "yes"}):
+            with self.subTest(bad=bad):
+                params = {"table": table, "text": "x", "from": 0, "sort": [], "filter": None, **bad}
+                with self.assertRaises(sdk.RpcError) as e:
+                    plugin._dispatch(sdk._Request(99, "find", params, True))
+                self.assertEqual(e.exception.code, sdk.INVALID_PARAMS)
+
+    def test_find_needs_the_capability(self) -> None:
+        class Plugin(sdk.TablePlugin):
+            def columns(self) -> list[dict[str, Any]]:
+                return [sdk.column("a")]
+
+            def all_rows(self) -> list[dict[str, Any]]:
+                return [sdk.row("1", ["x"])]
+
+        plugin = Plugin()
+        plugin._dispatch(sdk._Request(1, "initialize", {"protocolVersion": 1}, True))
+        plugin._dispatch(sdk._Request(2, "open", {}, True))
+        with self.assertRaises(sdk.RpcError) as e:
+            plugin._dispatch(sdk._Request(3, "find", {"table": "root", "text": "x", "from": 0}, True))
+        self.assertEqual(e.exception.code, sdk.METHOD_NOT_FOUND)
 
 
 if __name__ == "__main__":
