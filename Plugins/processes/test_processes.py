@@ -39,7 +39,7 @@ def key(value: Any, column: str) -> tuple:
     if column == "state":
         return (1, STATES.index(value))
     if isinstance(value, str):
-        return (1, value.casefold(), value)
+        return (1, value)  # PROTOCOL.md 11.3: text by UTF-8 bytes (Python's str order)
     return (1, value)
 
 
