@@ -66,7 +66,7 @@ def _cell_text(cell: Any) -> str:
 
 KINDS = ["dir", "file", "link", "other"]
 COLUMNS = [
-    column("name", "Name", width={"min": 10, "ideal": 32}),
+    column("name", "Name", width={"min": 10, "ideal": 32}, order="casefold"),
     column("size", "Size", "integer", width={"min": 6, "ideal": 12, "max": 20}, align="right"),
     column("modified", "Modified", "date", width=20),
     column("kind", "Kind", "enum", values=KINDS, width=5),
@@ -307,7 +307,7 @@ class Files(TablePlugin):
 
     def capabilities(self) -> dict[str, bool]:
         return {"sort": True, "multiSort": True, "filter": True, "sections": True, "children": True, "actions": True,
-                "locate": True}
+                "locate": True, "find": True}
 
     def open(self, args: dict[str, Any]) -> dict[str, Any]:
         path = args.get("path", ".")
