@@ -24,19 +24,8 @@ public final class FullScreen {
     let stats: FrameStats?
     /// When the oldest key not yet shown was read from the terminal.
     var keyReadAt: ContinuousClock.Instant?
-    /// Seconds without input after which views moved by keys are saved, and the longest they
-    /// stay unsaved while events keep coming.
-    static let saveAfter = 0.3
-    static let saveAtMost = 2.0
-    /// The longest a batch of queued events is handled before a frame is drawn; also the
-    /// interval of frames for plugin events when they come faster (`EventFrames`).
-    static let frameBudget = 0.016
-    /// How often the model gets ``ScreenInput/tick(now:)`` while a job runs (spinner, time, rate).
-    static let tickInterval = 0.1
-    /// When keys first moved a view not saved yet (``Runtime/now()``).
-    var movedAt: Double?
-    /// When a lone Esc becomes a key of its own.
-    var escape = EscapeTimer()
+    /// The model said a frame is due without an event (the job's tick).
+    var frameDue = false
     let resizeSource: DispatchSourceSignal
     /// SIGTERM, SIGHUP and SIGINT quit like `q`.
     let signals: SignalWatch
@@ -75,31 +64,21 @@ public final class FullScreen {
         runtime.dispatch(.refresh)
         draw()
         var changed = false  // events came since the last frame
-        var eventFrames = EventFrames()
-        var lastTick: Double?  // while a job runs: when the model last got a tick
         while running {
             // A key's frame is drawn at once. Frames for plugin events too, unless they come
-            // faster than `EventFrames` allows (a flood): then events wait (keys do not) until
-            // the next one is allowed, so the main thread neither draws nor handles events one
-            // at a time all the while, and a key finds it idle.
-            let next = eventFrames.nextAllowed(now: runtime.now())
-            // While a job runs the model gets the clock every `tickInterval` (the first at once),
-            // through the wait's deadline: never a sleep.
-            if !model.wantsTicks { lastTick = nil }
-            let tickAt = model.wantsTicks ? (lastTick.map { $0 + Self.tickInterval } ?? runtime.now()) : nil
-            let keyed = collect(drawBy: [changed ? next : nil, tickAt].compactMap { $0 }.min(), holdEventsUntil: next)
+            // faster than the model's pacing allows (a flood): then events wait (keys do not)
+            // until the next one is allowed, so the main thread neither draws nor handles events
+            // one at a time all the while, and a key finds it idle. Every other wait (a tick of
+            // the running job, views to save, a lone Esc) is the model's ``ScreenModel/nextWake``.
+            let next = model.nextEventFrame(now: runtime.now())
+            let keyed = collect(drawBy: changed ? next : nil, holdEventsUntil: next)
             if keyed == true { runtime.dispatch(.refresh) }
             if keyed != nil { changed = true }
-            if let tickAt, model.wantsTicks, runtime.now() >= tickAt {
-                let now = runtime.now()
-                lastTick = now
-                apply(model.update(.tick(now: now), workspace: runtime.workspace))
-                changed = true
-            }
-            if changed && (keyed == true || eventFrames.nextAllowed(now: runtime.now()) == nil) {
+            if frameDue { changed = true; frameDue = false }
+            if changed && (keyed == true || model.nextEventFrame(now: runtime.now()) == nil) {
                 apply(model.update(.coreChanged, workspace: runtime.workspace))
                 draw()
-                if keyed != true { eventFrames.drawn(at: runtime.now()) }
+                if keyed != true { apply(model.update(.eventFrameDrawn(at: runtime.now()), workspace: runtime.workspace)) }
                 changed = false
             }
         }
@@ -117,14 +96,12 @@ public final class FullScreen {
     /// `holdEventsUntil`) and handles a batch of them, up to the next frame: true if keys were
     /// pressed, false if not, nil if nothing came (views were saved, or a frame is due).
     func collect(drawBy: Double? = nil, holdEventsUntil hold: Double? = nil) -> Bool? {
-        // Views moved by keys are saved once keys pause (or every few seconds while events
-        // keep coming), never between a key and its frame.
-        let now = runtime.now()
-        if runtime.workspace.hasUnsavedViews { movedAt = movedAt ?? now } else { movedAt = nil }
-        if let movedAt, now - movedAt >= Self.saveAtMost { runtime.dispatch(.saveViews); self.movedAt = nil }
-        let idle = movedAt.map { min(now + Self.saveAfter, $0 + Self.saveAtMost) }
-        guard let event = runtime.next(until: [idle, drawBy].compactMap { $0 }.min(), holdEventsUntil: hold) else {
-            if let idle, runtime.now() >= idle { runtime.dispatch(.saveViews); movedAt = nil }
+        // The model reads the clock before the wait: views moved by keys are saved once keys
+        // pause (or every few seconds while events keep coming), never between a key and its frame.
+        tellTime()
+        if frameDue { return nil }  // the job's tick: its frame first
+        guard let event = runtime.next(until: [model.nextWake, drawBy].compactMap { $0 }.min(), holdEventsUntil: hold) else {
+            tellTime()
             return nil
         }
         var keyed = handle(event)
@@ -132,27 +109,34 @@ public final class FullScreen {
         // frame for all of it, but draw at least every `frameBudget` seconds, and at once after
         // keys: events that keep coming (a busy plugin, a slow machine) must not hold back the
         // frame of a key.
-        let batchEnd = runtime.now() + Self.frameBudget
+        let batchEnd = runtime.now() + ScreenTimers.frameBudget
         var left = runtime.queue.count
-        while running, left > 0, !keyed, !escape.isDue(now: runtime.now()), runtime.now() < batchEnd,
+        while running, left > 0, !keyed, !escapeIsDue, runtime.now() < batchEnd,
               let more = runtime.next(until: runtime.now(), holdEventsUntil: hold) {
             keyed = handle(more)
             left -= 1
         }
-        // A lone Esc is a key of its own if nothing follows it within `EscapeTimer.wait` of
-        // when it was read, however many other events come meanwhile.
-        while running, let deadline = escape.deadline {
+        // A lone Esc is a key of its own if nothing follows it within `ScreenTimers.escapeWait`
+        // of when it was read, however many other events come meanwhile.
+        while running, let deadline = model.timers.escapeDeadline {
             if runtime.now() < deadline, let more = runtime.next(until: deadline) {
                 keyed = handle(more) || keyed
                 continue
             }
             if runtime.now() < deadline { continue }  // woken early with nothing to handle
-            let keys = decoder.flush()
-            escape.resolved(at: runtime.now())
-            for key in keys where running { apply(effects(of: key)) }
+            tellTime()
             keyed = true
         }
         return keyed
+    }
+
+    /// Whether the held bytes (a lone Esc) are due to be resolved.
+    var escapeIsDue: Bool { model.timers.escapeDeadline.map { runtime.now() >= $0 } ?? false }
+
+    /// Tells the model the time and carries out what fell due (views saved, a lone Esc
+    /// resolved, the job's tick).
+    func tellTime() {
+        apply(model.update(.timer(now: runtime.now()), workspace: runtime.workspace))
     }
 
     /// Handles one event; true if it was a key press.
@@ -181,7 +165,7 @@ public final class FullScreen {
         case .input(let bytes, let readAt):
             if keyReadAt == nil { keyReadAt = readAt }
             typeKeys(bytes)
-            escape.input(leftPending: decoder.isPending, now: runtime.now())
+            apply(model.update(.bytesRead(leftPending: decoder.isPending, now: runtime.now()), workspace: runtime.workspace))
             return true
         }
     }
@@ -236,6 +220,9 @@ public final class FullScreen {
             case .quit: model.running = false
             case .mouseReporting(let on): terminal.setMouse(on)
             case .suspend: suspend()
+            case .resolveHeldKeys:
+                for key in decoder.flush() where running { apply(self.effects(of: key)) }
+            case .frameDue: frameDue = true
             }
             if runtime.quitRequested { model.running = false }
         }
@@ -351,26 +338,5 @@ final class FrameStats {
         defer { try? handle.close() }
         _ = try? handle.seekToEnd()
         try? handle.write(contentsOf: Data((line + "\n").utf8))
-    }
-}
-
-/// How often frames are drawn for plugin events (not keys): at once, except that at most
-/// ``burst`` of them fall in any ``burst`` × ``FullScreen/frameBudget`` (about 60 a second on
-/// average): a page that arrives right after its table is drawn at once, a flood is drawn at
-/// the frame rate. Times are ``Runtime/now()`` seconds.
-struct EventFrames {
-    static let burst = 3
-    private var recent: [Double] = []
-
-    /// When the next frame for events may be drawn; nil: now.
-    func nextAllowed(now: Double) -> Double? {
-        guard recent.count == Self.burst, let oldest = recent.first else { return nil }
-        let next = oldest + Double(Self.burst) * FullScreen.frameBudget
-        return now < next ? next : nil
-    }
-
-    mutating func drawn(at now: Double) {
-        recent.append(now)
-        if recent.count > Self.burst { recent.removeFirst() }
     }
 }

@@ -43,12 +43,13 @@ import TabdeckTerminalIO
             finished.signal()
         }.start()
 
-        while screen.escape.lastResolved == nil { _ = screen.collect() }
+        while screen.model.timers.lastEscape == nil { _ = screen.collect() }
         stop.set(true)
         queue.stopWaiting()  // the flood may wait for room: let it see `stop`
         finished.wait()
-        let (read, resolved) = try #require(screen.escape.lastResolved)
-        #expect(resolved - read >= EscapeTimer.wait)
+        let resolution = try #require(screen.model.timers.lastEscape)
+        let (read, resolved) = (resolution.read, resolution.resolved)
+        #expect(resolved - read >= ScreenTimers.escapeWait)
         #expect(resolved - read <= 0.05, "a lone Esc read at \(read) s was resolved at \(resolved) s")
         guard case .table = screen.model.ui.mode else { Issue.record("Esc did not close the find prompt: \(screen.model.ui.mode)"); return }
         runtime.shutdown()

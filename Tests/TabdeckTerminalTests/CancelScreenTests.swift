@@ -74,7 +74,7 @@ import TabdeckProtocol
         default: .command
         }
         #expect(job.kind == expected)
-        s.input(.tick(now: 5))
+        s.input(.timer(now: 5))
         #expect(s.lines.last!.hasPrefix(JobLine.spinner[0] + " " + job.title))
         let held = Set(s.scene.held.filter { $0.method == Self.method(kind) }.map(\.id.json))
         #expect(!held.isEmpty)
@@ -126,12 +126,12 @@ import TabdeckProtocol
     @Test func rowsThatAreLateSayWhatTheyWaitFor() {
         var s = ScreenScene(width: 80, height: 5)
         s.scene.tables["people"]!.hold = { $0 >= 500 }
-        s.input(.tick(now: 10))
+        s.input(.timer(now: 10))
         s.input(.promptClosed("goto 600"))
         #expect(s.scene.ws.job?.kind == .waiting)
-        s.input(.tick(now: 10.3))
+        s.input(.timer(now: 10.3))
         #expect(s.lines.last == "row 600 of 1,000,000")
-        s.input(.tick(now: 12.8))
+        s.input(.timer(now: 12.8))
         #expect(s.lines.last == "⠴ waiting for People · 2.5 s · Esc cancels · row 600 of 1,000,000")
         s.press(.escape)
         #expect(s.scene.ws.job == nil)
@@ -146,12 +146,12 @@ import TabdeckProtocol
         var s = ScreenScene(width: width, height: 5)
         s.scene.tables["people"]!.hold = { $0 >= 2000 && $0 < 999_000 }
         s.input(.promptClosed("export /tmp/tabdeck-never-written.csv"))
-        s.input(.tick(now: 1))
+        s.input(.timer(now: 1))
         s.press(.char("j"), .char("j"))
         #expect(s.scene.ws.tabs["people"]?.table?.view.cursor == 2)
         s.press(.tab)
         #expect(s.scene.ws.selectedTab == "orders")
-        s.input(.tick(now: 2.5))
+        s.input(.timer(now: 2.5))
         check(s.lines, Self.otherTab[width], "otherTab \(width)")
         s.press(.char("s"))
         check(s.lines, Self.refused[width], "refused \(width)")

@@ -39,7 +39,7 @@ import TabdeckProtocol
         s.scene.tables["people"]!.hold = { $0 >= 2000 }
         s.press(.char("Y"))
         #expect(s.scene.ws.job?.title == "copy selection")
-        s.input(.tick(now: 5))
+        s.input(.timer(now: 5))
         check(s.lines, Self.progress[width], "progress \(width)")
         let held = s.scene.held.filter { $0.method == Method.rows }.map(\.id)
         s.press(.escape)

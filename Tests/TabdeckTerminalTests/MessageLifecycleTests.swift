@@ -70,7 +70,7 @@ import TabdeckProtocol
         #expect(s.scene.failures.last == "cancelled \"export x.csv\"")  // the core said it too
         check([s.lines.last!], Self.cancelled[width], "cancelled \(width)")
         s.input(.promptClosed("export x.csv"))  // again: a new job
-        s.input(.tick(now: 7))
+        s.input(.timer(now: 7))
         check([s.lines.last!], Self.again[width], "again \(width)")
         #expect(s.model.ui.message == nil)
     }

@@ -28,13 +28,13 @@ func check(_ lines: [String], _ expected: [String]?, _ name: String, sourceLocat
         s.press(.char("s"))
         #expect(s.scene.ws.job?.title == "sort name")
         #expect(s.model.wantsTicks)
-        s.input(.tick(now: 100))
-        s.input(.tick(now: 100.3))
+        s.input(.timer(now: 100))
+        s.input(.timer(now: 100.3))
         check(s.lines, Self.spinner[width], "spinner \(width)")
         s.scene.notify("people", "progress", ["done": 300, "total": 1000, "message": "sorting"])
         s.input(.coreChanged)
         s.scene.notify("people", "progress", ["done": 600, "total": 1000, "message": "sorting"])
-        s.input(.tick(now: 101.3))  // 300 more in the second since the first report
+        s.input(.timer(now: 101.3))  // 300 more in the second since the first report
         check(s.lines, Self.bar[width], "bar \(width)")
         let held = s.scene.requested.filter { $0.method == Method.rows }.map(\.id).suffix(2)
         s.press(.escape)
@@ -136,11 +136,11 @@ func check(_ lines: [String], _ expected: [String]?, _ name: String, sourceLocat
         var s = ScreenScene(width: width, height: 5)
         s.scene.tables["people"]!.hold = { $0 >= 2000 && $0 < 1_000_000 - 1 }
         s.input(.promptClosed("export /tmp/out.csv"))
-        s.input(.tick(now: 10))
+        s.input(.timer(now: 10))
         s.scene.tables["people"]!.hold = { $0 >= 4000 }
         s.scene.releaseHeld()
         s.input(.coreChanged)
-        s.input(.tick(now: 12))
+        s.input(.timer(now: 12))
         #expect(s.scene.ws.job?.done == 4000)
         check(s.lines, Self.export[width], "export \(width)")
     }

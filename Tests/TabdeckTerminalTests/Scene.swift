@@ -245,6 +245,9 @@ struct ScreenScene {
     /// The mouse reporting the model asked for (in order), and Ctrl-Z suspends.
     var mouseModes: [Bool] = []
     var suspends = 0
+    /// Times the model said the held bytes are keys (a lone Esc), and frames due by time alone.
+    var heldKeysResolved = 0
+    var framesDue = 0
     /// The shell's clock for mouse reports (virtual: SceneMouse.swift moves it).
     var clock = 100.0
 
@@ -284,6 +287,8 @@ struct ScreenScene {
             case .quit: break
             case .mouseReporting(let on): mouseModes.append(on)
             case .suspend: suspends += 1
+            case .resolveHeldKeys: heldKeysResolved += 1
+            case .frameDue: framesDue += 1
             }
         }
     }

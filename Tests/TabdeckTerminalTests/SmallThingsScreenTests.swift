@@ -34,8 +34,8 @@ import TabdeckProtocol
         s.press(.char("/"))
         s.type("nowhere")
         s.press(.enter)
-        s.input(.tick(now: 0))
-        s.input(.tick(now: 0.25))
+        s.input(.timer(now: 0))
+        s.input(.timer(now: 0.25))
         check(s.lines, Self.ascii[width], "ascii \(width)")
         #expect(s.lines.allSatisfy { $0.unicodeScalars.allSatisfy(\.isASCII) })
     }

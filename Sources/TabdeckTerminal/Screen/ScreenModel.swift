@@ -21,6 +21,8 @@ public struct ScreenModel: Hashable, Sendable {
     var shownFind: [String]?
     /// The job Esc cancelled last (its "cancelled" is said once).
     var cancelledJob: String?
+    /// Every timer of the screen (save, ticks, lone Esc, frame pacing).
+    public internal(set) var timers = ScreenTimers()
 
     /// A model for a terminal of `width` × `height`, showing the table.
     public init(width: Int = 80, height: Int = 24, ui: UIState = UIState()) {
@@ -43,8 +45,14 @@ public enum ScreenInput: Hashable, Sendable {
     case output(String, isError: Bool)
     /// The `:` prompt closed with this line (nil: abandoned with Esc or Ctrl-C).
     case promptClosed(String?)
-    /// The shell's clock (``wantsTicks``): the running job's spinner, time and rate follow it.
-    case tick(now: Double)
+    /// The shell's clock, read when it is about to wait and when its wait ended (at
+    /// ``ScreenModel/nextWake`` or on an event): what fell due comes back as effects.
+    case timer(now: Double)
+    /// The terminal's bytes read at `now` were decoded; `leftPending`: the decoder holds some
+    /// (a lone Esc, perhaps, resolved at ``ScreenTimers/escapeWait`` after it was read).
+    case bytesRead(leftPending: Bool, now: Double)
+    /// The shell drew a frame for plugin events (not keys) at `now`: frames for events are paced.
+    case eventFrameDrawn(at: Double)
     /// A mouse report read at `now` (the shell's clock), over the frame on screen, whose
     /// ``ScreenBuffer/hits`` say what is where (ScreenUpdate+Mouse.swift).
     case mouse(MouseEvent, now: Double, screen: HitMap)
@@ -67,4 +75,8 @@ public enum ScreenEffect: Hashable, Sendable {
     case mouseReporting(Bool)
     /// Stop the process as Ctrl-Z does in a shell (terminal restored; `fg` brings it back).
     case suspend
+    /// The bytes the key decoder holds are keys as they are (a lone Esc): flush them as keys.
+    case resolveHeldKeys
+    /// What is drawn changed with time alone (the job's progress): a frame is due.
+    case frameDue
 }

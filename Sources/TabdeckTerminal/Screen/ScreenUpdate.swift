@@ -26,8 +26,13 @@ extension ScreenModel {
             return syncMouse(ws)
         case .mouse(let event, let now, let screen):
             return mouse(event, now: now, screen: screen, ws)
-        case .tick(let now):
-            trackJob(ws, now: now)
+        case .timer(let now):
+            return timer(now: now, ws)
+        case .bytesRead(let leftPending, let now):
+            timers.bytesRead(leftPending: leftPending, now: now)
+            return []
+        case .eventFrameDrawn(let now):
+            timers.eventFrameDrawn(at: now)
             return []
         case .output(let text, let isError):
             show(text, isError: isError)
