@@ -50,10 +50,8 @@ public final class FullScreen {
 
     /// Runs until `q`; returns the exit status.
     public func run() -> Int32 {
-        runtime.write = { [weak self] text in self?.show(text, isError: false) }
-        runtime.writeError = { [weak self] text in self?.show(text, isError: true) }
-        runtime.writeNotice = { _ in }  // the status line shows the tab's notice
-        runtime.clipboard = { [weak self] bytes in self?.terminal.write(bytes); return self != nil }
+        // What the runtime says comes back as the model's inputs (``hear()``), not through callbacks.
+        runtime.keepsSaid = true
         terminal.enter()
         resizeSource.resume()
         // The main thread reads the keys itself while it waits for events (EventQueue).
@@ -61,7 +59,7 @@ public final class FullScreen {
         runtime.streamViewsSoFar = true
         runtime.launch()
         relayout()
-        runtime.dispatch(.refresh)
+        give(.refresh)
         draw()
         var changed = false  // events came since the last frame
         while running {
@@ -72,7 +70,7 @@ public final class FullScreen {
             // the running job, views to save, a lone Esc) is the model's ``ScreenModel/nextWake``.
             let next = model.nextEventFrame(now: runtime.now())
             let keyed = collect(drawBy: changed ? next : nil, holdEventsUntil: next)
-            if keyed == true { runtime.dispatch(.refresh) }
+            if keyed == true { give(.refresh) }
             if keyed != nil { changed = true }
             if frameDue { changed = true; frameDue = false }
             if changed && (keyed == true || model.nextEventFrame(now: runtime.now()) == nil) {
@@ -143,7 +141,7 @@ public final class FullScreen {
     func handle(_ event: HostEvent) -> Bool {
         switch event {
         case .core(let e):
-            runtime.dispatch(e)
+            give(e)
             if runtime.quitRequested { model.running = false }
             return false
         case .resize:
@@ -201,7 +199,7 @@ public final class FullScreen {
     /// Ctrl-Z (or SIGTSTP): the terminal restored, the process stopped; after `fg`, the
     /// terminal taken again (raw mode, alternate screen, the mouse) and drawn whole.
     func suspend() {
-        runtime.dispatch(.saveViews)
+        give(.saveViews)
         terminal.stopProcess()
         previous = nil
         relayout()
@@ -211,9 +209,9 @@ public final class FullScreen {
     func apply(_ effects: [ScreenEffect]) {
         for effect in effects where running {
             switch effect {
-            case .core(.run(let command)): runtime.submit(command)
-            case .core(.command(let line)): runtime.submit(line)
-            case .core(let event): runtime.dispatch(event)
+            case .core(.run(let command)): runtime.submit(command); hear()
+            case .core(.command(let line)): runtime.submit(line); hear()
+            case .core(let event): give(event)
             case .prompt(let typed): typeKeys(prompt(typedAhead: Array(typed.utf8)))
             case .redraw: previous = nil
             case .redrawPrompt: redrawUnderPrompt()
@@ -233,8 +231,23 @@ public final class FullScreen {
         apply(model.update(.resize(width: size.width, height: size.height), workspace: runtime.workspace))
     }
 
-    func show(_ text: String, isError: Bool) {
-        apply(model.update(.output(text, isError: isError), workspace: runtime.workspace))
+    /// Gives the runtime an event, then the model what the runtime said meanwhile.
+    func give(_ event: Event) {
+        runtime.dispatch(event)
+        hear()
+    }
+
+    /// What the runtime said (results, errors, clipboard bytes) as the model's inputs, in order.
+    /// A tab's notice is on its status line already.
+    func hear() {
+        for said in runtime.takeSaid() {
+            switch said {
+            case .output(let text): apply(model.update(.output(text, isError: false), workspace: runtime.workspace))
+            case .error(let text): apply(model.update(.output(text, isError: true), workspace: runtime.workspace))
+            case .notice: break
+            case .clipboard(let bytes): terminal.write(bytes)
+            }
+        }
     }
 
     /// `:` opens a GNU readline prompt on the bottom line, in cooked mode; the screen is redrawn

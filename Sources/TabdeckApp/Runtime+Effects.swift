@@ -55,7 +55,7 @@ extension Runtime {
         case .saveView(let tab, let table, let view):
             persist { () throws(StoreError) in try database.saveView(view, tab: tab, table: table) }
         case .log(let tab, let line): appendLog(tab, line)
-        case .notice(let tab, let text): writeNotice("tabdeck: tab \(tab): \(Sanitizer.clean(text))")
+        case .notice(let tab, let text): say(.notice("tabdeck: tab \(tab): \(Sanitizer.clean(text))"))
         case .wake(let at): wakeAt = min(wakeAt ?? at, at)
         case .exportBegin(let path, let format, let columns):
             let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
@@ -76,7 +76,7 @@ extension Runtime {
             report(.success(CommandOutput(text: text.isEmpty ? "(log of \(tab) is empty)" : text,
                                           json: ["tab": .string(tab), "log": .string(text)])))
         case .clipboard(let text):
-            clipboardMissed = !clipboard(Clipboard.osc52(text))
+            clipboardMissed = !say(.clipboard(Clipboard.osc52(text)))
         case .commandDone(var out):
             if clipboardMissed {
                 clipboardMissed = false

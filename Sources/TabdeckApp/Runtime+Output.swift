@@ -17,15 +17,15 @@ extension Runtime {
         progressLine?.clear()
         switch (outcome, output) {
         case (.success(let out), .text):
-            if !out.text.isEmpty { write(Sanitizer.cleanLines(out.text)) }  // the edge guard: every line safe
+            if !out.text.isEmpty { say(.output(Sanitizer.cleanLines(out.text))) }  // the edge guard: every line safe
         case (.success(let out), .json):
             if currentLine.trimmingCharacters(in: .whitespaces).isEmpty || currentLine.trimmingCharacters(in: .whitespaces).hasPrefix("#") { return }
-            write(JSONWriter.string(["command": .string(currentLine), "ok": true, "result": out.json], terminalSafe: true))
+            say(.output(JSONWriter.string(["command": .string(currentLine), "ok": true, "result": out.json], terminalSafe: true)))
         case (.failure(let message), _):
             failures += 1
-            writeError("error: \(Sanitizer.clean(message))")
+            say(.error("error: \(Sanitizer.clean(message))"))
             if output == .json {
-                write(JSONWriter.string(["command": .string(currentLine), "ok": false, "error": .string(message)], terminalSafe: true))
+                say(.output(JSONWriter.string(["command": .string(currentLine), "ok": false, "error": .string(message)], terminalSafe: true)))
             }
         }
     }

@@ -69,22 +69,26 @@ public final class Runtime {
     public internal(set) var quitRequested = false
     /// Stdout's reader went away (a write failed): line mode stops reading commands and quits.
     public internal(set) var outputGone = false
-    /// Where results go (stdout by default; ``outputGone`` once a write fails); replaced in tests.
+    /// Where results go in line mode (stdout by default; ``outputGone`` once a write fails);
+    /// replaced in tests. The full screen keeps them instead (``keepsSaid``).
     lazy var write: (String) -> Void = { [unowned self] text in
         if !outputGone && !Descriptors.writeAll(STDOUT_FILENO, text + "\n") { outputGone = true }
     }
     var writeError: (String) -> Void = { Descriptors.writeAll(STDERR_FILENO, $0 + "\n") }
-    /// Where a tab's notice goes the moment it happens (a restart): stderr in line mode; the full
-    /// screen drops it, since the tab's status line shows the notice.
+    /// Where a tab's notice goes the moment it happens (a restart) in line mode: stderr.
     var writeNotice: (String) -> Void = { Descriptors.writeAll(STDERR_FILENO, $0 + "\n") }
     /// The keys in force: the standard key map with config.json's `"keys"` applied.
     public let keyMap: KeyMap
-    /// Writes an OSC 52 sequence to the terminal; false when there is none (line mode's stdout
-    /// is not a terminal). The full screen writes it with its frames.
+    /// Writes an OSC 52 sequence to stdout in line mode; false when it is not a terminal.
     var clipboard: ([UInt8]) -> Bool = { bytes in
         guard isatty(STDOUT_FILENO) == 1 else { return false }
         return Descriptors.writeAll(STDOUT_FILENO, bytes)
     }
+    /// Whether what the runtime says is kept for ``takeSaid()`` (the full screen) rather than
+    /// printed (line mode).
+    var keepsSaid = false
+    /// What was said since the last ``takeSaid()``, in order.
+    private var said: [RuntimeSaid] = []
     /// The last `copy` reached no terminal: its result says so.
     var clipboardMissed = false
     /// The ssh destinations whose shared connection a remote tab used: ended on shutdown.
@@ -268,4 +272,26 @@ public final class Runtime {
 /// The runtime's ``Runtime/streamViewsSoFar``, shared with the closure that makes endpoints.
 final class StreamViewsSetting: @unchecked Sendable {
     var value = false
+}
+
+extension Runtime {
+    /// Says something: kept for the full screen, or printed at once in line mode. Returns false
+    /// when clipboard bytes reached no terminal.
+    @discardableResult
+    func say(_ what: RuntimeSaid) -> Bool {
+        if keepsSaid { said.append(what); return true }
+        switch what {
+        case .output(let text): write(text)
+        case .error(let text): writeError(text)
+        case .notice(let text): writeNotice(text)
+        case .clipboard(let bytes): return clipboard(bytes)
+        }
+        return true
+    }
+
+    /// What was said since the last call, in order (the full screen's inputs).
+    func takeSaid() -> [RuntimeSaid] {
+        defer { said = [] }
+        return said
+    }
 }
