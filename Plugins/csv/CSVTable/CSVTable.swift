@@ -81,7 +81,9 @@ public final class CSVTable: @unchecked Sendable {
 
         index = RowIndex()
         builder = IndexBuilder(file: file, delimiter: delimiter, dataStart: dataStart, index: index)
+        let indexStart = PhaseLog.now(), indexCPU = PhaseLog.threadCPU()
         let done = builder.run(maxChunks: 1, progress: options.progress)
+        let firstChunkCPU = PhaseLog.threadCPU() - indexCPU
 
         // Types and widths from a sample of the first chunk: up to 2,000 rows spread over it.
         let first = index.snapshot()
@@ -127,20 +129,31 @@ public final class CSVTable: @unchecked Sendable {
             identity.map { PersistedOrders(store: store, identity: $0, path: path, delimiter: delimiter, types: Self.readAs(columns)) }
         }
 
+        // The index phase (PhaseLog): from the first chunk to the last, the CPU of the indexing
+        // thread(s) only.
+        let index = self.index
+        let logIndex = { @Sendable (cpu: Double) in
+            PhaseLog.record("index", start: indexStart, cpu: firstChunkCPU + cpu, extra: ["rows": index.snapshot().count])
+        }
         if !done {
             let builder = self.builder, progress = options.progress, file = self.file
             if options.background {
                 let thread = Thread {
+                    let cpu = PhaseLog.threadCPU()
                     _ = builder.run(maxChunks: .max, progress: progress)
+                    logIndex(PhaseLog.threadCPU() - cpu)
                     file.adviseRandom()
                 }
                 thread.stackSize = 1 << 20
                 thread.start()
             } else {
+                let cpu = PhaseLog.threadCPU()
                 _ = builder.run(maxChunks: .max, progress: progress)
+                logIndex(PhaseLog.threadCPU() - cpu)
                 file.adviseRandom()
             }
         } else {
+            logIndex(0)
             file.adviseRandom()
         }
     }
@@ -350,9 +363,11 @@ public final class CSVTable: @unchecked Sendable {
                     specs.append(Sorter.Spec(keys: try columnKeys(k.column, offsets: offsets, isCancelled: isCancelled),
                                              descending: k.descending))
                 }
+                let sortStart = PhaseLog.now(), sortCPU = PhaseLog.processCPU()
                 order = try withoutActuallyEscaping(isCancelled) { cancelled in
                     try Sorter(specs: specs, isCancelled: cancelled).sortedOrder(count: offsets.count)
                 }
+                PhaseLog.record("sort", start: sortStart, cpu: PhaseLog.processCPU() - sortCPU, extra: ["rows": order.count])
                 caches.store(order, for: SortCaches.OrderKey(sort: sort, filter: nil))
                 persisted?.save(order, sort: sort) { row in
                     (offsets[row], row + 1 < offsets.count ? offsets[row + 1] : self.file.count)
@@ -410,9 +425,12 @@ public final class CSVTable: @unchecked Sendable {
                 specs.append(Sorter.Spec(keys: try columnKeys(k.column, offsets: offsets, isCancelled: isCancelled),
                                          descending: k.descending))
             }
+            // Top-k runs on two threads: the process's CPU (nothing else runs meanwhile).
+            let topStart = PhaseLog.now(), topCPU = PhaseLog.processCPU()
             let top = try withoutActuallyEscaping(isCancelled) { cancelled in
                 try TopRows(specs: specs, isCancelled: cancelled).first(max(end, Self.topRowsKept), count: offsets.count)
             }
+            PhaseLog.record("top-k", start: topStart, cpu: PhaseLog.processCPU() - topCPU, extra: ["rows": top.count])
             caches.storeTop(top, for: sort)
             let builder = self.builder
             let thread = Thread { [self] in
@@ -431,9 +449,11 @@ public final class CSVTable: @unchecked Sendable {
 
     func columnKeys(_ column: Int, offsets: RowOffsets, isCancelled: () -> Bool) throws -> ColumnKeys {
         if let keys = caches.columnKeys(column), keys.count == offsets.count { return keys }
-        let keys = try ColumnKeys(column: column, type: columns[column].type, scale: columns[column].sortScale,
-                                  style: columns[column].style, file: file,
-                                  scanner: scanner, offsets: offsets, isCancelled: isCancelled)
+        let keys = try PhaseLog.measure("keys", extra: ["column": column]) {
+            try ColumnKeys(column: column, type: columns[column].type, scale: columns[column].sortScale,
+                           style: columns[column].style, file: file,
+                           scanner: scanner, offsets: offsets, isCancelled: isCancelled)
+        }
         caches.store(keys)
         return keys
     }
@@ -459,9 +479,11 @@ public final class CSVTable: @unchecked Sendable {
             let results = Job(isCancelled: cancelled)
             DispatchQueue.concurrentPerform(iterations: wanted.count) { i in
                 do {
-                    let keys = try ColumnKeys(column: wanted[i], type: types[wanted[i]], scale: scales[wanted[i]],
-                                              style: styles[wanted[i]], file: file,
-                                              scanner: scanner, rows: rows, isCancelled: results.isCancelled)
+                    let keys = try PhaseLog.measure("keys", extra: ["column": wanted[i]]) {
+                        try ColumnKeys(column: wanted[i], type: types[wanted[i]], scale: scales[wanted[i]],
+                                       style: styles[wanted[i]], file: file,
+                                       scanner: scanner, rows: rows, isCancelled: results.isCancelled)
+                    }
                     results.lock.lock(); results.keys.append(keys); results.lock.unlock()
                 } catch {
                     results.lock.lock(); results.error = error; results.lock.unlock()

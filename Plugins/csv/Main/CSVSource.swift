@@ -69,7 +69,7 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
             }
         }
         let how = HowOpened(path: path, delimiter: delimiter, types: types)
-        let (table, progress) = try load(how)
+        let (table, progress) = try PhaseLog.measure("open") { try load(how) }
         // The first table is "root", later ones "t2", "t3"... (failed opens use no handle).
         lock.lock()
         opened += 1
@@ -143,10 +143,14 @@ final class CSVSource: TableDataSource, @unchecked Sendable {
         if table.columns.isEmpty { return request.result([], total: 0) }
         // A reply must fit the protocol's 4 MiB line: no page needs more than this many rows.
         let limit = min(request.limit, Self.maxPageRows)
-        let page = try table.page(offset: request.offset, limit: limit, sort: keys, filter: request.filter,
-                                  where: conditions, isCancelled: { cancel.isCancelled })
-        let rows = zip(page.rows, table.values(rows: page.rows)).map { row, values in
-            Row(id: String(row + 1), cells: values.map(Self.json))
+        let page = try PhaseLog.measure("rows", extra: ["sorted": keys.count]) {
+            try table.page(offset: request.offset, limit: limit, sort: keys, filter: request.filter,
+                           where: conditions, isCancelled: { cancel.isCancelled })
+        }
+        let rows = PhaseLog.measure("answer", extra: ["rows": page.rows.count]) {
+            zip(page.rows, table.values(rows: page.rows)).map { row, values in
+                Row(id: String(row + 1), cells: values.map(Self.json))
+            }
         }
         return request.result(rows, total: page.total)
     }
