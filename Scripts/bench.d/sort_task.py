@@ -253,6 +253,22 @@ class DuckDB:
             return [normalized(r["id"], r["name"], r["amount"]) for r in csv.DictReader(f)]
 
 
+class LineCount:
+    """`wc -l FILE`, whole process: one read of the file, the floor the task is measured
+    against (issue 28: the sort task at 10M rows within 3× of it). It prints no rows."""
+    name = "wc -l"
+
+    def __init__(self, order=TEXT):
+        self.order = order
+
+    def run(self, work, data, run_index):
+        return proctree.run(["wc", "-l", data]), None
+
+    @staticmethod
+    def rows(out):
+        return None
+
+
 def expected_rows(data, order=TEXT):
     """The reference answer in `order` computed here (Python, code point order), for small files only."""
     with open(data, encoding="utf-8", newline="") as f:

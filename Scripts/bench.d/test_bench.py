@@ -128,6 +128,50 @@ class SortTaskOrderTests(unittest.TestCase):
         self.assertEqual(sort_task.raw_key(sort_task.ORDERS["numeric"], 10_000), "task_numeric_10000")
 
 
+class BreakdownTests(unittest.TestCase):
+    """The breakdown's parts from a host trace and the plugin's phase lines (no build needed)."""
+
+    def test_parts_follow_one_another_and_add_up(self):
+        import breakdown
+        tmp = tempfile.mkdtemp(prefix="tabdeck-breakdown-test-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        t0 = 1_700_000_000.0
+        stamp = lambda s: __import__("datetime").datetime.fromtimestamp(t0 + s, __import__("datetime").timezone.utc) \
+            .strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"  # noqa: E731
+        lines = [(0.030, "→", {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}),
+                 (0.040, "←", {"jsonrpc": "2.0", "id": 1, "result": {}}),
+                 (0.041, "→", {"jsonrpc": "2.0", "id": 2, "method": "open", "params": {}}),
+                 (0.050, "←", {"jsonrpc": "2.0", "id": 2, "result": {}}),
+                 (0.050, "←", {"jsonrpc": "2.0", "method": "progress", "params": {}}),
+                 (0.052, "→", {"jsonrpc": "2.0", "id": 3, "method": "rows", "params": {"sort": [{"column": "a"}]}}),
+                 (0.900, "←", {"jsonrpc": "2.0", "id": 3, "result": {}})]
+        trace = os.path.join(tmp, "t.trace")
+        with open(trace, "w", encoding="utf-8") as f:
+            for at, mark, msg in lines:
+                f.write("%s bench %s %s\n" % (stamp(at), mark, json.dumps(msg)))
+        phases = os.path.join(tmp, "p.phases")
+        with open(phases, "w") as f:
+            for name, a, b, cpu in (("main", 0.035, 0.035, 0.001), ("index", 0.042, 0.700, 0.4),
+                                    ("keys", 0.053, 0.800, 0.7), ("keys", 0.053, 0.790, 0.7),
+                                    ("top-k", 0.800, 0.850, 0.09), ("answer", 0.851, 0.852, 0.0)):
+                f.write(json.dumps({"phase": name, "start": t0 + a, "end": t0 + b, "cpu": cpu}) + "\n")
+        parts, detail = breakdown.split(t0, t0 + 0.920, breakdown.read_trace(trace), breakdown.read_phases(phases))
+        self.assertEqual(list(parts), breakdown.PARTS)
+        expect = {"host start": 0.030, "plugin start": 0.010, "open": 0.009, "index + keys": 0.748, "top-k": 0.050,
+                  "answer": 0.050, "exit": 0.020}
+        for part, value in expect.items():
+            self.assertAlmostEqual(parts[part], value, delta=0.0015, msg=part)
+        self.assertAlmostEqual(sum(parts.values()), 0.920, delta=1e-6)
+        self.assertAlmostEqual(detail["keys cpu"], 1.4)
+        self.assertAlmostEqual(detail["index"], 0.658, delta=1e-6)
+
+    def test_a_run_without_phases_is_an_error(self):
+        import breakdown
+        host = {"initialize": (1.0, 1.1), "open": (1.2, 1.3), "rows sorted": (1.4, 2.0)}
+        with self.assertRaises(RuntimeError):
+            breakdown.split(0.9, 2.1, host, [])
+
+
 class PostgresSummaryTests(unittest.TestCase):
     """The postgres section's verdicts from its raw figures (no server needed)."""
 
@@ -250,6 +294,19 @@ class BenchScriptTests(unittest.TestCase):
             self.assertEqual(len(finds), 2, list(figures))  # a text in no row, a text past the middle
             self.assertIn("find_10000", doc["raw"])
             self.assertGreater(doc["raw"]["find_10000"]["row_past_middle"], 5000)
+            for order in ("sort task", "numeric sort task"):  # the breakdown runs in --smoke, both orders
+                parts = {name.split("breakdown: ", 1)[1]: row for name, row in figures.items()
+                         if name.startswith("10k %s breakdown: " % order)}
+                for part in ("host start", "plugin start", "open", "index + keys", "index alone", "keys alone",
+                             "top-k", "answer", "exit", "host between", "whole process"):
+                    self.assertIn(part, parts, (order, list(parts)))
+                self.assertIn("floor: wc -l", parts["whole process"]["note"])
+                self.assertIn("floor: spawn /bin/true", parts["host start"]["note"])
+            for key in ("breakdown_text_10000", "breakdown_numeric_10000"):
+                bd = doc["raw"][key]
+                self.assertEqual(bd["rows"], sort_task.ROWS_SHOWN)
+                self.assertGreater(bd["floors"]["wc -l"], 0)
+                self.assertAlmostEqual(sum(bd["parts"][p] for p in bd["parts"]), bd["detail"]["total"], delta=0.05)
             memory = [row for name, row in figures.items() if name.startswith("host RSS 10k / 1k")]
             self.assertEqual(len(memory), 1)
             self.assertGreater(memory[0]["value"], 0)
