@@ -32,10 +32,8 @@ extension Runtime {
                                   dataDescriptor: dataDescriptors[tab])
             spec.logRotation = logRotation
             do { try endpoint(tab).start(spec) } catch {
-                // The core says which tab; drop the supervisor's own "tab 'x': " prefix.
-                let prefix = "tab '\(tab)': "
-                let reason = error.description.hasPrefix(prefix) ? String(error.description.dropFirst(prefix.count)) : error.description
-                queue.put(.plugin(tab: tab, .spawnFailed(reason)))
+                // The core says which tab: the reason alone.
+                queue.put(.plugin(tab: tab, .spawnFailed(error.reason)))
             }
         case .send(let tab, let message):
             do { try endpoint(tab).send(message) } catch {

@@ -44,36 +44,39 @@ public enum SupervisorError: Error, Equatable, Sendable, CustomStringConvertible
     }
 
     /// A message a user can read, naming the tab and, when it matters, the command.
-    public var description: String {
+    public var description: String { "tab '\(tab)': \(reason)" }
+
+    /// What went wrong, without the tab (for a caller that names the tab itself).
+    public var reason: String {
         switch self {
-        case .emptyCommand(let tab):
-            return "tab '\(tab)': no command configured"
-        case .commandNotFound(let tab, let command, let searchPath):
+        case .emptyCommand:
+            return "no command configured"
+        case .commandNotFound(_, let command, let searchPath):
             let program = command.first ?? ""
             if program.contains("/") {
-                return "tab '\(tab)': command not found: \(program) (no such file)"
+                return "command not found: \(program) (no such file)"
             }
-            return "tab '\(tab)': command not found: \(program) (searched PATH=\(searchPath ?? "<unset>"))"
-        case .notExecutable(let tab, let command, let code):
-            return "tab '\(tab)': cannot execute \(command.first ?? ""): \(errnoText(code))"
-        case .workingDirectoryUnavailable(let tab, let path, let code):
-            return "tab '\(tab)': working directory \(path): \(errnoText(code))"
-        case .logFileUnavailable(let tab, let path, let code):
-            return "tab '\(tab)': cannot open log file \(path): \(errnoText(code))"
-        case .spawnFailed(let tab, let command, let code):
-            return "tab '\(tab)': cannot start \(command.joined(separator: " ")): \(errnoText(code))"
-        case .alreadyRunning(let tab):
-            return "tab '\(tab)': the plugin is already running"
-        case .notRunning(let tab):
-            return "tab '\(tab)': the plugin is not running"
-        case .stdinClosed(let tab, let code?):
-            return "tab '\(tab)': the plugin stopped reading its input: \(errnoText(code))"
-        case .stdinClosed(let tab, nil):
-            return "tab '\(tab)': the plugin's input is closed (it is stopping)"
-        case .messageTooLong(let tab, let byteCount, let limit):
-            return "tab '\(tab)': message of \(byteCount) bytes is longer than the limit of \(limit) bytes"
-        case .duplicateRequestID(let tab, let id):
-            return "tab '\(tab)': request id \(id) is already pending"
+            return "command not found: \(program) (searched PATH=\(searchPath ?? "<unset>"))"
+        case .notExecutable(_, let command, let code):
+            return "cannot execute \(command.first ?? ""): \(errnoText(code))"
+        case .workingDirectoryUnavailable(_, let path, let code):
+            return "working directory \(path): \(errnoText(code))"
+        case .logFileUnavailable(_, let path, let code):
+            return "cannot open log file \(path): \(errnoText(code))"
+        case .spawnFailed(_, let command, let code):
+            return "cannot start \(command.joined(separator: " ")): \(errnoText(code))"
+        case .alreadyRunning:
+            return "the plugin is already running"
+        case .notRunning:
+            return "the plugin is not running"
+        case .stdinClosed(_, let code?):
+            return "the plugin stopped reading its input: \(errnoText(code))"
+        case .stdinClosed(_, nil):
+            return "the plugin's input is closed (it is stopping)"
+        case .messageTooLong(_, let byteCount, let limit):
+            return "message of \(byteCount) bytes is longer than the limit of \(limit) bytes"
+        case .duplicateRequestID(_, let id):
+            return "request id \(id) is already pending"
         }
     }
 }

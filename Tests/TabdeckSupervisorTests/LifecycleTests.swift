@@ -240,6 +240,9 @@ import TabdeckTime
             }
             #expect(error.description.contains("tab 'ghost'"))
             #expect(error.description.contains("command not found: tabdeck-no-such-plugin"))
+            // The reason alone, for a caller that names the tab itself (the host's status line).
+            #expect(error.reason.hasPrefix("command not found: tabdeck-no-such-plugin"), "\(error.reason)")
+            #expect(error.description == "tab 'ghost': " + error.reason)
         }
         #expect(throws: SupervisorError.commandNotFound(tab: "g2", command: ["/no/such/plugin"], searchPath: nil)) {
             try supervisor.start(PluginSpec(tab: "g2", command: ["/no/such/plugin"]))
