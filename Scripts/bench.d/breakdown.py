@@ -17,7 +17,9 @@ With the launch and the exit of the process timed here (`time.time()` around `Po
   open           `open` sent → its reply (the header, the delimiter, the first 65,536 rows, types)
   index + keys   the sorted `rows` request sent → the last of the index and the keys is done
                  (they overlap: the indexer and one thread per sort column, on 2 cores)
-  top-k          the first rows of the order by a bounded heap over every row (two threads)
+  top-k          the first rows of the order by a bounded heap over every row (two threads);
+                 read from the records alongside the index (StreamTop, no keys): what is
+                 left of it once the index is done
   answer         the top-k done → the host has the reply (the 50 rows read, JSON, the pipe)
   exit           the reply received → the process is gone (the host prints, shuts the plugin down)
   host between   what is left: the host between requests (its commands, the other requests)
@@ -90,7 +92,9 @@ def split(t0, t_end, host, phases):
     for p in phases:
         by.setdefault(p["phase"], []).append(p)
     # Below 100,000 rows (CSVTable.topRowsMinimum) the whole order is sorted instead of a top-k.
-    top = (by.get("top-k") or by.get("sort") or [None])[-1]
+    # A first page of a big file is read straight from the records as they are indexed
+    # (StreamTop): "stream top-k" then runs alongside the index; its part is what is left after it.
+    top = (by.get("stream top-k") or by.get("top-k") or by.get("sort") or [None])[-1]
     if top is None or "index" not in by:
         raise RuntimeError("the plugin logged no %s phase (is TABDECK_CSV_PHASES honoured?)"
                            % ("top-k or sort" if top is None else "index"))
@@ -98,12 +102,14 @@ def split(t0, t_end, host, phases):
     keys = by.get("keys", [])
     index = by["index"][-1]
     t_keys = max([k["end"] for k in keys] + [index["end"]])
+    streamed = top["phase"] == "stream top-k"
+    top_start = max(top["start"], t_keys) if streamed else top["start"]
     parts = {
         "host start": init[0] - t0,
         "plugin start": init[1] - init[0],
         "open": open_[1] - open_[0],
-        "index + keys": max(0.0, min(top["start"], t_keys) - rows[0]),
-        "top-k": top["end"] - top["start"],
+        "index + keys": max(0.0, min(top_start, t_keys) - rows[0]),
+        "top-k": top["end"] - top_start,
         "answer": rows[1] - top["end"],
         "exit": t_end - rows[1],
     }
@@ -116,6 +122,8 @@ def split(t0, t_end, host, phases):
         "keys per column": {str(k.get("column")): k["end"] - k["start"] for k in keys},
         "top-k cpu": top["cpu"],
         "top-k is a full sort": 1 if top["phase"] == "sort" else 0,
+        "top-k is streamed": 1 if streamed else 0,
+        "streamed top-k": top["end"] - top["start"] if streamed else 0.0,
         "answer in plugin": by["answer"][-1]["end"] - by["answer"][-1]["start"] if "answer" in by else None,
         "open in plugin": by["open"][-1]["end"] - by["open"][-1]["start"] if "open" in by else None,
         "rows in plugin": by["rows"][-1]["end"] - by["rows"][-1]["start"] if "rows" in by else None,
@@ -211,7 +219,9 @@ def summary(res):
 
     spawn = f["spawn /bin/true"]
     columns = len(res["raw"]["details"][0]["keys per column"])
-    top = "the whole order (under 100,000 rows)" if d.get("top-k is a full sort") else "a bounded heap"
+    top = ("the whole order (under 100,000 rows)" if d.get("top-k is a full sort")
+           else "read from the records alongside the index (%s in all), what is left after it" % ms(d["streamed top-k"])
+           if d.get("top-k is streamed") else "a bounded heap over the keys")
     return [
         ("host start", ms(p["host start"]), note("spawn /bin/true", spawn, p["host start"])),
         ("plugin start", ms(p["plugin start"]), note("spawn /bin/true", spawn, p["plugin start"])),
@@ -220,7 +230,7 @@ def summary(res):
         ("index alone", ms(d["index"]), note("memchr lines", f["newlines"], d["index"], d["index cpu"])
          + ", bare read " + ms(f["read"])),
         ("keys alone", ms(d["keys"]), note("bare read + store", f["read"] + f["store"], d["keys"], d["keys cpu"])
-         + " (%d columns)" % columns),
+         + " (%d columns)" % columns if columns else "none extracted: the top-k reads the cells"),
         ("top-k", ms(p["top-k"]), note("a loop over a key a row", f["loop"], p["top-k"], d["top-k cpu"]) + "; " + top),
         ("answer", ms(p["answer"]), "in the plugin %s (50 rows read and encoded)" % ms(d.get("answer in plugin", 0))),
         ("exit", ms(p["exit"]), note("spawn /bin/true", spawn, p["exit"])),

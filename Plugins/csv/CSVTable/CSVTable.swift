@@ -303,6 +303,14 @@ public final class CSVTable: @unchecked Sendable {
             let rows = offset < head.rows.count ? head.rows[offset..<CSVTable.end(offset, limit, head.rows.count)].map { Int($0) } : []
             return Page(rows: rows, total: head.rowCount)
         }
+        if !sort.isEmpty && selection.isEmpty && !index.isComplete && persisted?.head(sort) == nil,
+           limit <= Self.topRowsLimit, offset <= Self.topRowsLimit - limit,
+           let top = try streamedFirstRows(sort: sort, upTo: offset + limit, isCancelled: isCancelled) {
+            // A first page of a big file: straight from the records, alongside the indexer.
+            let offsets = try index.waitComplete(isCancelled: isCancelled)
+            let rows = offset < top.count ? top[offset..<top.count].map { Int($0) } : []
+            return Page(rows: rows, total: offsets.count)
+        }
         if !sort.isEmpty && !index.isComplete && persisted?.head(sort) == nil {
             // Extract the sort keys alongside the indexer rather than after it.
             try caches.computing(isCancelled: isCancelled) {
@@ -432,19 +440,52 @@ public final class CSVTable: @unchecked Sendable {
             }
             PhaseLog.record("top-k", start: topStart, cpu: PhaseLog.processCPU() - topCPU, extra: ["rows": top.count])
             caches.storeTop(top, for: sort)
-            let builder = self.builder
-            let thread = Thread { [self] in
-                lowestPriority()
-                Thread.sleep(forTimeInterval: Self.fullOrderDelay)
-                if builder.stopped { return }
-                _ = try? order(sort: sort, selection: Selection(filter: nil, conditions: []), offsets: offsets,
-                               isCancelled: { builder.stopped })
-            }
-            thread.stackSize = 1 << 20
-            thread.start()
+            startFullOrder(sort: sort, offsets: offsets)
             return top
         }
         return top.map { Array($0.prefix(end)) }
+    }
+
+    /// The first `end` rows of the order of `sort` read straight from the records while the
+    /// file is being indexed (``StreamTop``), when no key of the sort's columns is extracted yet
+    /// and no order is known; then, as ``firstRows(sort:offsets:upTo:isCancelled:minimumRows:)``,
+    /// the full order follows in the background. Nil when that way does not apply or gave up.
+    func streamedFirstRows(sort: [CSVSortKey], upTo end: Int, isCancelled: () -> Bool) throws -> [UInt32]? {
+        let key = SortCaches.OrderKey(sort: sort, filter: nil)
+        guard caches.order(key) == nil, sort.allSatisfy({ caches.columnKeys($0.column) == nil }) else { return nil }
+        if let kept = caches.top(sort, count: end) { return Array(kept.prefix(end)) }
+        return try caches.computing(isCancelled: isCancelled) { () -> [UInt32]? in
+            if caches.order(key) != nil { return nil }
+            if let kept = caches.top(sort, count: end) { return Array(kept.prefix(end)) }
+            let start = PhaseLog.now(), cpu = PhaseLog.processCPU()
+            let found = try withoutActuallyEscaping(isCancelled) { cancelled -> [UInt32]? in
+                guard let stream = StreamTop(sort: sort, table: columns, file: file, scanner: scanner,
+                                             rows: RowSource(index: index), isCancelled: cancelled) else { return nil }
+                return try stream.first(max(end, Self.topRowsKept))
+            }
+            guard let top = found else { return nil }
+            let offsets = try index.waitComplete(isCancelled: isCancelled)
+            // Read alongside the indexer: the index and the top-k in one phase (PhaseLog).
+            PhaseLog.record("stream top-k", start: start, cpu: PhaseLog.processCPU() - cpu, extra: ["rows": top.count])
+            caches.storeTop(top, for: sort)
+            startFullOrder(sort: sort, offsets: offsets)
+            return Array(top.prefix(end))
+        }
+    }
+
+    /// Starts the full order of `sort` on a background thread of the lowest priority after
+    /// ``fullOrderDelay`` (it is then cached and persisted as usual).
+    private func startFullOrder(sort: [CSVSortKey], offsets: RowOffsets) {
+        let builder = self.builder
+        let thread = Thread { [self] in
+            lowestPriority()
+            Thread.sleep(forTimeInterval: Self.fullOrderDelay)
+            if builder.stopped { return }
+            _ = try? order(sort: sort, selection: Selection(filter: nil, conditions: []), offsets: offsets,
+                           isCancelled: { builder.stopped })
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
     }
 
     func columnKeys(_ column: Int, offsets: RowOffsets, isCancelled: () -> Bool) throws -> ColumnKeys {
