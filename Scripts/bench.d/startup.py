@@ -82,6 +82,23 @@ def measure(tabdeck, root, work, runs):
     return results
 
 
+def measure_file(tabdeck, work, runs, csv_plugin, data):
+    """Start-up with one tab, the csv plugin on `data` (issue 28: the first screen of a
+    10,000,000-row file), a fresh state each launch: results as measure() gives them."""
+    if shutil.which("tmux") is None:
+        return None
+    config = os.path.join(work, "one-file.json")
+    with open(config, "w") as f:
+        f.write('{"tabs": [{"id": "big", "command": ["%s"], "args": {"path": "%s"}}]}' % (csv_plugin, data))
+    results = []
+    for i in range(runs):
+        r = one_launch(tabdeck, work, work, 200 + i, config=config)
+        if r is None:
+            return None
+        results.append(r)
+    return results
+
+
 def measure_after_select_all(tabdeck, root, work, runs, csv_plugin, data):
     """Start-up with a state whose table has every row selected (issue 10, point 8): a line-mode
     session runs `select all` on `data` and quits; each launch starts from a copy of that state.
