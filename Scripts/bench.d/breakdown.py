@@ -49,7 +49,8 @@ def trace_time(stamp):
 
 
 def read_trace(path):
-    """The host's side: (sent, received) times of `initialize`, `open` and the last sorted `rows`."""
+    """The host's side: (sent, received) times of `initialize`, `open` and the last `rows` of a
+    sorted first page (offset 0)."""
     sent, methods, received = {}, {}, {}
     with open(path, encoding="utf-8") as f:
         for line in f:
@@ -62,7 +63,10 @@ def read_trace(path):
             except ValueError:
                 continue
             if parts[2] == "→" and "method" in msg and "id" in msg:
-                methods[msg["id"]] = (msg["method"], bool((msg.get("params") or {}).get("sort")))
+                params = msg.get("params") or {}
+                # The sorted first page (the host also reads the page after it, alongside).
+                first_sorted = bool(params.get("sort")) and not params.get("offset")
+                methods[msg["id"]] = (msg["method"], first_sorted)
                 sent[msg["id"]] = t
             elif parts[2] == "←" and "id" in msg and "method" not in msg:
                 received[msg["id"]] = t
