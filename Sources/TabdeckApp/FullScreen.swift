@@ -50,6 +50,17 @@ public final class FullScreen {
 
     /// Runs until `q`; returns the exit status.
     public func run() -> Int32 {
+        start()
+        while running { runOnce() }
+        finish()
+        return 0
+    }
+
+    /// Events came since the last frame.
+    var changed = false
+
+    /// Takes the terminal, launches the plugins and draws the first frame.
+    func start() {
         // What the runtime says comes back as the model's inputs (``hear()``), not through callbacks.
         runtime.keepsSaid = true
         terminal.enter()
@@ -61,31 +72,36 @@ public final class FullScreen {
         relayout()
         give(.refresh)
         draw()
-        var changed = false  // events came since the last frame
-        while running {
-            // A key's frame is drawn at once. Frames for plugin events too, unless they come
-            // faster than the model's pacing allows (a flood): then events wait (keys do not)
-            // until the next one is allowed, so the main thread neither draws nor handles events
-            // one at a time all the while, and a key finds it idle. Every other wait (a tick of
-            // the running job, views to save, a lone Esc) is the model's ``ScreenModel/nextWake``.
-            let next = model.nextEventFrame(now: runtime.now())
-            let keyed = collect(drawBy: changed ? next : nil, holdEventsUntil: next)
-            if keyed == true { give(.refresh) }
-            if keyed != nil { changed = true }
-            if frameDue { changed = true; frameDue = false }
-            if changed && (keyed == true || model.nextEventFrame(now: runtime.now()) == nil) {
-                apply(model.update(.coreChanged, workspace: runtime.workspace))
-                draw()
-                if keyed != true { apply(model.update(.eventFrameDrawn(at: runtime.now()), workspace: runtime.workspace)) }
-                changed = false
-            }
+    }
+
+    /// One turn of the loop: waits for a batch of events (or a timer), handles it, and draws a
+    /// frame when one is due. The terminal and the tests (``ScreenDriver``) run the same turn.
+    func runOnce() {
+        // A key's frame is drawn at once. Frames for plugin events too, unless they come
+        // faster than the model's pacing allows (a flood): then events wait (keys do not)
+        // until the next one is allowed, so the main thread neither draws nor handles events
+        // one at a time all the while, and a key finds it idle. Every other wait (a tick of
+        // the running job, views to save, a lone Esc) is the model's ``ScreenModel/nextWake``.
+        let next = model.nextEventFrame(now: runtime.now())
+        let keyed = collect(drawBy: changed ? next : nil, holdEventsUntil: next)
+        if keyed == true { give(.refresh) }
+        if keyed != nil { changed = true }
+        if frameDue { changed = true; frameDue = false }
+        if changed && (keyed == true || model.nextEventFrame(now: runtime.now()) == nil) {
+            apply(model.update(.coreChanged, workspace: runtime.workspace))
+            draw()
+            if keyed != true { apply(model.update(.eventFrameDrawn(at: runtime.now()), workspace: runtime.workspace)) }
+            changed = false
         }
+    }
+
+    /// After `q`: views saved, the terminal given back, every plugin stopped.
+    func finish() {
         runtime.queue.detachInput()
         runtime.dispatch(.saveViews)
         terminal.leave()
         runtime.shutdown()
         stats?.finish()
-        return 0
     }
 
     // MARK: Events

@@ -19,12 +19,16 @@ public final class RawTerminal {
     public let input: Int32
     public let output: Int32
 
-    public init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
-        self.input = input; self.output = output
+    /// A size given instead of the terminal's (tests on pipes); nil: asked of the terminal.
+    public var fixedSize: Size?
+
+    public init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO, size: Size? = nil) {
+        self.input = input; self.output = output; self.fixedSize = size
     }
 
-    /// The current size (80x24 when unknown).
+    /// The current size: ``fixedSize`` if given, else the terminal's (80x24 when unknown).
     public var size: Size {
+        if let fixedSize { return fixedSize }
         var ws = winsize()
         if ioctl(output, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 {
             return Size(width: Int(ws.ws_col), height: Int(ws.ws_row))

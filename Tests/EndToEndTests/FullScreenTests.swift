@@ -11,34 +11,6 @@ import Testing
         FileManager.default.isExecutableFile(atPath: binary) && FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
     }
 
-    @Test(.enabled(if: available)) func switchTabsSortSelectAndDrillDown() async throws {
-        let screen = try Screen(config: Self.root + "/config.json")
-        defer { screen.close() }
-        try await screen.waitFor("row 1 of 200")
-        try await Task.sleep(for: .seconds(1))  // let start-up (background plugins) settle
-        #expect(screen.lines()[0].contains("id name"))
-        await screen.keys("l", "l", "s")  // sort by the third column (age)
-        try await screen.waitFor("age ↑")
-        await screen.keys("s")
-        try await screen.waitFor("age ↓")
-        await screen.keys("j", "j", "Space")
-        try await screen.waitFor("1 selected")
-        await screen.keys("Tab")  // the next tab: the sample database
-        try await screen.waitUntil { $0.joined().contains("Sample DB") && !$0.joined().contains("row 1 of 200") }
-        await screen.keys("3")  // the processes tab
-        try await screen.waitFor("watching")
-        await screen.keys("5")  // SDK demo: rows have children
-        try await screen.waitFor("row 1 of 500")
-        await screen.keys("Enter")
-        try await screen.waitFor("SDK demo > ")
-        await screen.keys("BSpace")
-        try await screen.waitUntil { !$0.joined().contains("SDK demo > ") && $0.joined().contains("row 1 of 500") }
-        await screen.keys("?")
-        try await screen.waitFor("help · ↑↓ PgUp PgDn scroll")  // the key list is long: its commands are further down
-        await screen.keys("Escape")
-        try await screen.waitFor("row 1 of 500")
-    }
-
     /// `cmd | tabdeck`: the rows come from the pipe as they arrive, the keys from the terminal.
     @Test(.enabled(if: available)) func aPipeIsATableAndKeysComeFromTheTerminal() async throws {
         let screen = try Screen(config: Self.root + "/config.json",
@@ -74,18 +46,6 @@ import Testing
         await screen.type("sotr x")
         await screen.keys("Enter")
         try await screen.waitFor("did you mean \"sort\"")
-    }
-
-    @Test(.enabled(if: available)) func narrowTerminalShowsATabBarAndResizeRelaysOut() async throws {
-        let screen = try Screen(config: Self.root + "/config.json")
-        defer { screen.close() }
-        try await screen.waitFor("row 1 of 200")
-        #expect(screen.lines()[1].contains("│"))  // sidebar at 120 columns
-        screen.resize(width: 60, height: 20)
-        try await screen.waitUntil { lines in lines[0].contains("People") && !lines[1].contains("│") }
-        #expect(screen.lines().count == 20)
-        screen.resize(width: 120, height: 40)
-        try await screen.waitUntil { $0[1].contains("│") }
     }
 
     /// A resize while the `:` line is open redraws the workspace at the new size with the line
@@ -150,36 +110,6 @@ import Testing
         try await screen.waitFor(#"found "12345" at row 12,345"#, timeout: 60)
     }
 
-    @Test(.enabled(if: available)) func sectionHeadersFootersAndTheSectionIndex() async throws {
-        // The files plugin on a folder of its own: 2 folders, 3 files.
-        let dir = try temporaryDirectory()
-        for sub in ["docs", "src"] { try FileManager.default.createDirectory(atPath: dir + "/tree/" + sub, withIntermediateDirectories: true) }
-        for (name, size) in [("a.txt", 1000), ("b.md", 400), ("c.swift", 200)] {
-            try String(repeating: "x", count: size).write(toFile: dir + "/tree/" + name, atomically: true, encoding: .utf8)
-        }
-        let config = dir + "/config.json"
-        try #"{"tabs":[{"id":"files","title":"Files","command":["python3","\#(Self.root)/Plugins/files/files.py"],"args":{"path":"\#(dir)/tree"}}]}"#
-            .write(toFile: config, atomically: true, encoding: .utf8)
-        let screen = try Screen(config: config, state: dir + "/state")
-        defer { screen.close() }
-        try await screen.waitFor("row 1 of 5")
-        try await screen.waitFor("a.txt")  // the rows, not only the count from `open`
-        let lines = screen.lines()
-        let header = try #require(lines.firstIndex { $0.contains("Folders ───") })
-        #expect(lines[header + 1].contains("docs") && lines[header + 2].contains("src"))
-        #expect(lines[header + 3].contains("2 folders"))
-        #expect(lines[header + 4].contains("Files ───"))
-        #expect(lines[header + 5].contains("a.txt") && lines[header + 8].contains("3 files, 1.6 kB"))
-        await screen.keys("i")
-        try await screen.waitFor("section: ▏ Folders · Files")
-        await screen.type("fi")
-        try await screen.waitFor("section: fi▏ Files")
-        await screen.keys("Enter")
-        try await screen.waitFor("row 3 of 5")  // the first row of Files; header rows are not counted
-        await screen.keys("j", "j", "j")
-        try await screen.waitFor("row 5 of 5")  // never on a header or footer
-    }
-
     /// A lone Esc abandons the `:` line (nothing runs), while arrow keys, whose sequences start
     /// with Esc, still edit and recall history.
     @Test(.enabled(if: available)) func escClosesTheCommandLine() async throws {
@@ -231,66 +161,6 @@ import Testing
         // The cursor keeps its row (the csv plugin answers `locate`): id 7, the first Zürich row.
         try await screen.waitFor("row 7 of 200")
         #expect(!screen.lines().last!.contains("filter:"))
-    }
-
-    @Test(.enabled(if: available)) func theWorkspaceComesBackAfterARestart() async throws {
-        let dir = try temporaryDirectory()
-        do {
-            let screen = try Screen(config: Self.root + "/config.json", state: dir)
-            defer { screen.close() }
-            try await screen.waitFor("row 1 of 200")
-            await screen.keys("l", "s")  // sort by name
-            try await screen.waitFor("name ↑")
-            await screen.keys("g")  // the cursor kept its row (now far down): back to the top
-            try await screen.waitFor("row 1 of 200")
-            await screen.keys("j", "j", "j")
-            try await screen.waitFor("row 4 of 200")
-            await screen.keys("7")  // select the bash example tab
-            try await screen.waitFor("row 1 of 1,000")
-            await screen.keys("q")
-            try await screen.waitForExit()
-        }
-        let again = try Screen(config: Self.root + "/config.json", state: dir)
-        defer { again.close() }
-        try await again.waitFor("row 1 of 1,000")
-        await again.keys("1")
-        try await again.waitFor("row 4 of 200")
-        #expect(again.lines()[0].contains("name ↑"))
-    }
-}
-
-extension FullScreenTests {
-    /// The mouse on the real binary: reporting is on in full screen (tmux's pane flags say so),
-    /// raw SGR reports sent as bytes (`send-keys -H`) sort by a header, scroll with the wheel,
-    /// move the cursor with a click, select a tab in the sidebar; after `q` reporting is off again.
-    @Test(.enabled(if: available)) func rawSGRMouseReportsDriveTheScreen() async throws {
-        let screen = try Screen(config: Self.root + "/config.json")
-        defer { screen.close() }
-        try await screen.waitFor("row 1 of 200")
-        try await screen.waitUntil { _ in screen.mouseFlags() == "1 1" }  // modes 1002 (over 1000) and 1006
-        /// The 1-based cell of the first `text` on line `y` (0-based); the screen's glyphs are one cell each.
-        func cell(_ text: String, line y: Int) -> (x: Int, y: Int) {
-            let line = screen.lines()[y]
-            return (line.distance(from: line.startIndex, to: line.range(of: text)!.lowerBound) + 1, y + 1)
-        }
-        let age = cell(" age", line: 0)
-        await screen.sgr(0, age.x + 1, age.y)  // press and release on the header
-        try await screen.waitFor("age ↑")
-        await screen.sgr(0, age.x + 1, age.y)
-        try await screen.waitFor("age ↓")
-        await screen.keys("g")  // the cursor kept its row through the sort: back to the top
-        try await screen.waitFor("row 1 of 200")
-        let row = cell("│", line: 5)
-        await screen.sgr(65, row.x + 10, row.y, release: false)  // a notch of the wheel scrolls three rows:
-        try await screen.waitFor("row 4 of 200")  // the cursor's row left the view, it takes the first in view
-        await screen.sgr(0, row.x + 10, row.y)  // a click on the fifth line: the fifth row on screen, now row 8
-        try await screen.waitFor("row 8 of 200")
-        let tab = cell("Sample DB", line: 2)
-        await screen.sgr(0, tab.x, tab.y)
-        try await screen.waitUntil { !$0.joined().contains("row 8 of 200") && $0.joined().contains("Sample DB") }
-        await screen.keys("q")
-        try await screen.waitForExit()
-        #expect(screen.mouseFlags() == "0 0")
     }
 }
 

@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+import TabdeckCore
+import TabdeckTerminal
+import TabdeckTime
+@testable import TabdeckApp
+import TabdeckTerminalIO
+
+/// The real ``FullScreen`` in-process, as the terminal runs it but on a ``ManualClock``: real
+/// plugin processes from a config, keys written to a pipe the screen reads as its terminal, its
+/// output thrown away, and the frame it last drew read as lines. Each wait turns the shell's
+/// own loop (``FullScreen/runOnce()``) until a condition on the frame holds; it wakes on events
+/// only (keys, plugin messages), the clock moved just as far as the screen's frame pacing asks.
+/// A generous hang guard is the only wall-clock bound.
+final class ScreenDriver {
+    let clock = ManualClock()
+    let runtime: Runtime
+    let screen: FullScreen
+    let terminal: RawTerminal
+    private let keysRead: Int32
+    private let keysWritten: Int32
+    private let devNull: Int32
+    private var stopped = false
+    /// The hang guard: seconds a wait may take on the wall clock before the test fails.
+    static let hangGuard = 120.0
+
+    /// A screen of `width` × `height` on the config at `config`, its state in `state`.
+    init(config: String, state: String, width: Int = 120, height: Int = 40) throws {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw POSIXError(.EMFILE) }
+        (keysRead, keysWritten) = (fds[0], fds[1])
+        devNull = open("/dev/null", O_WRONLY)
+        runtime = try Runtime(configPath: config, stateDirectory: state, mode: "full screen", clock: clock)
+        terminal = RawTerminal(input: keysRead, output: devNull, size: .init(width: width, height: height))
+        screen = FullScreen(runtime: runtime, editor: LineEditor(historyFile: state + "/history"), terminal: terminal)
+        screen.start()
+    }
+
+    deinit {
+        close()
+        Glibc.close(keysRead); Glibc.close(keysWritten); Glibc.close(devNull)
+    }
+
+    /// The last frame drawn, one string per line (trailing spaces trimmed).
+    var lines: [String] { screen.previous.map(TestBackend.lines) ?? [] }
+
+    /// Types text as it is (one write).
+    func type(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(keysWritten, $0.baseAddress, $0.count) }
+    }
+
+    /// Presses keys by tmux's names ("Tab", "Enter", "BSpace", "Space", "Up") or as themselves.
+    func keys(_ names: String...) {
+        let named = ["Tab": "\t", "Enter": "\r", "BSpace": "\u{7f}", "Space": " ", "Up": "\u{1b}[A", "Down": "\u{1b}[B",
+                     "Right": "\u{1b}[C", "Left": "\u{1b}[D"]
+        for name in names { type(named[name] ?? name) }
+    }
+
+    /// An SGR mouse report (`CSI < b ; x ; y M`, 1-based cell), then its release unless `release` is false.
+    func sgr(_ button: Int, _ x: Int, _ y: Int, release: Bool = true) {
+        type("\u{1b}[<\(button);\(x);\(y)M" + (release ? "\u{1b}[<\(button);\(x);\(y)m" : ""))
+    }
+
+    /// The terminal takes a new size, and says so as SIGWINCH would.
+    func resize(width: Int, height: Int) {
+        terminal.fixedSize = .init(width: width, height: height)
+        runtime.queue.put(.resize)
+    }
+
+    /// Runs the screen until a line contains `text`; false (recorded) at the hang guard.
+    @discardableResult
+    func waitFor(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        waitUntil("a line with \(text)", sourceLocation: sourceLocation) { $0.contains { $0.contains(text) } }
+    }
+
+    /// Runs the screen until a line contains `text` and no row on screen is still a placeholder
+    /// (`…`): keys that act on a row wait for it, where tmux's pauses between keys only made it likely.
+    @discardableResult
+    func waitForRows(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        waitUntil("a line with \(text) and every row loaded", sourceLocation: sourceLocation) { lines in
+            lines.contains { $0.contains(text) } && !lines.contains(where: Self.isPlaceholder)
+        }
+    }
+
+    /// A table line of a row not fetched yet: `…` after the sidebar and the row's marks, alone.
+    static func isPlaceholder(_ line: String) -> Bool {
+        let cells = (line.split(separator: "│", omittingEmptySubsequences: false).last ?? "").trimmingCharacters(in: .whitespaces)
+        return cells.hasSuffix("…") && cells.count <= 3
+    }
+
+    /// Runs the screen's loop until `condition` holds on the frame drawn; false (recorded with
+    /// the screen) if it does not within the hang guard, or the screen quit first.
+    @discardableResult
+    func waitUntil(_ what: String = "the condition", sourceLocation: SourceLocation = #_sourceLocation,
+                   _ condition: ([String]) -> Bool) -> Bool {
+        let expired = Locked(false)
+        let queue = runtime.queue
+        let guardTimer = DispatchWorkItem {
+            expired.set(true)
+            queue.put(.resize)  // a harmless event: the loop turns and sees the guard
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.hangGuard, execute: guardTimer)
+        defer { guardTimer.cancel() }
+        while !condition(lines) {
+            guard screen.running, !expired.get() else {
+                let why = screen.running ? "the hang guard ended it" : "the screen quit"
+                let shown = lines.joined(separator: "\n")
+                Issue.record(Comment(rawValue: "waited for \(what); \(why); the screen was:\n\(shown)"), sourceLocation: sourceLocation)
+                return false
+            }
+            turn()
+        }
+        return true
+    }
+
+    /// Runs the loop until the screen quits (`q`); false (recorded) at the hang guard.
+    @discardableResult
+    func waitForQuit(sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        let expired = Locked(false)
+        let queue = runtime.queue
+        let guardTimer = DispatchWorkItem { expired.set(true); queue.put(.resize) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.hangGuard, execute: guardTimer)
+        defer { guardTimer.cancel() }
+        while screen.running {
+            if expired.get() { Issue.record("the screen did not quit", sourceLocation: sourceLocation); return false }
+            turn()
+        }
+        close()
+        return true
+    }
+
+    /// One turn of the shell's loop. Frames for plugin events held by the model's pacing wait
+    /// for the clock: it is moved to when the next one is allowed (virtual time passes only so).
+    private func turn() {
+        let now = runtime.now()
+        if let next = screen.model.nextEventFrame(now: now), next > now { clock.advance(by: next - now) }
+        screen.runOnce()
+    }
+
+    /// Ends the screen as `q` does (views saved, plugins stopped); once.
+    func close() {
+        guard !stopped else { return }
+        stopped = true
+        screen.finish()
+    }
+}
