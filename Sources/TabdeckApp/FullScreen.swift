@@ -29,6 +29,9 @@ public final class FullScreen {
     let resizeSource: DispatchSourceSignal
     /// SIGTERM, SIGHUP and SIGINT quit like `q`.
     let signals: SignalWatch
+    /// Reads the `:` line instead of readline (tests on a pipe, where readline has no terminal):
+    /// given the bytes typed ahead, the line (nil: abandoned) and the bytes read after it.
+    var readLine: ((_ typedAhead: [UInt8]) -> (line: String?, leftover: [UInt8]))?
 
     public init(runtime: Runtime, editor: LineEditor, terminal: RawTerminal = RawTerminal()) {
         self.runtime = runtime
@@ -271,6 +274,12 @@ public final class FullScreen {
     /// the only reader of the terminal, so readline reads the rest itself). Returns what
     /// readline read but did not use (keys after Enter), to be handled as keys.
     func prompt(typedAhead: [UInt8]) -> [UInt8] {
+        if let readLine {
+            let (line, leftover) = readLine(typedAhead)
+            previous = nil
+            apply(model.update(.promptClosed(line), workspace: runtime.workspace))
+            return leftover
+        }
         terminal.suspend()
         terminal.write(Array("\u{1b}[\(model.height);1H\u{1b}[2K".utf8))
         nonisolated(unsafe) let screen = self

@@ -27,7 +27,12 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: available)) func commandLineCompletesAndRemembers() async throws {
+    /// GNU readline's `:` line on a real terminal, one session: Tab completes, Up recalls the
+    /// history, Ctrl-C cancels the line only, a typo gets a suggestion; a lone Esc abandons the
+    /// line (nothing runs) while arrow keys, whose sequences start with Esc, still edit and
+    /// recall; a command typed in the same write as `:` loses no byte, and a key after Enter is
+    /// a table key again.
+    @Test(.enabled(if: available)) func theCommandLineOnARealTerminal() async throws {
         let screen = try Screen(config: Self.root + "/config.json")
         defer { screen.close() }
         try await screen.waitFor("row 1 of 200")
@@ -46,6 +51,30 @@ import Testing
         await screen.type("sotr x")
         await screen.keys("Enter")
         try await screen.waitFor("did you mean \"sort\"")
+
+        await screen.keys(":")
+        await screen.type("goto 15")
+        await screen.keys("Enter")
+        try await screen.waitFor("row 15 of 200")
+        await screen.keys(":")
+        await screen.keys("Up")  // an escape sequence: recalls the last line
+        try await screen.waitFor(":goto 15")
+        await screen.keys("BSpace", "BSpace")
+        await screen.type("40")
+        await screen.keys("Left")  // another sequence: moves in the line
+        await screen.type("1")
+        try await screen.waitFor(":goto 410")
+        await screen.keys("Escape")  // alone: the line is abandoned, nothing runs
+        try await screen.waitUntil { !$0.last!.hasPrefix(":") && $0.last!.contains("row 15 of 200") }
+        await screen.keys("j")  // the table has the keys again
+        try await screen.waitFor("row 16 of 200")
+        #expect(!screen.lines().joined().contains("410"))
+
+        // One write: ":" and the whole command; the prompt must get every byte after ":".
+        await screen.type(":goto 150\r")
+        try await screen.waitFor("row 150 of 200")
+        await screen.type(":goto 20\rj")  // a key after Enter is a table key again
+        try await screen.waitFor("row 21 of 200")
     }
 
     /// A resize while the `:` line is open redraws the workspace at the new size with the line
@@ -72,59 +101,6 @@ import Testing
         try await screen.waitUntil { $0.count == 40 && $0[1].contains("│") && $0.last!.hasPrefix(":sort name") }
         await screen.keys("Enter")
         try await screen.waitFor("name ↑")
-    }
-
-    /// A lone Esc abandons the `:` line (nothing runs), while arrow keys, whose sequences start
-    /// with Esc, still edit and recall history.
-    @Test(.enabled(if: available)) func escClosesTheCommandLine() async throws {
-        let screen = try Screen(config: Self.root + "/config.json")
-        defer { screen.close() }
-        try await screen.waitFor("row 1 of 200")
-        await screen.keys(":")
-        await screen.type("goto 15")
-        await screen.keys("Enter")
-        try await screen.waitFor("row 15 of 200")
-        await screen.keys(":")
-        await screen.keys("Up")  // an escape sequence: recalls the last line
-        try await screen.waitFor(":goto 15")
-        await screen.keys("BSpace", "BSpace")
-        await screen.type("40")
-        await screen.keys("Left")  // another sequence: moves in the line
-        await screen.type("1")
-        try await screen.waitFor(":goto 410")
-        await screen.keys("Escape")  // alone: the line is abandoned, nothing runs
-        try await screen.waitUntil { !$0.last!.hasPrefix(":") && $0.last!.contains("row 15 of 200") }
-        await screen.keys("j")  // the table has the keys again
-        try await screen.waitFor("row 16 of 200")
-        #expect(!screen.lines().joined().contains("410"))
-    }
-
-    @Test(.enabled(if: available)) func aCommandTypedRightAfterTheColonIsNotLost() async throws {
-        let screen = try Screen(config: Self.root + "/config.json")
-        defer { screen.close() }
-        try await screen.waitFor("row 1 of 200")
-        // One write: ":" and the whole command; the prompt must get every byte after ":".
-        await screen.type(":goto 150\r")
-        try await screen.waitFor("row 150 of 200")
-        await screen.type(":goto 20\rj")  // a key after Enter is a table key again
-        try await screen.waitFor("row 21 of 200")
-    }
-
-    @Test(.enabled(if: available)) func fFiltersThroughThePluginAndFilterClearShowsAll() async throws {
-        let screen = try Screen(config: Self.root + "/config.json")
-        defer { screen.close() }
-        try await screen.waitFor("row 1 of 200")
-        await screen.keys("f")
-        try await screen.waitFor(":filter")  // capture-pane drops the trailing space
-        await screen.type("zürich")
-        await screen.keys("Enter")
-        try await screen.waitFor("row 1 of 19")  // the csv plugin's count of rows with "zürich"
-        try await screen.waitFor("filter: zürich")
-        #expect(screen.lines().dropFirst().dropLast().filter { $0.contains("Zürich") }.count == 19)
-        await screen.type(":filter clear\r")
-        // The cursor keeps its row (the csv plugin answers `locate`): id 7, the first Zürich row.
-        try await screen.waitFor("row 7 of 200")
-        #expect(!screen.lines().last!.contains("filter:"))
     }
 }
 

@@ -33,7 +33,25 @@ final class ScreenDriver {
         runtime = try Runtime(configPath: config, stateDirectory: state, mode: "full screen", clock: clock)
         terminal = RawTerminal(input: keysRead, output: devNull, size: .init(width: width, height: height))
         screen = FullScreen(runtime: runtime, editor: LineEditor(historyFile: state + "/history"), terminal: terminal)
+        screen.readLine = { [keysRead] typedAhead in Self.readLine(keysRead, typedAhead) }
         screen.start()
+    }
+
+    /// The `:` line as readline would return it, without editing: the bytes up to Enter (typed
+    /// ahead, then read from the keys' pipe), and those after it; nil if the keys end first.
+    static func readLine(_ fd: Int32, _ typedAhead: [UInt8]) -> (line: String?, leftover: [UInt8]) {
+        var bytes = typedAhead
+        while true {
+            if let end = bytes.firstIndex(where: { $0 == 13 || $0 == 10 }) {
+                return (String(decoding: bytes[..<end], as: UTF8.self), Array(bytes[(end + 1)...]))
+            }
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&ready, 1, -1)
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = read(fd, &chunk, chunk.count)
+            if n == 0 { return (nil, []) }
+            if n > 0 { bytes += chunk[..<n] }
+        }
     }
 
     deinit {

@@ -134,4 +134,23 @@ import Testing
         s.sgr(0, tab.x, tab.y)
         s.waitUntil { !$0.joined().contains("row 8 of 200") && $0.joined().contains("Sample DB") }
     }
+
+    /// `f` opens the command line with `filter ` typed; the csv plugin filters; `filter clear`
+    /// shows every row again with the cursor on the row it was on. (The `:` line is read by
+    /// the driver here, readline's own behaviour under tmux: EndToEndTests.)
+    @Test(.enabled(if: csvBuilt)) func fFiltersThroughThePluginAndFilterClearShowsAll() throws {
+        let dir = TempDir()
+        let s = try ScreenDriver(config: Repo.path("config.json"), state: dir.file("state"))
+        defer { s.close() }
+        s.waitFor("row 1 of 200")
+        s.type("f")
+        s.type("zürich\r")
+        s.waitFor("row 1 of 19")  // the csv plugin's count of rows with "zürich"
+        s.waitFor("filter: zürich")
+        s.waitUntil { $0.dropFirst().dropLast().filter { $0.contains("Zürich") }.count == 19 }
+        s.type(":filter clear\r")
+        // The cursor keeps its row (the csv plugin answers `locate`): id 7, the first Zürich row.
+        s.waitFor("row 7 of 200")
+        #expect(!s.lines.last!.contains("filter:"))
+    }
 }
