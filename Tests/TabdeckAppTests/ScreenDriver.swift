@@ -156,10 +156,21 @@ final class ScreenDriver {
         screen.runOnce()
     }
 
-    /// Ends the screen as `q` does (views saved, plugins stopped); once.
-    func close() {
+    /// Ends the screen as `q` does (views saved, plugins stopped); once. A plugin that does not
+    /// quit when asked is stopped on its grace deadlines, which are on the manual clock: at the
+    /// hang guard the clock is moved past them (recorded), so a stuck plugin fails the test
+    /// instead of blocking it.
+    func close(sourceLocation: SourceLocation = #_sourceLocation) {
         guard !stopped else { return }
         stopped = true
+        let clock = self.clock
+        let expired = Locked(false)
+        let guardTimer = DispatchWorkItem { expired.set(true); clock.advance(by: 60) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.hangGuard, execute: guardTimer)
         screen.finish()
+        guardTimer.cancel()
+        if expired.get() {
+            Issue.record("a plugin did not quit when the screen closed; the clock was moved past its grace deadlines", sourceLocation: sourceLocation)
+        }
     }
 }
