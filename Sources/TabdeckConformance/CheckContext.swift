@@ -48,6 +48,8 @@ final class CheckContext {
     /// Keys of the page warnings already reported (each kind once per run).
     private var reportedWarnings: Set<String> = []
     private var slowest: Duration?
+    /// Pages sent ahead in batches, and how the batches were answered.
+    var batches = RequestBatches()
     /// The check during which the plugin died.
     private var goneDuring: String?
 
@@ -158,9 +160,11 @@ final class CheckContext {
         switch session.wait(for: id, limit: limit + .seconds(2)) {
         case .result(let value, let elapsed):
             note(elapsed)
+            batches.answered(id, after: elapsed)
             return .success(value)
         case .error(let error, let elapsed):
             note(elapsed)
+            batches.answered(id, after: elapsed)
             return .failure(error)
         case .timedOut:
             let reason = "no answer to \(method) (id \(id)) within \(Report.formatDuration(limit))"
@@ -205,6 +209,24 @@ final class CheckContext {
 
     // MARK: Rows
 
+    /// Sends these pages of the root table together (at most ``RequestBatches/size``, PROTOCOL.md
+    /// 4.3); a check that then asks for one of them reads its answer. Pages already sent ahead
+    /// are not sent again; nothing is sent once the plugin is gone.
+    func sendAhead(_ pages: [(offset: Int, limit: Int, sort: [SortKey])]) {
+        guard let table, !session.isGone else { return }
+        var requests = pages.map { RowsRequest(table: table.table, offset: $0.offset, limit: $0.limit, sort: $0.sort) }
+        requests.removeAll { batches.isAhead($0) }
+        let epoch = session.invalidateCount
+        var sent: [RequestBatches.Sent] = []
+        for var request in requests.prefix(RequestBatches.size) {
+            request.generation = nextGeneration()
+            let id = session.makeID()
+            guard session.post(id: id, method: Method.rows, params: request.json) == nil else { break }
+            sent.append(.init(id: id, request: request, epoch: epoch))
+        }
+        batches.record(sent)
+    }
+
     func nextGeneration() -> Int {
         generation += 1
         return generation
@@ -235,9 +257,15 @@ final class CheckContext {
     private func onePage(offset: Int, limit: Int, sort: [SortKey] = [], filter: String? = nil, where clause: WhereClause = [],
                          of other: TableDescription? = nil, into f: inout Findings) throws(CheckAbort) -> RowsResult {
         guard let table = other ?? table else { throw CheckAbort(reason: "there is no table", skip: true) }
-        let request = RowsRequest(table: table.table, offset: offset, limit: limit, sort: sort, filter: filter,
-                                  where: clause, generation: nextGeneration())
-        let answer = try call(Method.rows, request.json)
+        var request = RowsRequest(table: table.table, offset: offset, limit: limit, sort: sort, filter: filter, where: clause)
+        let answer: Result<JSONValue, RPCError>
+        if let sent = batches.take(request, epoch: session.invalidateCount) {
+            request = sent.request
+            answer = try self.answer(sent.id, Method.rows)
+        } else {
+            request.generation = nextGeneration()
+            answer = try call(Method.rows, request.json)
+        }
         let value: JSONValue
         switch answer {
         case .success(let v): value = v

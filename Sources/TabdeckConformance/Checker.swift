@@ -29,6 +29,9 @@ public struct CheckOptions: Sendable {
     /// Run only the checks whose names start with one of these (`sort`, `filter`, `paging`);
     /// the handshake and `open` always run, the others are reported as not run. Empty: all.
     public var only: [String] = []
+    /// The host's own printable keys, each with what it does: an action's hotkey among them is
+    /// a warning (the host's key wins, PROTOCOL.md 10.7). Empty: not checked.
+    public var hostKeys: [Character: String] = [:]
 
     /// Whether the check named `name` runs under ``only``.
     func selects(_ name: String) -> Bool {
@@ -77,7 +80,8 @@ public struct CheckOptions: Sendable {
 /// 6. `cancel`: `$/cancel` of an in-flight request is tolerated and the next one answered.
 /// 7. `errors: …`: unknown method (-32601), invalid `rows` params, unknown table, unknown
 ///    sort column.
-/// 8. `shutdown`: answered, then exit with status 0 within 2 s of stdin closing.
+/// 8. `speed: requests sent together` (``ConcurrencyCheck``): pages sent in batches and answered
+///    one at a time made the check slow (a warning, with figures). `shutdown`: answered, then exit with status 0 within 2 s of stdin closing.
 /// 9. `messages`: the notifications were valid, no replies to ids that were not pending.
 /// 10. `errors: malformed line` and `exit at end of input`, on a second process: a line that is
 ///    not JSON is answered with -32700 or ignored, the plugin keeps answering, and it exits
@@ -112,6 +116,7 @@ public struct PluginChecker: Sendable {
         AggregateCheck.run(ctx)
         CancelCheck.run(ctx)
         ErrorChecks.run(ctx)
+        ConcurrencyCheck.run(ctx)
         ShutdownCheck.run(ctx)
         MessagesCheck.run(ctx)
         StderrCheck.run(ctx)

@@ -31,6 +31,11 @@ extension CheckContext {
         var lastTotal = total
         while true {
             let offset = rows.count
+            if offset > 0, let t = lastTotal, t <= limit, (offset / Self.readPageSize) % RequestBatches.size == 1 {
+                // The next pages, together (the total is known from the first).
+                sendAhead(stride(from: offset, to: t, by: Self.readPageSize).prefix(RequestBatches.size)
+                    .map { ($0, Self.readPageSize, sort) })
+            }
             let page = try self.page(offset: offset, limit: Self.readPageSize, sort: sort, into: &f)
             requests += 1
             rows += page.rows
@@ -54,6 +59,12 @@ extension CheckContext {
         return TableRead(rows: rows, positions: Array(rows.indices), complete: true, requests: requests, total: lastTotal)
     }
 
+    /// The first page ``read(sort:into:)`` asks for, to send ahead.
+    func firstPage(_ sort: [SortKey]) -> (offset: Int, limit: Int, sort: [SortKey]) {
+        if let total, total > options.wholeTableLimit { return (0, Self.samplePageSize, sort) }
+        return (0, Self.readPageSize, sort)
+    }
+
     /// Sample pages of a big table: two adjacent pages at the start, two in the middle, one at
     /// the end (when the total is known).
     func readSamples(sort: [SortKey], total: Int?, into f: inout Findings, prefix: ([Row], Int)? = nil) throws(CheckAbort) -> TableRead {
@@ -70,7 +81,11 @@ extension CheckContext {
             rows = known
             positions = Array(known.indices)
         }
-        for start in Set(starts).sorted() where !positions.contains(start) {
+        let wanted = Set(starts).sorted().filter { !positions.contains($0) }
+        for (i, start) in wanted.enumerated() {
+            if i % RequestBatches.size == 0 {
+                sendAhead(wanted[i...].prefix(RequestBatches.size).map { ($0, size, sort) })
+            }
             let page = try self.page(offset: start, limit: size, sort: sort, into: &f)
             requests += 1
             for (i, row) in page.rows.enumerated() where !positions.contains(start + i) {

@@ -148,6 +148,16 @@ public struct KeyMap: Hashable, Sendable {
         KeyBinding([.char("q"), .ctrl("c")], .quit, "quit"),
     ])
 
+    /// The printable keys this map binds, each with what help says it does (the first binding
+    /// of a key wins): an action's hotkey among them never reaches the action.
+    public var printableKeys: [Character: String] {
+        var out: [Character: String] = [:]
+        for binding in bindings {
+            for case .char(let c) in binding.keys where out[c] == nil { out[c] = binding.description }
+        }
+        return out
+    }
+
     /// The action bound to `key`, if any.
     public func action(for key: Key) -> Action? {
         bindings.first { $0.keys.contains(key) }?.action

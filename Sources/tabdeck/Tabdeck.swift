@@ -244,6 +244,7 @@ struct CheckPlugin: ParsableCommand {
     func run() throws {
         var options = CheckOptions(command: plugin, args: try parsedArgs(), timeout: .milliseconds(Int64(timeout * 1000)),
                                    workingDirectory: "", tracePath: trace)
+        options.hostKeys = KeyMap.standard.printableKeys
         options.only = (only ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let json = self.json
         if !json {

@@ -16,6 +16,24 @@ enum ActionsCheck {
     /// Words of a title that say the action destroys data.
     static let destroyingWords = ["delete", "remove", "drop", "kill", "erase", "destroy", "purge", "wipe", "trash", "truncate"]
 
+    /// Hotkeys that never run their action: a key the host binds (its key wins), or one an
+    /// earlier action claimed (the first keeps it) (PROTOCOL.md 10.7).
+    static func hotkeyClashes(_ actions: [ActionSpec], hostKeys: [Character: String]) -> [String] {
+        var out: [String] = []
+        var claimed: [Character: String] = [:]
+        for action in actions {
+            guard let key = action.hotkey else { continue }
+            if let what = hostKeys[key] {
+                out.append("action \(action.id)'s hotkey \"\(key)\" is the host's key for \"\(what)\": the host's key wins, so the hotkey never runs the action (PROTOCOL.md 10.7)")
+            } else if let first = claimed[key] {
+                out.append("action \(action.id)'s hotkey \"\(key)\" is already action \(first)'s: the first action keeps it (PROTOCOL.md 10.7)")
+            } else {
+                claimed[key] = action.id
+            }
+        }
+        return out
+    }
+
     static func run(_ ctx: CheckContext) {
         guard ctx.capabilities.actions else {
             ctx.record(CheckResult(name: "actions", status: .skipped, summary: "not run: the plugin does not declare actions"))
@@ -39,6 +57,7 @@ enum ActionsCheck {
                 throw CheckAbort(reason: "action answered error -32601 (method not found), yet the plugin declares actions and lists \(table.actions.count): it must answer action requests (PROTOCOL.md 11.6)")
             case .failure: break
             }
+            for warning in hotkeyClashes(table.actions, hostKeys: ctx.options.hostKeys) { f.warn(warning) }
             for action in table.actions {
                 if !action.destructive, let word = destroyingWord(action) {
                     f.fail("action \(action.id) (\"\(OrderCheck.clip(action.title, 40))\") says \"\(word)\" but is not flagged destructive: an action that destroys data sets \"destructive\": true (PROTOCOL.md 10.7)")

@@ -15,12 +15,21 @@ enum SortChecks {
             return
         }
         let sortable = table.columns.filter(\.sortable)
+        // The first pages of the one-column sorts go together, a batch at a time (PROTOCOL.md 4.3).
+        let orders = sortable.filter { $0.order != .source }.flatMap { column in
+            [SortDirection.ascending, .descending].map { [SortKey(column.id, $0)] }
+        }
+        var next = 0
         for column in sortable {
             if column.order == .source {
                 sourceOrdered(ctx, column)
                 continue
             }
             for direction in [SortDirection.ascending, .descending] {
+                if next % RequestBatches.size == 0, ctx.options.selects("sort: ") {
+                    ctx.sendAhead(orders[next...].prefix(RequestBatches.size).map(ctx.firstPage))
+                }
+                next += 1
                 sorted(ctx, [SortKey(column.id, direction)])
             }
         }

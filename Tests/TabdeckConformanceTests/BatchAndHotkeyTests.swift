@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import TabdeckProtocol
+@testable import TabdeckConformance
+
+/// Requests sent together (PROTOCOL.md 4.3) and hotkeys that never reach their action (10.7),
+/// on the mutant fixture.
+@Suite struct BatchAndHotkeyTests {
+    static let python = Mutation.python
+
+    func checkMutant(_ environment: [String: String], hostKeys: [Character: String] = [:]) throws -> Report {
+        var options = CheckOptions(command: Self.python, args: [:], timeout: .seconds(10), environment: environment,
+                                   workingDirectory: repo)
+        options.hostKeys = hostKeys
+        return try PluginChecker(options: options).run()
+    }
+
+    @Test func aBatchAnsweredOneAtATimeTakesTheSumAndConcurrentlyTheLongest() {
+        var batches = RequestBatches()
+        let request = { (offset: Int) in RowsRequest(table: "root", offset: offset, limit: 10, generation: offset + 1) }
+        batches.record((0..<4).map { .init(id: .int(Int64($0)), request: request($0), epoch: 0) })
+        for (id, ms) in [(0, 500), (1, 1000), (2, 1500), (3, 2000)] { batches.answered(.int(Int64(id)), after: .milliseconds(ms)) }
+        batches.record((4..<7).map { .init(id: .int(Int64($0)), request: request($0), epoch: 0) })
+        for (id, ms) in [(4, 300), (5, 310), (6, 320)] { batches.answered(.int(Int64(id)), after: .milliseconds(ms)) }
+        let timing = batches.timing
+        #expect(timing.batches == 2)
+        #expect(timing.took == .milliseconds(2320))
+        #expect(timing.concurrently == .milliseconds(800))  // 500 (one at a time) + 300 (together)
+        // A page sent ahead is read once, and only while the table is as it was.
+        #expect(batches.take(RowsRequest(table: "root", offset: 0, limit: 10), epoch: 0)?.id == .int(0))
+        #expect(batches.take(RowsRequest(table: "root", offset: 0, limit: 10), epoch: 0) == nil)
+        #expect(batches.take(RowsRequest(table: "root", offset: 1, limit: 10), epoch: 1) == nil)
+    }
+
+    @Test func aPluginAnsweringOneAtATimeIsWarnedWithFigures() throws {
+        let report = try checkMutant(["MUTANT_SLOW_SORTED": "0.6"])
+        let speed = try #require(report.result("speed: requests sent together"))
+        #expect(report.conforms, "\(report.text)")
+        #expect(speed.status == .warning, "\(report.text)")
+        #expect(speed.notes.contains { $0.contains("answered requests sent together one at a time") && $0.contains("if answered concurrently") },
+                "\(report.text)")
+    }
+
+    @Test func aPluginAnsweringConcurrentlyIsCheckedInAboutItsSlowestAnswers() throws {
+        let report = try checkMutant(["MUTANT": "concurrent", "MUTANT_SLOW_SORTED": "0.6"])
+        let speed = try #require(report.result("speed: requests sent together"))
+        #expect(report.conforms, "\(report.text)")
+        #expect(speed.status == .passed, "\(report.text)")
+        // 12 one-column sorts, their first pages 4 at a time: 3 waits of 0.6 s, not 12.
+        let sorts = report.results.filter { $0.name.wholeMatch(of: /sort: [a-z]+ (asc|desc)/) != nil }
+        #expect(sorts.count == 12)
+        let waited = sorts.reduce(Duration.zero) { $0 + $1.duration }
+        #expect(waited < .milliseconds(600 * 6), "the sort checks took \(waited)")
+    }
+
+    @Test func hotkeysTheHostBindsOrAnEarlierActionTookAreWarnings() throws {
+        let hostKeys: [Character: String] = ["s": "sort by the column", "q": "quit"]
+        let legal = try checkMutant([:], hostKeys: hostKeys)
+        #expect(legal.result("actions")?.status == .passed, "\(legal.text)")
+        let report = try checkMutant(["MUTANT": "hotkey-clash"], hostKeys: hostKeys)
+        let actions = try #require(report.result("actions"))
+        #expect(actions.status == .warning, "\(report.text)")
+        #expect(report.conforms)
+        #expect(actions.notes.contains { $0.contains("action delete's hotkey \"s\" is the host's key for \"sort by the column\"") }, "\(report.text)")
+        #expect(actions.notes.contains { $0.contains("action add's hotkey \"R\" is already action rename's") }, "\(report.text)")
+    }
+
+    /// `tabdeck plugin check` knows the host's own keys.
+    @Test(.enabled(if: tabdeckIsBuilt)) func theShippedCheckerWarnsOfAHostKey() throws {
+        let result = try run(["/usr/bin/env", "MUTANT=hotkey-clash", tabdeckBinary, "plugin", "check", "--only", "actions", "--"] + Self.python)
+        #expect(result.out.contains("hotkey \"s\" is the host's key for"), "\(result.out)\(result.err)")
+        #expect(result.status == 0, "\(result.out)\(result.err)")
+    }
+}
