@@ -6,9 +6,9 @@ import TabdeckProtocol
 /// - `unicode` is the reference: text sorted by Unicode scalar values (the same as UTF-8
 ///   byte order, and as `memcmp`, Python's `str` comparison and SQLite's BINARY collation).
 ///   A plugin that sorts this way passes.
-/// - The other orders are accepted **with a warning**: people often want them, and a plugin
-///   may get them from its data source. Two texts equal under the folding may come in either
-///   order, or in the order of the next sort key.
+/// - The other orders are recognised, so that the failure can say which declaration (PROTOCOL.md
+///   10.2: `order`, `nulls`) would describe the plugin's order. Two texts equal under the
+///   folding may come in either order, or in the order of the next sort key.
 public enum TextOrder: String, CaseIterable, Sendable {
     case unicode = "Unicode scalar order"
     /// Full Unicode lowercase folding ("a" = "A", "é" = "É").
@@ -54,8 +54,8 @@ public struct SortColumn: Sendable, Equatable {
     public var index: Int
     public var type: ColumnType
     public var descending: Bool
-    /// Where the column says its nulls go. `largest` holds the plugin to it; `smallest` (also
-    /// when the column says nothing) accepts nulls last ascending too, with a warning.
+    /// Where the column says its nulls go: `smallest` (also when the column says nothing) or
+    /// `largest`; the plugin is held to it.
     public var nulls: NullOrder
     /// The column's order: `casefold` checks its text with letter case folded, `source` checks
     /// no order at all (only the plugin knows it).

@@ -37,6 +37,8 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         .init(plugin: python, mutant: "unknown-action-ok", check: "actions", message: "an action the table does not list (conformance-no-such-action) was answered with a result"),
         // Sorting (11.3).
         .init(plugin: python, mutant: "unstable-ties", check: "sort: ties across pages", message: "must come in the same order on every request"),
+        .init(plugin: python, mutant: "nulls-first-both-ways", check: "sort: size desc",
+              message: "if nulls come last ascending and first descending (one convention for both directions), declare \"nulls\": \"largest\""),
         .init(plugin: python, mutant: "unstable-ties", check: "sort: size asc", message: "though its id is unique in the natural order: rows with equal sort keys changed places between pages", rows: 1500),
         .init(plugin: python, mutant: "desc-ignored", check: "sort: size desc", message: "out of order for size desc"),
         .init(plugin: python, mutant: "nulls-largest-sorted-smallest", check: "sort: size asc",

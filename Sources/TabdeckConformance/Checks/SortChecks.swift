@@ -63,8 +63,9 @@ enum SortChecks {
             case .ordered:
                 summary = "in order"
             case .orderedBy(let rule, let reference):
-                f.warn("not in the reference order (\(reference.description)), but in an accepted one: \(rule)")
-                summary = "in order (\(rule))"
+                f.fail("not in the protocol's order: \(reference.description) (PROTOCOL.md 11.3, Sort order); "
+                       + "the rows are in order with \(rule): \(declaration(rule))")
+                summary = "not in order (\(rule))"
             case .unordered(let violation, let count):
                 f.fail(violation.description + (count > 1 ? " (\(count) neighbouring pairs out of order)" : "") + " (PROTOCOL.md 11.3, Sort order)")
                 summary = "not in order"
@@ -77,6 +78,21 @@ enum SortChecks {
             }
             return summary
         }
+    }
+
+    /// What a column declares when its order is `rule` (PROTOCOL.md 10.2): the checker holds an
+    /// undeclared order to the protocol's.
+    static func declaration(_ rule: OrderRule) -> String {
+        var says: [String] = []
+        if !rule.nullsFirst {
+            says.append("if nulls come last ascending and first descending (one convention for both directions), declare \"nulls\": \"largest\"")
+        }
+        switch rule.text {
+        case .unicode: break
+        case .caseInsensitive, .asciiCaseInsensitive: says.append("if text ignores letter case, declare \"order\": \"casefold\"")
+        case .caseAndAccentInsensitive: says.append("a collation that also ignores accents is declared \"order\": \"source\"")
+        }
+        return says.joined(separator: "; ") + " (10.2)"
     }
 
     /// `sort: ip (the source's order)`: an order only the plugin knows (`order: source`,
