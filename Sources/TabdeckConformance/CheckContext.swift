@@ -96,6 +96,10 @@ final class CheckContext {
             record(CheckResult(name: name, status: .skipped, summary: "not run: \(reason)"))
             return
         }
+        if let blocker = Cascade.blocker(of: name, failed: results.filter { $0.status == .failed }.map(\.name)) {
+            record(CheckResult(name: name, status: .skipped, summary: "not run: \(blocker) failed, and its cause would fail this check too"))
+            return
+        }
         let started = ContinuousClock.now
         var attempts = 0
         var findings = Findings()
@@ -133,7 +137,11 @@ final class CheckContext {
         if attempts > 1 && status != .failed {
             findings.note("passed on attempt \(attempts): the table changed (invalidate) during the earlier ones")
         }
-        record(CheckResult(name: name, status: status, summary: summary, notes: abortNotes + findings.lines(),
+        var notes = abortNotes + findings.lines()
+        if status == .failed, !([summary] + notes).contains(where: { $0.contains("PROTOCOL.md") }), let sections = RuleSections.of(name) {
+            notes.append("the rule: PROTOCOL.md \(sections)")
+        }
+        record(CheckResult(name: name, status: status, summary: summary, notes: notes,
                            duration: started.duration(to: .now), slowestAnswer: slowest))
     }
 

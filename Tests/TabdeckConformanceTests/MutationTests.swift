@@ -56,7 +56,7 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         .init(plugin: python, mutant: "filter-total", check: "filter", message: "total is 60 but"),
         // Paging and ids (10.5, 11.3).
         .init(plugin: python, mutant: "duplicate-late", check: "paging: every id", message: "id r7 is used by rows 7 and 6500", rows: 7000),
-        .init(plugin: python, mutant: "short-table", check: "paging: whole table", message: "but total says 65"),
+        .init(plugin: python, mutant: "short-table", check: "paging: first page", message: "60 rows at offset 0 for a limit of 100, but the table has 65"),
         .init(plugin: python, mutant: "generation-not-echoed", check: "paging: first page", message: "it must echo the request's"),
         .init(plugin: python, mutant: "limit-ignored", check: "paging: first page", message: "105 rows for a limit of 100", rows: 150),
         .init(plugin: python, mutant: "cells-change", check: "paging: whole table", message: "came back with other cells"),
@@ -89,8 +89,8 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         .init(plugin: shell, mutant: "string-id", check: "handshake", message: "came back with id \"1\" (the number as a string)"),
         .init(plugin: shell, mutant: "generation-not-echoed", check: "paging: first page", message: "it must echo the request's"),
         .init(plugin: shell, mutant: "rows-past-end", check: "paging: last page", message: "past the end of a table of 30 rows"),
-        .init(plugin: shell, mutant: "total-wrong", check: "paging: whole table", message: "but total says 37"),
-        .init(plugin: shell, mutant: "short-page", check: "paging: whole table", message: "ending the table at 29 rows, but total says 30"),
+        .init(plugin: shell, mutant: "total-wrong", check: "paging: first page", message: "but the table has 37"),
+        .init(plugin: shell, mutant: "short-page", check: "paging: first page", message: "29 rows at offset 0 for a limit of 100, but the table has 30"),
         .init(plugin: shell, mutant: "unknown-method-null", check: "errors: unknown method", message: "expected error -32601"),
         .init(plugin: shell, mutant: "exit-status-1", check: "shutdown", message: "exited with status 1, expected 0"),
         .init(plugin: shell, mutant: "lenient-params", check: "errors: invalid params", message: "rows with offset \"zero\" and limit -5 was answered with a result"),
@@ -161,7 +161,25 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         #expect(result?.status == .failed, "\(mutation.check) must fail: \(report.text)")
         let lines = [result?.summary ?? ""] + (result?.notes ?? [])
         #expect(lines.contains { $0.contains(mutation.message) }, "\(mutation.check) must say \"\(mutation.message)\": \(report.text)")
+        #expect(lines.contains { $0.contains("PROTOCOL.md") }, "\(mutation.check) must name the rule's section: \(report.text)")
         #expect(!report.conforms)
+    }
+
+    /// One report per cause: the checks a failure makes meaningless are not run, naming it.
+    @Test func aCauseIsReportedOnceAndTheChecksItSpoilsAreNotRun() throws {
+        let paging = try run(Mutation.python, ["MUTANT": "offset-off-by-one"])
+        #expect(paging.result("paging: middle page")?.status == .failed, "\(paging.text)")
+        for name in ["paging: last page", "sort: ties across pages"] {
+            #expect(paging.result(name)?.status == .skipped, "\(name): \(paging.text)")
+            #expect(paging.result(name)?.summary == "not run: paging: middle page failed, and its cause would fail this check too")
+        }
+        #expect(paging.failed == 1, "\(paging.text)")
+        let filter = try run(Mutation.python, ["MUTANT": "filter-case"])
+        #expect(filter.result("filter")?.status == .failed)
+        for name in ["filter: integer column size", "filter: decimal column ratio", "filter: bool column ok"] {
+            #expect(filter.result(name)?.summary.hasPrefix("not run: filter failed") == true, "\(name): \(filter.text)")
+        }
+        #expect(filter.failed == 1, "\(filter.text)")
     }
 
     @Test func thereAreAtLeast25MutationsInTwoLanguages() {
