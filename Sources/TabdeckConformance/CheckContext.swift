@@ -50,6 +50,9 @@ final class CheckContext {
     private var slowest: Duration?
     /// Pages sent ahead in batches, and how the batches were answered.
     var batches = RequestBatches()
+    /// The whole table as each sort check read it (with the invalidate count then), for the
+    /// checks that look at every sort order again (sections kept together under every sort).
+    var sortedReads: [(sort: [SortKey], read: TableRead, epoch: Int)] = []
     /// The check during which the plugin died.
     private var goneDuring: String?
 

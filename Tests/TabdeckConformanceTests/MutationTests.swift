@@ -23,6 +23,7 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         .init(plugin: python, mutant: "section-count", check: "sections", message: "section dirs says count 23, but 20 rows name it"),
         .init(plugin: python, mutant: "sort-mixes-sections", check: "sections", message: "in the sort by name desc, row r19 (position 5): its rows are not contiguous"),
         .init(plugin: python, mutant: "unknown-section", check: "sections", message: "names section misc, which the table does not list"),
+        .init(plugin: python, mutant: "sort-mixes-sections-but-by-name", check: "sections", message: "in the sort by size asc, row"),
         .init(plugin: python, mutant: "filter-section-counts", check: "sections", message: "the result's section dirs says count 20, but 2 of the rows kept name it"),
         // Children and close (11.4, 11.5).
         .init(plugin: python, mutant: "children-error", check: "children", message: "which says hasChildren, answered error -32603"),

@@ -34,6 +34,15 @@ enum SectionsCheck {
                        order: "the sort by \(column.id) desc", counts: false, into: &f)
                 orders.append("sorted by \(column.id) desc")
             }
+            // Every other sort order the sort checks read whole: sections stay together in each.
+            let epoch = ctx.session.invalidateCount
+            let others = ctx.sortedReads.filter { $0.epoch == epoch && $0.sort != [SortKey(table.columns.first(where: \.sortable)?.id ?? "", .descending)] }
+            for other in others {
+                verify(other.read.rows, positions: other.read.positions, sections: table.sections,
+                       order: "the sort by " + other.sort.map { "\($0.column) \($0.direction.rawValue)" }.joined(separator: ", "),
+                       counts: false, into: &f)
+            }
+            if !others.isEmpty { orders.append("\(others.count) more sort orders") }
             if ctx.capabilities.filter, let (_, text) = FilterCheck.pickText(natural.rows) {
                 try filtered(ctx, text, table: table, into: &f)
                 orders.append("filtered by \"\(text)\"")
