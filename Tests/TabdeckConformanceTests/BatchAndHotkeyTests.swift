@@ -3,8 +3,8 @@ import Testing
 import TabdeckProtocol
 @testable import TabdeckConformance
 
-/// Requests sent together (PROTOCOL.md 4.3) and hotkeys that never reach their action (10.7),
-/// on the mutant fixture.
+/// Requests sent together (PROTOCOL.md 4.3), a slow handshake (7.1) and hotkeys that never
+/// reach their action (10.7), on the mutant fixture: warnings with figures.
 @Suite struct BatchAndHotkeyTests {
     static let python = Mutation.python
 
@@ -51,6 +51,14 @@ import TabdeckProtocol
         #expect(sorts.count == 12)
         let waited = sorts.reduce(Duration.zero) { $0 + $1.duration }
         #expect(waited < .milliseconds(600 * 6), "the sort checks took \(waited)")
+    }
+
+    @Test func aSlowHandshakeIsAWarningWithItsFigure() throws {
+        let report = try checkMutant(["MUTANT": "slow-handshake"])
+        let handshake = try #require(report.result("handshake"))
+        #expect(handshake.status == .warning, "\(report.text)")
+        #expect(handshake.notes.contains { $0.contains("initialize was answered after 2.") && $0.contains("PROTOCOL.md 7.1") }, "\(report.text)")
+        #expect(report.conforms)
     }
 
     @Test func hotkeysTheHostBindsOrAnEarlierActionTookAreWarnings() throws {

@@ -2,8 +2,12 @@ import TabdeckProtocol
 import TabdeckSupervisor
 
 /// `handshake`: the process starts, answers `initialize` within the handshake timeout with
-/// protocol version 1 and well-formed capabilities (unknown ones are ignored).
+/// protocol version 1 and well-formed capabilities (unknown ones are ignored); one slower than
+/// ``slow`` is a warning.
 enum HandshakeCheck {
+    /// An answer to `initialize` slower than this is a warning (with the figure).
+    static let slow = Duration.seconds(2)
+
     static func run(_ ctx: CheckContext) {
         ctx.check("handshake", needs: .process) { (f) throws(CheckAbort) in
             let o = ctx.options
@@ -15,10 +19,16 @@ enum HandshakeCheck {
             }
             let params = InitializeParams(hostVersion: o.hostVersion).json
             let value: JSONValue
+            let asked = ContinuousClock.now
             switch try ctx.call(Method.initialize, params) {
             case .success(let v): value = v
             case .failure(let error):
                 throw CheckAbort(reason: "initialize answered error \(error.code): \(error.message)")
+            }
+            let took = asked.duration(to: .now)
+            if took > slow {
+                f.warn("initialize was answered after \(Report.formatDuration(took)) (the handshake timeout is \(Report.formatDuration(o.handshakeTimeout))): "
+                       + "the tab shows nothing until then; load expensive things later, lazily or with progress (PROTOCOL.md 7.1)")
             }
             let parsed = Validate.initializeResult(value, into: &f)
             ctx.identity = parsed ?? (try? InitializeResult(value))
