@@ -29,6 +29,7 @@ extension SpoolRouter {
         table.fill = .filling
         table.arrived = 0
         table.reported = 0
+        table.progressShown = false
         if announce { reportProgress(table, tab: tab) }
         if route.capabilities?.paging == false {
             let id = ids.allocate()
@@ -111,8 +112,11 @@ extension SpoolRouter {
             return
         }
         // While the core waits for these rows its requests live on progress (the core's ledger
-        // times out a request that hears nothing): every arrival counts then.
-        if table.arrived - table.reported >= Self.progressStep || table.hasWaiting { reportProgress(table, tab: tab) }
+        // times out a request that hears nothing): every arrival counts then. Once a bar shows,
+        // every arrival updates it (the stream may pause next); before, every `progressStep` rows.
+        if table.progressShown || table.arrived - table.reported >= Self.progressStep || table.hasWaiting {
+            reportProgress(table, tab: tab)
+        }
         refreshSoFar(table, tab: tab)
         answerWaiting(table, route: route, tab: tab)
     }
@@ -144,6 +148,7 @@ extension SpoolRouter {
 
     func reportProgress(_ table: SpooledTable, tab: String) {
         table.reported = table.arrived
+        table.progressShown = true
         deliver(tab, .notification(method: Method.progress, params: [
             "done": .int(Int64(table.arrived)), "total": table.announcedTotal.map { .int(Int64($0)) } ?? .null,
             "message": "receiving rows"]))

@@ -38,6 +38,9 @@ final class SpooledTable {
     var saidSoFar = false
     /// `arrived` when progress was last reported.
     var reported = 0
+    /// Progress was reported during this fill: the tab shows a progress bar, kept true on every
+    /// arrival from then on (a stream that pauses must not leave it behind the rows).
+    var progressShown = false
 
     init(handle: String, schema: SpoolSchema, announcedTotal: Int?, title: String? = nil, own: Bool = false) {
         self.handle = handle

@@ -15,7 +15,7 @@ final class ClipboardBox: @unchecked Sendable {
 
 /// Issue 16 through the runtime: `copy` in line mode writes OSC 52 when there is a terminal and
 /// says so when there is none; a bad `"keys"` binding stops the start before the state is touched.
-@Suite struct CopyAndKeysRuntimeTests {
+@Suite(hangGuard) struct CopyAndKeysRuntimeTests {
     @Test func copyInLineModeWritesOSC52OrSaysNothingReachedAClipboard() async throws {
         let dir = TempDir()
         let h = try Host(dir, tabs: [TabSpec(id: "sdk-demo", command: ["python3", Repo.sdkExample], args: ["rows": 3])])

@@ -5,7 +5,7 @@ import TabdeckCore
 
 /// Insert, delete and move on the real SDK example plugin, through the runtime: the form's
 /// values as `--set`, the question as `--yes`, the view fetched again after each change.
-@Suite struct EditingPluginTests {
+@Suite(hangGuard) struct EditingPluginTests {
     @Test func addDeleteAndMoveRowsOfTheSDKExample() async throws {
         let dir = TempDir()
         let h = try Host(dir, tabs: [TabSpec(id: "sdk-demo", command: ["python3", Repo.sdkExample], args: ["rows": 3],

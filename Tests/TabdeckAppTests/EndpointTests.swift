@@ -95,7 +95,7 @@ final class FakePlugin: PluginEndpoint, @unchecked Sendable {
 
 /// The runtime reaches a tab's plugin only through the tab's endpoint: a fake endpoint stands
 /// in for the plugin process, and the spool stands in front of it through the same interface.
-@Suite struct EndpointTests {
+@Suite(hangGuard) struct EndpointTests {
     let dir = TempDir()
 
     /// A host whose tab `fake` is an endpoint made by `make` (never a process).

@@ -4,7 +4,7 @@ import TabdeckCore
 @testable import TabdeckApp
 
 /// Tab and section customization through the runtime and its database (no plugin is started).
-@Suite struct LayoutTests {
+@Suite(hangGuard) struct LayoutTests {
     let dir = TempDir()
 
     static func tab(_ id: String, _ section: String?, customizable: Bool = true) -> TabSpec {

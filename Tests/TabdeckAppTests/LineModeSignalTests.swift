@@ -6,7 +6,7 @@ import Testing
 /// line mode reads the next line) is queued, not seen by the read: line mode must act on it
 /// before reading, or it would wait for a line that may never come (`kill -HUP` of a script
 /// that keeps stdin open). The signal is put in the queue as the watcher puts it then.
-@Suite(.serialized) struct LineModeSignalTests {
+@Suite(.serialized, hangGuard) struct LineModeSignalTests {
     let dir = TempDir()
 
     @Test(arguments: [SIGTERM, SIGHUP, SIGINT])

@@ -230,7 +230,7 @@ extension CSVPluginTests {
     }
 }
 
-@Suite struct SDKExamplePluginTests {
+@Suite(hangGuard) struct SDKExamplePluginTests {
     @Test func drillDownAndBackWithBreadcrumbAndActions() async throws {
         let dir = TempDir()
         let h = try Host(dir, tabs: [TabSpec(id: "sdk-demo", command: ["python3", Repo.sdkExample], args: ["rows": 50],

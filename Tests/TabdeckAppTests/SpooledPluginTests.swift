@@ -5,7 +5,7 @@ import TabdeckCore
 
 /// The streaming fixture (`Plugins/fixtures/stream_plugin.py`: `sort: false`, `paging: false`)
 /// through the real runtime: the host spools its rows and sorts, pages and exports them.
-@Suite struct SpooledPluginTests {
+@Suite(hangGuard) struct SpooledPluginTests {
     let dir = TempDir()
     static let plugin = Repo.path("Plugins/fixtures/stream_plugin.py")
 

@@ -245,9 +245,24 @@ extension RouterTests {
         }
         // The stream started with the table's description, before any request: nothing to report
         // then. The first chunk is reported at once: a core request waits for its rows, and it
-        // lives on progress (the core's ledger times out a request that hears nothing). Then
-        // every 10,000.
-        #expect(done == [500, 10500, 20500])
+        // lives on progress (the core's ledger times out a request that hears nothing). Then,
+        // the bar showing, every chunk: a stream that pauses leaves it at the rows received
+        // (it once stayed at 500 while 10,000 had come, and a test waiting for it hung).
+        #expect(done == (1...50).map { JSONValue.int(Int64($0 * 500)) })
+        r.removeAll()
+    }
+
+    /// A stream nobody waits for shows no bar until 10,000 rows; then every chunk moves it.
+    @Test func aBackgroundStreamReportsFrom10000RowsOn() throws {
+        let r = opened(paging: false)
+        guard let (sid, _) = streamRequest() else { Issue.record("no stream request"); return }
+        for k in 0..<23 {
+            _ = feed(r, .notification(method: "rows/chunk", params: ["id": sid.json, "rows": rows((k * 500)..<((k + 1) * 500))]))
+        }
+        let done: [JSONValue] = wire.delivered.compactMap {
+            if case .notification("progress", .object(let o)) = $0 { o["done"] } else { nil }
+        }
+        #expect(done == (20...23).map { JSONValue.int(Int64($0 * 500)) })
         r.removeAll()
     }
 }
