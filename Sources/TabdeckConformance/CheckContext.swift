@@ -99,7 +99,7 @@ final class CheckContext {
             record(CheckResult(name: name, status: .skipped, summary: "not run: \(reason)"))
             return
         }
-        if let blocker = Cascade.blocker(of: name, failed: results.filter { $0.status == .failed }.map(\.name)) {
+        if let blocker = blocker(of: name) {
             record(CheckResult(name: name, status: .skipped, summary: "not run: \(blocker) failed, and its cause would fail this check too"))
             return
         }
@@ -146,6 +146,11 @@ final class CheckContext {
         }
         record(CheckResult(name: name, status: status, summary: summary, notes: notes,
                            duration: started.duration(to: .now), slowestAnswer: slowest))
+    }
+
+    /// The failed check whose cause would fail check `name` too (``Cascade``), if any.
+    func blocker(of name: String) -> String? {
+        Cascade.blocker(of: name, failed: results.filter { $0.status == .failed }.map(\.name))
     }
 
     func record(_ result: CheckResult) {

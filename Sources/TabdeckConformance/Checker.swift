@@ -80,7 +80,7 @@ public struct CheckOptions: Sendable {
 /// 6. `cancel`: `$/cancel` of an in-flight request is tolerated and the next one answered.
 /// 7. `errors: …`: unknown method (-32601), invalid `rows` params, unknown table, unknown
 ///    sort column.
-/// 8. `speed: requests sent together` (``ConcurrencyCheck``): pages sent in batches and answered
+/// 8. `speed: pages sent together` (``ConcurrencyCheck``): pages sent in batches and answered
 ///    one at a time made the check slow (a warning, with figures). `shutdown`: answered, then exit with status 0 within 2 s of stdin closing.
 /// 9. `messages`: the notifications were valid, no replies to ids that were not pending.
 /// 10. `errors: malformed line` and `exit at end of input`, on a second process: a line that is

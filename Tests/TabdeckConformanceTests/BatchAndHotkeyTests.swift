@@ -34,7 +34,7 @@ import TabdeckProtocol
 
     @Test func aPluginAnsweringOneAtATimeIsWarnedWithFigures() throws {
         let report = try checkMutant(["MUTANT_SLOW_SORTED": "0.6"])
-        let speed = try #require(report.result("speed: requests sent together"))
+        let speed = try #require(report.result("speed: pages sent together"))
         #expect(report.conforms, "\(report.text)")
         #expect(speed.status == .warning, "\(report.text)")
         #expect(speed.notes.contains { $0.contains("answered requests sent together one at a time") && $0.contains("if answered concurrently") },
@@ -43,7 +43,7 @@ import TabdeckProtocol
 
     @Test func aPluginAnsweringConcurrentlyIsCheckedInAboutItsSlowestAnswers() throws {
         let report = try checkMutant(["MUTANT": "concurrent", "MUTANT_SLOW_SORTED": "0.6"])
-        let speed = try #require(report.result("speed: requests sent together"))
+        let speed = try #require(report.result("speed: pages sent together"))
         #expect(report.conforms, "\(report.text)")
         #expect(speed.status == .passed, "\(report.text)")
         // 12 one-column sorts, their first pages 4 at a time: 3 waits of 0.6 s, not 12.

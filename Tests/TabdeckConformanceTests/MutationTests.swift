@@ -16,6 +16,7 @@ struct Mutation: CustomTestStringConvertible, Sendable {
 
     static let python = ["python3", "Plugins/fixtures/mutants/mutant.py"]
     static let shell = ["bash", "Plugins/fixtures/mutants/mutant.sh"]
+    static let node = ["node", "Plugins/fixtures/mutants/mutant.js"]
 
     static let all: [Mutation] = [
         // Sections (PROTOCOL.md 10.6).
@@ -86,6 +87,17 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         .init(plugin: python, mutant: "bad-progress", check: "messages", message: "progress: done must be a number (PROTOCOL.md 12.3)"),
         .init(plugin: python, mutant: "exit-status-1", check: "shutdown", message: "exited with status 1, expected 0"),
         .init(plugin: python, mutant: "watcher-thread", check: "exit at end of input", message: "still running 2 s after stdin closed without shutdown"),
+        // The sort, filter and section rules again, in a plugin written in Node.js.
+        .init(plugin: node, mutant: "filter-case", check: "filter", message: "filter \"DIR\" did not keep row r0, whose cell it comes from"),
+        .init(plugin: node, mutant: "filter-text-only", check: "filter: integer column size", message: "a filter matches the text of integer cells too"),
+        .init(plugin: node, mutant: "interleaved-sections", check: "sections", message: "its rows are not contiguous"),
+        .init(plugin: node, mutant: "sort-mixes-sections", check: "sections", message: "in the sort by name desc, row r8 (position 8): its rows are not contiguous"),
+        .init(plugin: node, mutant: "nulls-first-both-ways", check: "sort: size desc",
+              message: "if nulls come last ascending and first descending (one convention for both directions), declare \"nulls\": \"largest\""),
+        .init(plugin: node, mutant: "unstable-ties", check: "sort: ties across pages", message: "must come in the same order on every request"),
+        .init(plugin: node, mutant: "offset-off-by-one", check: "paging: middle page", message: "position 20 holds id r19 here but id r20 when read page by page"),
+        .init(plugin: node, mutant: "generation-not-echoed", check: "paging: first page", message: "generation is 2, it must echo the request's 1"),
+        .init(plugin: node, mutant: "string-id", check: "handshake", message: "came back with id \"1\" (the number as a string)"),
         // The same kinds of mistakes in a plugin written in bash and jq.
         .init(plugin: shell, mutant: "string-id", check: "handshake", message: "came back with id \"1\" (the number as a string)"),
         .init(plugin: shell, mutant: "generation-not-echoed", check: "paging: first page", message: "it must echo the request's"),
@@ -107,7 +119,7 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         try check(plugin, environment: environment, timeout: .seconds(10))
     }
 
-    @Test(arguments: [Mutation.python, Mutation.shell])
+    @Test(arguments: [Mutation.python, Mutation.shell, Mutation.node])
     func theWorkingPluginPasses(_ plugin: [String]) throws {
         let report = try run(plugin, [:])
         #expect(report.conforms, "\(report.text)")
@@ -137,7 +149,7 @@ struct Mutation: CustomTestStringConvertible, Sendable {
     @Test func everyCheckHasAMutant() throws {
         // A check of a SHOULD only warns, so no mutant can fail it: StderrCheckTests proves it.
         // So does the speed of answering (PROTOCOL.md 4.3 allows one at a time): BatchAndHotkeyTests.
-        let proven = Set(Mutation.all.map(\.check) + ["stderr: volume", "speed: requests sent together"])
+        let proven = Set(Mutation.all.map(\.check) + ["stderr: volume", "speed: pages sent together"])
         for environment in [[:], ["MUTANT": "streaming"]] {
             let report = try run(Mutation.python, environment)
             for result in report.results where result.status != .skipped && !proven.contains(result.name) {
@@ -166,8 +178,18 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         #expect(!report.conforms)
     }
 
+    /// Each rule of sorting, filtering and sections has a mutant in two languages.
+    @Test func theOrderFilterAndSectionRulesHaveMutantsInTwoLanguages() {
+        for check in ["filter", "filter: integer column size", "sections", "sort: size desc", "sort: ties across pages"] {
+            #expect(Set(Mutation.all.filter { $0.check == check }.map(\.plugin)).count >= 2, "\(check)")
+        }
+    }
+
     /// One report per cause: the checks a failure makes meaningless are not run, naming it.
     @Test func aCauseIsReportedOnceAndTheChecksItSpoilsAreNotRun() throws {
+        let generation = try run(Mutation.node, ["MUTANT": "generation-not-echoed"])
+        #expect(generation.failed == 1, "\(generation.text)")
+        #expect(generation.result("sort: name asc")?.summary == "not run: paging: first page failed, and its cause would fail this check too")
         let paging = try run(Mutation.python, ["MUTANT": "offset-off-by-one"])
         #expect(paging.result("paging: middle page")?.status == .failed, "\(paging.text)")
         for name in ["paging: last page", "sort: ties across pages"] {
@@ -185,7 +207,7 @@ struct Mutation: CustomTestStringConvertible, Sendable {
 
     @Test func thereAreAtLeast25MutationsInTwoLanguages() {
         #expect(Mutation.all.count >= 25)
-        #expect(Set(Mutation.all.map(\.plugin)).count == 2)
+        #expect(Set(Mutation.all.map(\.plugin)).count == 3)
         let keys = Mutation.all.map { "\($0.plugin.last!) \($0.mutant) \($0.check)" }
         #expect(Set(keys).count == keys.count, "each mutation and check once")
     }

@@ -1,4 +1,4 @@
-/// `speed: requests sent together`: the checker sends independent pages in batches, as the host
+/// `speed: pages sent together`: the checker sends independent pages in batches, as the host
 /// does (``RequestBatches``). A plugin MAY answer them one at a time (PROTOCOL.md 4.3); when that
 /// made the check slow (over ``slowBy`` longer than answering concurrently would take), it is a
 /// warning with the figures, since the host waits the same way for its read-ahead.
@@ -9,11 +9,11 @@ enum ConcurrencyCheck {
     static func run(_ ctx: CheckContext) {
         let (count, took, concurrently) = ctx.batches.timing
         guard count > 0 else {
-            ctx.record(CheckResult(name: "speed: requests sent together", status: .skipped,
+            ctx.record(CheckResult(name: "speed: pages sent together", status: .skipped,
                                    summary: "not run: no requests were sent together"))
             return
         }
-        ctx.check("speed: requests sent together", needs: .process) { (f) throws(CheckAbort) in
+        ctx.check("speed: pages sent together", needs: .process) { (f) throws(CheckAbort) in
             let figures = "\(count) batches of up to \(RequestBatches.size) requests took \(Report.formatDuration(took))"
             guard took - concurrently > slowBy, took > concurrently * 3 / 2 else {
                 return figures

@@ -26,7 +26,7 @@ enum SortChecks {
                 continue
             }
             for direction in [SortDirection.ascending, .descending] {
-                if next % RequestBatches.size == 0, ctx.options.selects("sort: ") {
+                if next % RequestBatches.size == 0, ctx.options.selects("sort: "), ctx.blocker(of: "sort: ") == nil {
                     ctx.sendAhead(orders[next...].prefix(RequestBatches.size).map(ctx.firstPage))
                 }
                 next += 1
