@@ -32,25 +32,24 @@ import TabdeckProtocol
         #expect(batches.take(RowsRequest(table: "root", offset: 1, limit: 10), epoch: 1) == nil)
     }
 
-    @Test func aPluginAnsweringOneAtATimeIsWarnedWithFigures() throws {
-        let report = try checkMutant(["MUTANT_SLOW_SORTED": "0.6"])
-        let speed = try #require(report.result("speed: pages sent together"))
-        #expect(report.conforms, "\(report.text)")
-        #expect(speed.status == .warning, "\(report.text)")
-        #expect(speed.notes.contains { $0.contains("answered requests sent together one at a time") && $0.contains("if answered concurrently") },
-                "\(report.text)")
-    }
-
-    @Test func aPluginAnsweringConcurrentlyIsCheckedInAboutItsSlowestAnswers() throws {
-        let report = try checkMutant(["MUTANT": "concurrent", "MUTANT_SLOW_SORTED": "0.6"])
-        let speed = try #require(report.result("speed: pages sent together"))
-        #expect(report.conforms, "\(report.text)")
-        #expect(speed.status == .passed, "\(report.text)")
-        // 12 one-column sorts, their first pages 4 at a time: 3 waits of 0.6 s, not 12.
-        let sorts = report.results.filter { $0.name.wholeMatch(of: /sort: [a-z]+ (asc|desc)/) != nil }
-        #expect(sorts.count == 12)
-        let waited = sorts.reduce(Duration.zero) { $0 + $1.duration }
-        #expect(waited < .milliseconds(600 * 6), "the sort checks took \(waited)")
+    /// The same slow answers (0.6 s for each sorted first page), one at a time and concurrently:
+    /// the first is warned with figures; the second passes, its sort checks in about the time of
+    /// a batch's slowest answer instead of the sum (compared with each other, not with a clock bound).
+    @Test func aPluginAnsweringOneAtATimeIsWarnedAndOneAnsweringConcurrentlyIsCheckedFaster() throws {
+        let serial = try checkMutant(["MUTANT_SLOW_SORTED": "0.6"])
+        let serialSpeed = try #require(serial.result("speed: pages sent together"))
+        #expect(serial.conforms, "\(serial.text)")
+        #expect(serialSpeed.status == .warning, "\(serial.text)")
+        #expect(serialSpeed.notes.contains { $0.contains("answered requests sent together one at a time") && $0.contains("if answered concurrently") },
+                "\(serial.text)")
+        let concurrent = try checkMutant(["MUTANT": "concurrent", "MUTANT_SLOW_SORTED": "0.6"])
+        #expect(concurrent.conforms, "\(concurrent.text)")
+        #expect(concurrent.result("speed: pages sent together")?.status == .passed, "\(concurrent.text)")
+        // 12 one-column sorts, their first pages 4 at a time: 3 slow answers waited for, not 12.
+        func sortTime(_ report: Report) -> Duration {
+            report.results.filter { $0.name.wholeMatch(of: /sort: [a-z]+ (asc|desc)/) != nil }.reduce(.zero) { $0 + $1.duration }
+        }
+        #expect(sortTime(concurrent) * 2 < sortTime(serial), "concurrently \(sortTime(concurrent)), one at a time \(sortTime(serial))")
     }
 
     @Test func aSlowHandshakeIsAWarningWithItsFigure() throws {
