@@ -52,7 +52,14 @@ final class CheckContext {
     var batches = RequestBatches()
     /// The whole table as each sort check read it (with the invalidate count then), for the
     /// checks that look at every sort order again (sections kept together under every sort).
-    var sortedReads: [(sort: [SortKey], read: TableRead, epoch: Int)] = []
+    /// In the order the checks read them; a sort read again replaces its entry.
+    private(set) var sortedReads: [(sort: [SortKey], read: TableRead, epoch: Int)] = []
+
+    /// Keeps `read` as the whole table in the order `sort` (see ``sortedReads``).
+    func keepSortedRead(_ sort: [SortKey], _ read: TableRead) {
+        sortedReads.removeAll { $0.sort == sort }
+        sortedReads.append((sort, read, session.invalidateCount))
+    }
     /// The check during which the plugin died.
     private var goneDuring: String?
 

@@ -81,7 +81,8 @@ public struct CheckOptions: Sendable {
 /// 7. `errors: …`: unknown method (-32601), invalid `rows` params, unknown table, unknown
 ///    sort column.
 /// 8. `speed: pages sent together` (``ConcurrencyCheck``): pages sent in batches and answered
-///    one at a time made the check slow (a warning, with figures). `shutdown`: answered, then exit with status 0 within 2 s of stdin closing.
+///    one at a time made the check slow (a warning, with figures). `shutdown`: answered, then
+///    exit with status 0 within 2 s of stdin closing.
 /// 9. `messages`: the notifications were valid, no replies to ids that were not pending.
 /// 10. `errors: malformed line` and `exit at end of input`, on a second process: a line that is
 ///    not JSON is answered with -32700 or ignored, the plugin keeps answering, and it exits

@@ -19,7 +19,7 @@ struct RequestBatches {
 
     private var ahead: [String: Sent] = [:]
     /// For each batch: how long each of its answers took from sending, as they came.
-    private(set) var answered: [[Duration]] = []
+    private var times: [[Duration]] = []
     private var batchOf: [RequestID: Int] = [:]
 
     /// What a page asks, without its generation.
@@ -34,9 +34,9 @@ struct RequestBatches {
         guard !sent.isEmpty else { return }
         for s in sent {
             ahead[Self.key(s.request)] = s
-            batchOf[s.id] = answered.count
+            batchOf[s.id] = times.count
         }
-        answered.append([])
+        times.append([])
     }
 
     /// The page sent ahead for `request`, once, if it was sent while the table was as it is now.
@@ -51,7 +51,7 @@ struct RequestBatches {
     /// Notes the answer to `id` (after `elapsed` from sending), if it was sent in a batch.
     mutating func answered(_ id: RequestID, after elapsed: Duration) {
         guard let batch = batchOf.removeValue(forKey: id) else { return }
-        answered[batch].append(elapsed)
+        times[batch].append(elapsed)
     }
 
     /// The batches' time as answered, and about what it would have been answered concurrently:
@@ -59,8 +59,8 @@ struct RequestBatches {
     /// longest of them (each answer's work: its time since the one before it came).
     var timing: (batches: Int, took: Duration, concurrently: Duration) {
         var took = Duration.zero, concurrently = Duration.zero, counted = 0
-        for times in answered where times.count >= 2 {
-            let sorted = times.sorted()
+        for batch in times where batch.count >= 2 {
+            let sorted = batch.sorted()
             var before = Duration.zero, longest = Duration.zero
             for t in sorted {
                 longest = max(longest, t - before)

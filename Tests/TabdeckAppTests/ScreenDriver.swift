@@ -112,16 +112,11 @@ final class ScreenDriver {
     @discardableResult
     func waitUntil(_ what: String = "the condition", sourceLocation: SourceLocation = #_sourceLocation,
                    _ condition: ([String]) -> Bool) -> Bool {
-        let expired = Locked(false)
         let queue = runtime.queue
-        let guardTimer = DispatchWorkItem {
-            expired.set(true)
-            queue.put(.resize)  // a harmless event: the loop turns and sees the guard
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.hangGuard, execute: guardTimer)
-        defer { guardTimer.cancel() }
+        let expired = Self.hangGuarded { queue.put(.resize) }  // a harmless event: the loop turns and sees the guard
+        defer { expired.cancel() }
         while !condition(lines) {
-            guard screen.running, !expired.get() else {
+            guard screen.running, !expired.fired else {
                 let why = screen.running ? "the hang guard ended it" : "the screen quit"
                 let shown = lines.joined(separator: "\n")
                 Issue.record(Comment(rawValue: "waited for \(what); \(why); the screen was:\n\(shown)"), sourceLocation: sourceLocation)
@@ -135,17 +130,31 @@ final class ScreenDriver {
     /// Runs the loop until the screen quits (`q`); false (recorded) at the hang guard.
     @discardableResult
     func waitForQuit(sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-        let expired = Locked(false)
         let queue = runtime.queue
-        let guardTimer = DispatchWorkItem { expired.set(true); queue.put(.resize) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.hangGuard, execute: guardTimer)
-        defer { guardTimer.cancel() }
+        let expired = Self.hangGuarded { queue.put(.resize) }
+        defer { expired.cancel() }
         while screen.running {
-            if expired.get() { Issue.record("the screen did not quit", sourceLocation: sourceLocation); return false }
+            if expired.fired { Issue.record("the screen did not quit", sourceLocation: sourceLocation); return false }
             turn()
         }
         close()
         return true
+    }
+
+    /// The hang guard armed: after ``hangGuard`` seconds on the wall clock it is marked fired
+    /// and `wake` runs (to get the waiting loop going again); `cancel()` disarms it.
+    static func hangGuarded(_ wake: @escaping @Sendable () -> Void) -> HangGuard {
+        let fired = Locked(false)
+        let timer = DispatchWorkItem { fired.set(true); wake() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + hangGuard, execute: timer)
+        return HangGuard(timer: timer, flag: fired)
+    }
+
+    struct HangGuard {
+        let timer: DispatchWorkItem
+        let flag: Locked<Bool>
+        var fired: Bool { flag.get() }
+        func cancel() { timer.cancel() }
     }
 
     /// One turn of the shell's loop. Frames for plugin events held by the model's pacing wait
@@ -164,12 +173,10 @@ final class ScreenDriver {
         guard !stopped else { return }
         stopped = true
         let clock = self.clock
-        let expired = Locked(false)
-        let guardTimer = DispatchWorkItem { expired.set(true); clock.advance(by: 60) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.hangGuard, execute: guardTimer)
+        let expired = Self.hangGuarded { clock.advance(by: 60) }
         screen.finish()
-        guardTimer.cancel()
-        if expired.get() {
+        expired.cancel()
+        if expired.fired {
             Issue.record("a plugin did not quit when the screen closed; the clock was moved past its grace deadlines", sourceLocation: sourceLocation)
         }
     }

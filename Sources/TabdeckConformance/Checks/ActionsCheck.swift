@@ -16,22 +16,16 @@ enum ActionsCheck {
     /// Words of a title that say the action destroys data.
     static let destroyingWords = ["delete", "remove", "drop", "kill", "erase", "destroy", "purge", "wipe", "trash", "truncate"]
 
-    /// Hotkeys that never run their action: a key the host binds (its key wins), or one an
-    /// earlier action claimed (the first keeps it) (PROTOCOL.md 10.7).
+    /// Hotkeys that never run their action (``HotkeyClaim``): a key the host binds, or one an
+    /// earlier action claimed (PROTOCOL.md 10.7).
     static func hotkeyClashes(_ actions: [ActionSpec], hostKeys: [Character: String]) -> [String] {
-        var out: [String] = []
-        var claimed: [Character: String] = [:]
-        for action in actions {
-            guard let key = action.hotkey else { continue }
-            if let what = hostKeys[key] {
-                out.append("action \(action.id)'s hotkey \"\(key)\" is the host's key for \"\(what)\": the host's key wins, so the hotkey never runs the action (PROTOCOL.md 10.7)")
-            } else if let first = claimed[key] {
-                out.append("action \(action.id)'s hotkey \"\(key)\" is already action \(first)'s: the first action keeps it (PROTOCOL.md 10.7)")
-            } else {
-                claimed[key] = action.id
+        HotkeyClaim.of(actions) { hostKeys[$0] != nil }.compactMap { action, key, claim in
+            switch claim {
+            case .owns: nil
+            case .hostKey: "action \(action.id)'s hotkey \"\(key)\" is the host's key for \"\(hostKeys[key]!)\": the host's key wins, so the hotkey never runs the action (PROTOCOL.md 10.7)"
+            case .takenBy(let first): "action \(action.id)'s hotkey \"\(key)\" is already action \(first)'s: the first action keeps it (PROTOCOL.md 10.7)"
             }
         }
-        return out
     }
 
     static func run(_ ctx: CheckContext) {

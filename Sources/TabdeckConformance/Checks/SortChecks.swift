@@ -56,7 +56,7 @@ enum SortChecks {
             let natural = try ctx.naturalOrder(into: &scratch)
             f.failures += scratch.failures.map { "in the natural order: " + $0 }
             let read = try ctx.read(sort: sort, into: &f)
-            if read.complete { ctx.sortedReads.append((sort, read, ctx.session.invalidateCount)) }
+            if read.complete { ctx.keepSortedRead(sort, read) }
             let keys = sort.compactMap { ctx.sortColumn($0) }
             let verdict = OrderCheck.verify(read.rows, positions: read.positions, keys: keys)
             var summary: String

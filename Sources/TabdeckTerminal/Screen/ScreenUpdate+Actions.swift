@@ -189,13 +189,7 @@ extension KeyMap {
     /// binding of this key map uses (the host's keys always win); the first action to claim a
     /// key keeps it.
     public func usableHotkeys(_ actions: [ActionSpec]) -> [String: Character] {
-        var out: [String: Character] = [:]
-        var taken = Set<Character>()
-        for action in actions {
-            guard let c = action.hotkey, ScreenBuffer.width(of: c) == 1, self.action(for: .char(c)) == nil,
-                  taken.insert(c).inserted else { continue }
-            out[action.id] = c
-        }
-        return out
+        let claims = HotkeyClaim.of(actions) { ScreenBuffer.width(of: $0) != 1 || action(for: .char($0)) != nil }
+        return Dictionary(claims.filter { $0.claim == .owns }.map { ($0.action.id, $0.key) }, uniquingKeysWith: { a, _ in a })
     }
 }
