@@ -15,6 +15,8 @@ extension Workspace {
             default: break
             }
         }
+        // Asked for by the person: a table that failed to open is tried now, not after its back-off.
+        if !a.applied { tabs[tab]!.openFailure?.retryAt = now }
         switch ensureTable(tab, &effects) {
         case .ready: break
         case .waiting: return .waiting

@@ -52,6 +52,8 @@ struct FakePlugin {
     var aggregateAsked: AggregateRequest?
     /// Answer every `rows` request with an error.
     var failRows = false
+    /// Answer every `open` with an error.
+    var failOpen = false
     /// Every `rows` request gets a result of the wrong shape.
     var badRows = false
     /// Table handles belong to one process (`root@N` after the N-th `initialize`), as in a real
@@ -192,6 +194,9 @@ struct FakePlugin {
                     return c
                 }()).json)
         case Method.open, Method.children:
+            if method == Method.open && failOpen {
+                return .failure(id: id, error: RPCError(code: -32603, message: "disk on fire"))
+            }
             if method == Method.children && failChildren {
                 return .failure(id: id, error: RPCError(code: -32002, message: "no such row"))
             }

@@ -133,6 +133,24 @@ import TabdeckProtocol
         #expect(h.run("show 2")?.json["rows"]?.arrayValue?.count == 2)
     }
 
+    @Test func refreshTriesATableThatFailedToOpenAtOnce() {
+        var h = Harness(count: 1000)
+        h.plugins["people"]!.failOpen = true
+        h.feed(.viewport(rows: 20))
+        h.feed(.refresh)
+        #expect(h.sends(Method.open).count == 1)
+        #expect(h.ws.tabs["people"]!.openFailure?.message.contains("disk on fire") == true)
+        // The screen's own refreshes (after every key) wait for the back-off.
+        for _ in 0..<20 { h.feed(.refresh) }
+        #expect(h.sends(Method.open).count == 1)
+        // `r` (`refresh`), once the plugin behaves: tried now, and the rows come.
+        h.plugins["people"]!.failOpen = false
+        #expect(h.run("refresh") != nil, "\(h.lastFailure ?? "")")
+        #expect(h.sends(Method.open).count == 2)
+        #expect(h.ws.tabs["people"]!.openFailure == nil)
+        #expect(h.run("show 2")?.json["rows"]?.arrayValue?.count == 2)
+    }
+
     @Test func crashesOlderThanTheWindowNoLongerCount() {
         var h = screenHarness()
         for _ in 0..<4 {
