@@ -199,6 +199,13 @@ final class PluginProcess: @unchecked Sendable {
         return deadlines.pendingIDs
     }
 
+    /// The earliest deadline of the pending requests.
+    var earliestRequestDeadline: Double? {
+        state.lock()
+        defer { state.unlock() }
+        return deadlines.earliest
+    }
+
     /// The grace deadlines being waited out (see `stopDeadline`, `groupDeadline`).
     var graceDeadlines: (stop: Double?, group: Double?) {
         state.lock()

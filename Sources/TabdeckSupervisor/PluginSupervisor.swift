@@ -161,6 +161,12 @@ public final class PluginSupervisor: @unchecked Sendable {
         process(tab)?.graceDeadlines ?? (nil, nil)
     }
 
+    /// The earliest deadline of the tab's pending requests, on the clock. For tests on a manual
+    /// clock that move it on to a stalled plugin's timeout.
+    func earliestRequestDeadline(_ tab: String) -> Double? {
+        process(tab)?.earliestRequestDeadline
+    }
+
     /// Fires the deadlines that have passed now, as the timer thread does; for tests that
     /// check on a manual clock that nothing is due yet.
     func fireDueDeadlines() {

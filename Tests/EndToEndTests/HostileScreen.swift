@@ -50,20 +50,16 @@ struct HostileSetup {
 }
 
 /// A plugin's text that must never reach the terminal as it is: the payloads of the broken
-/// fixture's escape modes (whatever tabdeck draws itself never contains them).
+/// fixture's escape modes (whatever tabdeck draws itself never contains them), listed once in
+/// Plugins/fixtures/raw_payloads.json.
 enum RawPayload {
-    static let signatures: [(String, [UInt8])] = [
-        ("OSC title from a plugin (ESC ] 0 ; pwned)", Array("\u{1B}]0;pwned".utf8)),
-        ("BEL from a plugin (pwned BEL, bell BEL)", Array("pwned\u{07}".utf8)),
-        ("BEL in a cell", Array("bell\u{07}".utf8)),
-        ("C1 CSI (U+009B)", [0xC2, 0x9B]),
-        ("RTL override (U+202E)", [0xE2, 0x80, 0xAE]),
-        ("NUL", [0x00]),
-        ("SGR red from a plugin (ESC [31m red)", Array("\u{1B}[31mred".utf8)),
-        ("escape-all's SGR + OSC (ESC [31m ESC ])", Array("\u{1B}[31m\u{1B}]".utf8)),
-        ("clear screen from a plugin (ESC [2J clear)", Array("\u{1B}[2Jclear".utf8)),
-        ("CR inside a cell (cr CR return)", Array("cr\rreturn".utf8)),
-    ]
+    static let signatures: [(String, [UInt8])] = {
+        struct List: Decodable { struct Payload: Decodable { var name: String; var text: String }; var payloads: [Payload] }
+        let data = (try? Data(contentsOf: URL(fileURLWithPath: Bin.root + "/Plugins/fixtures/raw_payloads.json"))) ?? Data()
+        let list = (try? JSONDecoder().decode(List.self, from: data))?.payloads ?? []
+        precondition(!list.isEmpty, "Plugins/fixtures/raw_payloads.json lists no payloads")
+        return list.map { ($0.name, Array($0.text.utf8)) }
+    }()
 
     /// The names of the payloads found in `bytes`.
     static func found(in bytes: [UInt8]) -> [String] {

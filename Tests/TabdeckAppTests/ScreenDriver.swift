@@ -8,9 +8,10 @@ import TabdeckTerminalIO
 
 /// The real ``FullScreen`` in-process, as the terminal runs it but on a ``ManualClock``: real
 /// plugin processes from a config, keys written to a pipe the screen reads as its terminal, its
-/// output thrown away, and the frame it last drew read as lines. Each wait turns the shell's
-/// own loop (``FullScreen/runOnce()``) until a condition on the frame holds; it wakes on events
-/// only (keys, plugin messages), the clock moved just as far as the screen's frame pacing asks.
+/// output thrown away (or kept in a file), and the frame it last drew read as lines. Each wait
+/// turns the shell's own loop (``FullScreen/runOnce()``) until a condition on the frame holds;
+/// it wakes on events only (keys, plugin messages), the clock moved just as far as the screen's
+/// frame pacing asks (or, for a plugin that stalls, to its deadlines: ScreenDriver+Stalls.swift).
 /// A generous hang guard is the only wall-clock bound.
 final class ScreenDriver {
     let clock = ManualClock()
@@ -19,19 +20,20 @@ final class ScreenDriver {
     let terminal: RawTerminal
     private let keysRead: Int32
     private let keysWritten: Int32
-    private let devNull: Int32
+    private let output: Int32
     private var stopped = false
     /// The hang guard: seconds a wait may take on the wall clock before the test fails.
     static let hangGuard = 120.0
 
-    /// A screen of `width` × `height` on the config at `config`, its state in `state`.
-    init(config: String, state: String, width: Int = 120, height: Int = 40) throws {
+    /// A screen of `width` × `height` on the config at `config`, its state in `state`; what it
+    /// writes to its terminal goes to the file `outputFile` (nowhere when nil).
+    init(config: String, state: String, width: Int = 120, height: Int = 40, outputFile: String? = nil) throws {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { throw POSIXError(.EMFILE) }
         (keysRead, keysWritten) = (fds[0], fds[1])
-        devNull = open("/dev/null", O_WRONLY)
+        output = open(outputFile ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         runtime = try Runtime(configPath: config, stateDirectory: state, mode: "full screen", clock: clock)
-        terminal = RawTerminal(input: keysRead, output: devNull, size: .init(width: width, height: height))
+        terminal = RawTerminal(input: keysRead, output: output, size: .init(width: width, height: height))
         screen = FullScreen(runtime: runtime, editor: LineEditor(historyFile: state + "/history"), terminal: terminal)
         screen.readLine = { [keysRead] typedAhead in Self.readLine(keysRead, typedAhead) }
         screen.start()
@@ -56,7 +58,7 @@ final class ScreenDriver {
 
     deinit {
         close()
-        Glibc.close(keysRead); Glibc.close(keysWritten); Glibc.close(devNull)
+        Glibc.close(keysRead); Glibc.close(keysWritten); Glibc.close(output)
     }
 
     /// The last frame drawn, one string per line (trailing spaces trimmed).
@@ -127,9 +129,10 @@ final class ScreenDriver {
         return true
     }
 
-    /// Runs the loop until the screen quits (`q`); false (recorded) at the hang guard.
+    /// Runs the loop until the screen quits (`q`); false (recorded) at the hang guard. Then
+    /// closes it (``close(stalling:)`` if `stalling` names a tab whose plugin may not quit).
     @discardableResult
-    func waitForQuit(sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+    func waitForQuit(stalling tab: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
         let queue = runtime.queue
         let expired = Self.hangGuarded { queue.put(.resize) }
         defer { expired.cancel() }
@@ -137,7 +140,7 @@ final class ScreenDriver {
             if expired.fired { Issue.record("the screen did not quit", sourceLocation: sourceLocation); return false }
             turn()
         }
-        close()
+        if let tab { close(stalling: tab) } else { close() }
         return true
     }
 
@@ -159,7 +162,7 @@ final class ScreenDriver {
 
     /// One turn of the shell's loop. Frames for plugin events held by the model's pacing wait
     /// for the clock: it is moved to when the next one is allowed (virtual time passes only so).
-    private func turn() {
+    func turn() {
         let now = runtime.now()
         if let next = screen.model.nextEventFrame(now: now), next > now { clock.advance(by: next - now) }
         screen.runOnce()

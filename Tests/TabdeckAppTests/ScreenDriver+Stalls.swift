@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@testable import TabdeckApp
+@testable import TabdeckSupervisor
+
+/// A plugin that stalls (never answers, ignores `shutdown` and SIGTERM) meets the host's
+/// deadlines only when the manual clock reaches them. These waits move the clock there at once,
+/// instead of after seconds on the wall clock: what happens is what the deadlines decide,
+/// whatever the plugin's real speed.
+extension ScreenDriver {
+    /// Runs the screen until `condition` holds, moving the clock before each turn to the next
+    /// deadline of `tab`'s plugin: its earliest pending request's timeout, or the host's own
+    /// next wake (a restart's back-off). Only for a plugin that does not answer: one that
+    /// answers, but slower than the clock moves, would be timed out too.
+    @discardableResult
+    func waitUntil(_ what: String = "the condition", stalling tab: String, sourceLocation: SourceLocation = #_sourceLocation,
+                   _ condition: ([String]) -> Bool) -> Bool {
+        let queue = runtime.queue
+        let expired = Self.hangGuarded { queue.put(.resize) }
+        defer { expired.cancel() }
+        while !condition(lines) {
+            guard screen.running, !expired.fired else {
+                let shown = lines.joined(separator: "\n")
+                Issue.record(Comment(rawValue: "waited for \(what) while \(tab) stalls; the screen was:\n\(shown)"),
+                             sourceLocation: sourceLocation)
+                return false
+            }
+            let wake = runtime.wakeAt.map { $0 + runtime.started }
+            let next = [wake, runtime.supervisor.earliestRequestDeadline(tab)].compactMap { $0 }.min()
+            if let next, next > clock.now() { clock.advance(by: next - clock.now()) }
+            turn()
+        }
+        return true
+    }
+
+    /// Ends the screen as `q` does, moving the clock past `tab`'s grace deadlines as soon as its
+    /// plugin waits them out (it ignores `shutdown`, or SIGTERM): the quit sequence goes on to
+    /// SIGTERM and SIGKILL at once. Other plugins quit as they do.
+    func close(stalling tab: String) {
+        let done = Locked(false)
+        let supervisor = runtime.supervisor
+        let clock = self.clock
+        let mover = Thread {
+            while !done.get() {
+                let (stop, group) = supervisor.graceDeadlines(tab)
+                if let next = [stop, group].compactMap({ $0 }).min(), next > clock.now() { clock.advance(by: next - clock.now()) }
+                usleep(2_000)  // polls what the quit sequence waits for; the outcome does not depend on it
+            }
+        }
+        mover.start()
+        close()
+        done.set(true)
+    }
+}
