@@ -41,10 +41,10 @@ import Testing
     }
 
     /// The cases that need the real terminal and a host process of its own: the pane's title and
-    /// bytes (escape-all), the host's memory under a flood, and a recovery not yet proven
-    /// in-process (wrong-version). Every case runs in-process on the shell's own loop
-    /// (TabdeckAppTests' HostileScreenTests); `HOSTILE_MODES` (comma-separated) runs any here.
-    static let realTerminal: Set<String> = ["escape-all", "flood", "wrong-version"]
+    /// bytes (escape-all), the host's memory under a flood. Every case runs in-process on the
+    /// shell's own loop (TabdeckAppTests' HostileScreenTests); `HOSTILE_MODES` (comma-separated)
+    /// runs any here.
+    static let realTerminal: Set<String> = ["escape-all", "flood"]
 
     static var selected: [Case] {
         guard let only = ProcessInfo.processInfo.environment["HOSTILE_MODES"] else {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TabdeckApp
+@testable import TabdeckCore
 
 /// The hostile-plugin suite in full screen, in-process (issue 26, point 2): the shell's own loop
 /// (``ScreenDriver``) on a manual clock, tab 1 well-behaved, tab 2 misbehaving as one mode of
@@ -13,10 +14,6 @@ import Testing
 @Suite(.serialized, hangGuard) struct HostileScreenTests {
     /// Modes whose plugin never answers a request: the host's timeouts decide them.
     static let stalls: Set<String> = ["hang-on-init", "hang-on-rows", "no-read"]
-    /// Modes whose recovery is proven under tmux only (HostileFullScreenTests): in-process, a
-    /// plugin that spoke protocol 99 and then behaves stays on `loading…` after `r` (found by
-    /// this suite, not yet understood).
-    static let recoveryUnderTmuxOnly: Set<String> = ["wrong-version"]
 
     /// The payloads that must never reach the terminal, by name (Plugins/fixtures/raw_payloads.json).
     static let payloads: [(name: String, bytes: Data)] = {
@@ -76,11 +73,14 @@ import Testing
         // The plugin behaves again: tab 2 recovers after `r`. Rows a working plugin gave before
         // are not fetched again; after a failure they must be.
         try "".write(toFile: modeFile, atomically: true, encoding: .utf8)
+        // A plugin the host stopped (wrong-version) and that waits for SIGTERM is gone first: `r`
+        // meanwhile would fail (restart while it is being stopped: noted in issue 26's stop 34 note).
+        s.movingPastGrace(of: "broken") {
+            s.waitUntil("the stopped plugin gone") { _ in s.runtime.workspace.tabs["broken"]?.terminating != true }
+        }
         s.keys("2", "r")
-        if !Self.recoveryUnderTmuxOnly.contains(c.mode) {
-            s.waitUntil("tab 2 recovered") {
-                $0.joined().contains("row 1 of 250") && (!failed || $0.joined().contains("alpha")) && !Self.errorShown($0)
-            }
+        s.waitUntil("tab 2 recovered") {
+            $0.joined().contains("row 1 of 250") && (!failed || $0.joined().contains("alpha")) && !Self.errorShown($0)
         }
 
         // Nothing the plugin sent reached the terminal as it is.

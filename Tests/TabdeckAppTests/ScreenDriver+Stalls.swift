@@ -33,10 +33,10 @@ extension ScreenDriver {
         return true
     }
 
-    /// Ends the screen as `q` does, moving the clock past `tab`'s grace deadlines as soon as its
-    /// plugin waits them out (it ignores `shutdown`, or SIGTERM): the quit sequence goes on to
-    /// SIGTERM and SIGKILL at once. Other plugins quit as they do.
-    func close(stalling tab: String) {
+    /// Runs `body` while the clock is moved past `tab`'s grace deadlines as soon as its plugin
+    /// waits them out (it ignores `shutdown`, or SIGTERM): the stop goes on to SIGTERM and
+    /// SIGKILL at once. Other plugins stop as they do.
+    func movingPastGrace(of tab: String, _ body: () -> Void) {
         let done = Locked(false)
         let supervisor = runtime.supervisor
         let clock = self.clock
@@ -44,11 +44,16 @@ extension ScreenDriver {
             while !done.get() {
                 let (stop, group) = supervisor.graceDeadlines(tab)
                 if let next = [stop, group].compactMap({ $0 }).min(), next > clock.now() { clock.advance(by: next - clock.now()) }
-                usleep(2_000)  // polls what the quit sequence waits for; the outcome does not depend on it
+                usleep(2_000)  // polls what the stop waits for; the outcome does not depend on it
             }
         }
         mover.start()
-        close()
-        done.set(true)
+        defer { done.set(true) }
+        body()
+    }
+
+    /// Ends the screen as `q` does, `tab`'s plugin stopped as ``movingPastGrace(of:_:)`` says.
+    func close(stalling tab: String) {
+        movingPastGrace(of: tab) { close() }
     }
 }
