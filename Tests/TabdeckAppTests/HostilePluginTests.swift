@@ -104,6 +104,12 @@ final class HostileSession: @unchecked Sendable {
     /// The hostile tab: its misbehaviour comes from the mode file only, so emptying the file
     /// makes it well-behaved; 250 rows so paging happens.
     func hostileTab(_ c: HostileCase) -> TabSpec {
+        Self.hostileTab(c, countFile: countFile, modeFile: modeFile, pidsFile: pidsFile, tag: tag)
+    }
+
+    /// The hostile tab `broken`, its modes from `modeFile`, its starts in `countFile`, the
+    /// children it forks in `pidsFile`.
+    static func hostileTab(_ c: HostileCase, countFile: String, modeFile: String, pidsFile: String, tag: String) -> TabSpec {
         var env = ["BROKEN_MODE": "count-file", "BROKEN_COUNT_FILE": countFile, "BROKEN_MODE_FILE": modeFile,
                    "BROKEN_PIDS_FILE": pidsFile, "BROKEN_ROWS": "250", "BROKEN_ORPHAN_SECONDS": "300"]
         env.merge(c.env) { _, new in new }

@@ -28,12 +28,10 @@ import Testing
         let tag = UUID().uuidString
         let (countFile, pidsFile, modeFile) = (dir.file("count"), dir.file("pids"), dir.file("mode"))
         try c.mode.write(toFile: modeFile, atomically: true, encoding: .utf8)
-        var env = ["BROKEN_MODE": "count-file", "BROKEN_COUNT_FILE": countFile, "BROKEN_MODE_FILE": modeFile,
-                   "BROKEN_PIDS_FILE": pidsFile, "BROKEN_ROWS": "250", "BROKEN_ORPHAN_SECONDS": "300"]
-        env.merge(c.env) { _, new in new }
+        var broken = HostilePluginTests.hostileTab(c, countFile: countFile, modeFile: modeFile, pidsFile: pidsFile, tag: tag)
+        broken.title = "Broken"
         let config = try writeConfig(dir, [
-            TabSpec(id: "healthy", command: ["python3", Repo.brokenPlugin, "tag=\(tag)"], title: "Healthy"),
-            TabSpec(id: "broken", command: ["python3", Repo.brokenPlugin, "tag=\(tag)"], env: env, title: "Broken"),
+            TabSpec(id: "healthy", command: ["python3", Repo.brokenPlugin, "tag=\(tag)"], title: "Healthy"), broken,
         ])
         let started = { Procs.started(countFile) + Procs.started(pidsFile) }
         defer { HostilePluginTests.killLeftovers(started()) }
@@ -101,7 +99,8 @@ import Testing
     }
 
     /// Whether every process in `pids` is gone (a zombie counts as gone), polled until the hang
-    /// guard: a killed process disappears a moment after its signal.
+    /// guard: a killed process disappears a moment after its signal, and for the orphans (not
+    /// this process's children) no event tells when.
     static func noneLeft(_ pids: () -> [Int32]) -> Bool {
         let guarded = ScreenDriver.hangGuarded {}
         defer { guarded.cancel() }

@@ -15,22 +15,11 @@ extension ScreenDriver {
     @discardableResult
     func waitUntil(_ what: String = "the condition", stalling tab: String, sourceLocation: SourceLocation = #_sourceLocation,
                    _ condition: ([String]) -> Bool) -> Bool {
-        let queue = runtime.queue
-        let expired = Self.hangGuarded { queue.put(.resize) }
-        defer { expired.cancel() }
-        while !condition(lines) {
-            guard screen.running, !expired.fired else {
-                let shown = lines.joined(separator: "\n")
-                Issue.record(Comment(rawValue: "waited for \(what) while \(tab) stalls; the screen was:\n\(shown)"),
-                             sourceLocation: sourceLocation)
-                return false
-            }
+        waitUntil("\(what) while \(tab) stalls", sourceLocation: sourceLocation, beforeEachTurn: {
             let wake = runtime.wakeAt.map { $0 + runtime.started }
             let next = [wake, runtime.supervisor.earliestRequestDeadline(tab)].compactMap { $0 }.min()
             if let next, next > clock.now() { clock.advance(by: next - clock.now()) }
-            turn()
-        }
-        return true
+        }, condition)
     }
 
     /// Runs `body` while the clock is moved past `tab`'s grace deadlines as soon as its plugin

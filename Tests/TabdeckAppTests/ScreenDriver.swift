@@ -111,9 +111,10 @@ final class ScreenDriver {
 
     /// Runs the screen's loop until `condition` holds on the frame drawn; false (recorded with
     /// the screen) if it does not within the hang guard, or the screen quit first.
+    /// `beforeEachTurn` may move the clock (ScreenDriver+Stalls.swift).
     @discardableResult
     func waitUntil(_ what: String = "the condition", sourceLocation: SourceLocation = #_sourceLocation,
-                   _ condition: ([String]) -> Bool) -> Bool {
+                   beforeEachTurn: () -> Void = {}, _ condition: ([String]) -> Bool) -> Bool {
         let queue = runtime.queue
         let expired = Self.hangGuarded { queue.put(.resize) }  // a harmless event: the loop turns and sees the guard
         defer { expired.cancel() }
@@ -124,6 +125,7 @@ final class ScreenDriver {
                 Issue.record(Comment(rawValue: "waited for \(what); \(why); the screen was:\n\(shown)"), sourceLocation: sourceLocation)
                 return false
             }
+            beforeEachTurn()
             turn()
         }
         return true
