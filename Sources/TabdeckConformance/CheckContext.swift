@@ -62,6 +62,11 @@ final class CheckContext {
     }
     /// The check during which the plugin died.
     private var goneDuring: String?
+    /// Each failure and warning already reported, with the check that reported it: a later
+    /// check that finds the same one does not report it again (one report per cause).
+    private var reported: [String: String] = [:]
+    /// Each named cause already reported (``Findings/causes``), with the check that reported it.
+    private var reportedCauses: [String: String] = [:]
 
     init(options: CheckOptions, tracer: ProtocolTracer?, onResult: ((CheckResult) -> Void)?) {
         self.options = options
@@ -143,11 +148,38 @@ final class CheckContext {
             findings.warn("an answer took \(Report.formatDuration(slowest)), more than half the request timeout of \(Report.formatDuration(options.timeout))")
             status = .warning
         }
+        if status == .failed || status == .warning, abortNotes.isEmpty {
+            let repeated = Set((findings.failures + findings.warnings).compactMap { reported[$0] })
+            if !repeated.isEmpty {
+                let failedBefore = !findings.failures.isEmpty
+                findings.failures.removeAll { reported[$0] != nil }
+                findings.warnings.removeAll { reported[$0] != nil }
+                let by = repeated.sorted().joined(separator: ", ")
+                findings.note("the same problem as \(by) reported (said there)")
+                status = findings.status
+                if failedBefore && findings.failures.isEmpty {
+                    // Its only failure is a cause another check reported: not counted twice.
+                    status = .skipped
+                    summary = "not counted: its failure is the one \(by) reported"
+                }
+            }
+        }
+        if status == .failed, abortNotes.isEmpty, !findings.causes.isEmpty,
+           findings.causes.allSatisfy({ reportedCauses[$0] != nil }) {
+            // Every failure here follows from causes an earlier check reported: not counted twice.
+            let by = Set(findings.causes.compactMap { reportedCauses[$0] }).sorted().joined(separator: ", ")
+            status = .skipped
+            summary = "not counted: \(findings.causes.sorted().joined(separator: ", ")), which \(by) reported"
+            findings.failures = []
+        }
+        for cause in findings.causes where reportedCauses[cause] == nil { reportedCauses[cause] = name }
+        for line in findings.failures + findings.warnings where reported[line] == nil { reported[line] = name }
         if goneDuring == nil && session.isGone { goneDuring = name }
         if attempts > 1 && status != .failed {
             findings.note("passed on attempt \(attempts): the table changed (invalidate) during the earlier ones")
         }
-        var notes = abortNotes + findings.lines()
+        // An abort's notes may list the findings that caused it: each line once.
+        var notes = abortNotes + findings.lines().filter { !abortNotes.contains($0) }
         if status == .failed, !([summary] + notes).contains(where: { $0.contains("PROTOCOL.md") }), let sections = RuleSections.of(name) {
             notes.append("the rule: PROTOCOL.md \(sections)")
         }

@@ -60,10 +60,10 @@ public struct CheckOptions: Sendable {
 ///    id of a table of up to 100,000 rows read to the very end (``EveryIDCheck``); generation and offset
 ///    echoed in every page; the same id always with the same cells.
 ///    With `paging: false`, `stream: whole table` and `stream: again` instead (``StreamChecks``).
-/// 4. `sort: …`: each sortable column in both directions (whole table up to 5,000 rows, else
+/// 4. `sort: ties across pages` (``SortTiesCheck``), then `sort: …`: each sortable column in both directions (whole table up to 5,000 rows, else
 ///    sample pages), in the right order (see ``OrderCheck``) with the same ids; multi-key sorts
 ///    with `multiSort`; non-sortable columns refused.
-/// 5. `sort: ties across pages` (``SortTiesCheck``), `sections` (``SectionsCheck``),
+/// 5. `sections` (``SectionsCheck``),
 ///    `filter` and `filter: <type> column …` (``FilterCheck``, ``FilterTypesCheck``),
 ///    `children` and `close` (``ChildrenCheck``), `actions` (``ActionsCheck``), `invalidate`
 ///    (``InvalidateCheck``: the notifications sent during the run agree with the table).
@@ -81,12 +81,12 @@ public struct CheckOptions: Sendable {
 /// 7. `errors: …`: unknown method (-32601), invalid `rows` params, unknown table, unknown
 ///    sort column.
 /// 8. `speed: pages sent together` (``ConcurrencyCheck``): pages sent in batches and answered
-///    one at a time made the check slow (a warning, with figures). `shutdown`: answered, then
-///    exit with status 0 within 2 s of stdin closing.
-/// 9. `messages`: the notifications were valid, no replies to ids that were not pending.
-/// 10. `errors: malformed line` and `exit at end of input`, on a second process: a line that is
+///    one at a time made the check slow (a warning, with figures).
+/// 9. `errors: malformed line` and `exit at end of input`, on a second process: a line that is
 ///    not JSON is answered with -32700 or ignored, the plugin keeps answering, and it exits
 ///    when its stdin closes.
+/// 10. `shutdown`: answered, then exit with status 0 within 2 s of stdin closing. `messages`: the
+///    notifications were valid, no replies to ids that were not pending.
 ///
 /// A check that cannot run (the plugin died, `open` failed, ...) is reported as skipped.
 public struct PluginChecker: Sendable {
@@ -102,8 +102,8 @@ public struct PluginChecker: Sendable {
         HandshakeCheck.run(ctx)
         OpenCheck.run(ctx)
         if ctx.capabilities.paging { PagingChecks.run(ctx); EveryIDCheck.run(ctx) } else { StreamChecks.run(ctx) }
-        SortChecks.run(ctx)
         SortTiesCheck.run(ctx)
+        SortChecks.run(ctx)
         SectionsCheck.run(ctx)
         FilterCheck.run(ctx)
         FilterTypesCheck.run(ctx)
@@ -118,10 +118,10 @@ public struct PluginChecker: Sendable {
         CancelCheck.run(ctx)
         ErrorChecks.run(ctx)
         ConcurrencyCheck.run(ctx)
+        RawChecks.run(ctx)
         ShutdownCheck.run(ctx)
         MessagesCheck.run(ctx)
         StderrCheck.run(ctx)
-        RawChecks.run(ctx)
         var report = Report(command: options.command, results: ctx.results)
         if let id = ctx.identity {
             let c = id.capabilities

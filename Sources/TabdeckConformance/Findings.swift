@@ -4,16 +4,25 @@ struct Findings: Sendable {
     var failures: [String] = []
     var warnings: [String] = []
     var notes: [String] = []
+    /// Named causes of the failures (`unstable ties`), whose effects (rows lost, ids repeated)
+    /// follow: a later check that found only causes an earlier check reported is not counted
+    /// again (``CheckContext/check``).
+    var causes: Set<String> = []
 
-    mutating func fail(_ text: String) { failures.append(text) }
-    mutating func warn(_ text: String) { warnings.append(text) }
+    /// A failure; one already found (the same text, from another read) is not added again.
+    mutating func fail(_ text: String) { if !failures.contains(text) { failures.append(text) } }
+    /// A failure with a named cause, which later checks may find again.
+    mutating func fail(_ text: String, cause: String) { fail(text); causes.insert(cause) }
+    /// A warning; one already found is not added again.
+    mutating func warn(_ text: String) { if !warnings.contains(text) { warnings.append(text) } }
     mutating func note(_ text: String) { notes.append(text) }
     /// A failure, or only a warning when `warning` (a live table's data may have changed meanwhile).
     mutating func problem(warning: Bool, _ text: String) { if warning { warn(text) } else { fail(text) } }
 
     mutating func merge(_ other: Findings) {
-        failures += other.failures
-        warnings += other.warnings
+        other.failures.forEach { fail($0) }
+        other.warnings.forEach { warn($0) }
+        causes.formUnion(other.causes)
         notes += other.notes
     }
 

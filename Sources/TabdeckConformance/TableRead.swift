@@ -117,7 +117,8 @@ extension CheckContext {
                     if naturalUnique {
                         f.fail("row \(row.id) came at positions \(earlier) and \(position) of the sort by \(Self.sortText(sort).dropFirst(7)), "
                                + "though its id is unique in the natural order: rows with equal sort keys changed places between pages. "
-                               + "Ties must come in the same order on every request: break them by the natural order or the id (PROTOCOL.md 11.3)")
+                               + "Ties must come in the same order on every request: break them by the natural order or the id (PROTOCOL.md 11.3)",
+                               cause: "unstable ties")
                     } else {
                         f.fail("id \(row.id) is used by rows \(earlier) and \(position): row ids must be unique (PROTOCOL.md 10.5)")
                     }

@@ -41,7 +41,7 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         .init(plugin: python, mutant: "unstable-ties", check: "sort: ties across pages", message: "must come in the same order on every request"),
         .init(plugin: python, mutant: "nulls-first-both-ways", check: "sort: size desc",
               message: "if nulls come last ascending and first descending (one convention for both directions), declare \"nulls\": \"largest\""),
-        .init(plugin: python, mutant: "unstable-ties", check: "sort: size asc", message: "though its id is unique in the natural order: rows with equal sort keys changed places between pages", rows: 1500),
+        .init(plugin: python, mutant: "unstable-ties-deep", check: "sort: size asc", message: "though its id is unique in the natural order: rows with equal sort keys changed places between pages", rows: 1500),
         .init(plugin: python, mutant: "desc-ignored", check: "sort: size desc", message: "out of order for size desc"),
         .init(plugin: python, mutant: "nulls-largest-sorted-smallest", check: "sort: size asc",
               message: "out of order for size asc: null (id r18) comes before 0 (id r0) (the column says \"nulls\": \"largest\")"),
@@ -91,7 +91,7 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         .init(plugin: node, mutant: "interleaved-sections", check: "sections", message: "its rows are not contiguous"),
         .init(plugin: node, mutant: "section-count", check: "sections", message: "section dirs says count 13, but 10 rows name it"),
         .init(plugin: node, mutant: "sort-mixes-sections", check: "sections", message: "in the sort by name desc, row r8 (position 8): its rows are not contiguous"),
-        .init(plugin: node, mutant: "unknown-section", check: "sections", message: "row r3 (position 0) names section misc, which the table does not list"),
+        .init(plugin: node, mutant: "unknown-section", check: "sections", message: "row r3 names section misc, which the table does not list"),
         .init(plugin: node, mutant: "sort-mixes-sections-but-by-name", check: "sections", message: "in the sort by size asc, row r0 (position 6)"),
         .init(plugin: node, mutant: "filter-section-counts", check: "sections", message: "the result's section files says count 30, but 6 of the rows kept name it"),
         .init(plugin: node, mutant: "children-error", check: "children", message: "which says hasChildren, answered error -32603"),
@@ -226,6 +226,11 @@ struct Mutation: CustomTestStringConvertible, Sendable {
         #expect(lines.contains { $0.contains(mutation.message) }, "\(mutation.check) must say \"\(mutation.message)\": \(report.text)")
         #expect(lines.contains { $0.contains("PROTOCOL.md") }, "\(mutation.check) must name the rule's section: \(report.text)")
         #expect(!report.conforms)
+        // One report per cause: the one planted mistake fails one check, and no failure or
+        // warning is said twice (the checks it spoils are listed as not run or not counted).
+        #expect(report.failed == 1, "one mistake, one failed check: \(report.text)")
+        let problems = report.results.flatMap(\.notes).filter { $0.hasPrefix("✗ ") || $0.hasPrefix("! ") }
+        #expect(Set(problems).count == problems.count, "a line said twice: \(report.text)")
     }
 
     /// Every check a mutation fails is failed by mutants in at least two languages (the issue's "a

@@ -16,7 +16,7 @@ enum CellCheck {
             for n in 0..<pages where found == nil {
                 var scratch = Findings()
                 let page = try ctx.page(offset: n * pageSize, limit: pageSize, into: &scratch)
-                f.failures += scratch.failures
+                scratch.failures.forEach { f.fail($0) }
                 for row in page.rows {
                     guard let (column, size) = row.cut.sorted(by: { $0.key < $1.key }).first else { continue }
                     guard let index = table.columns.firstIndex(where: { $0.id == column }) else {

@@ -34,6 +34,12 @@ enum ChildrenCheck {
             let request = RowsRequest(table: opened.table, offset: 0, limit: 10, generation: ctx.nextGeneration())
             switch try ctx.call(Method.rows, request.json) {
             case .success(let value):
+                // A plugin that serves any handle (one it never gave too) breaks another rule,
+                // said once by `errors: unknown table`: its answer here tells nothing about close.
+                let never = RowsRequest(table: "conformance-never-opened", offset: 0, limit: 1, generation: ctx.nextGeneration())
+                if case .success = try ctx.call(Method.rows, never.json) {
+                    throw CheckAbort(reason: "not run: the plugin answers rows of a handle it never gave too (errors: unknown table), so a closed one cannot be told apart", skip: true)
+                }
                 f.fail("after close of table \(opened.table), rows of it were answered (\(OrderCheck.clip(JSONWriter.string(value), 80))); requests about a closed handle get error -32001 (PROTOCOL.md 11.5)")
             case .failure(let error) where error.code != RPCError.unknownTable:
                 f.warn("after close of table \(opened.table), rows of it got error \(error.code), expected -32001 (PROTOCOL.md 11.5)")
@@ -58,7 +64,7 @@ enum ChildrenCheck {
         }
         var local = Findings()
         guard let child = Validate.table(value, capabilities: ctx.capabilities, into: &local) else {
-            f.merge(local)
+            // The findings go with the abort (as its notes), not a second time as findings.
             throw CheckAbort(reason: "children of row \(row.id) answered an invalid table description (PROTOCOL.md 10.1, 11.4)",
                              notes: local.lines() + CheckContext.exchange(params, value))
         }
@@ -116,7 +122,7 @@ enum ChildrenCheck {
             _ = try ctx.call(Method.rows, RowsRequest(table: table.table, offset: 0, limit: 1, generation: ctx.nextGeneration()).json)
         } catch {
             throw CheckAbort(reason: "after a close of a handle it never gave (conformance-no-such-table), the plugin no longer answers: \(error.reason); such a close is ignored (PROTOCOL.md 11.5)",
-                             notes: error.notes + ctx.stderrNotes())
+                             notes: error.notes.isEmpty ? ctx.stderrNotes() : error.notes)
         }
     }
 }

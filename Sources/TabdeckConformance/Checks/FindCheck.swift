@@ -53,7 +53,7 @@ enum FindCheck {
 
     static func views(_ ctx: CheckContext, _ table: TableDescription, into f: inout Findings) throws(CheckAbort) -> [View] {
         var scratch = Findings()
-        defer { f.failures += scratch.failures }
+        defer { scratch.failures.forEach { f.fail($0) } }
         let natural = try ctx.naturalOrder(into: &scratch)
         var out = [view("the natural order", [], nil, natural)]
         if ctx.capabilities.sort, let key = sortKey(table, natural.rows) {

@@ -19,7 +19,7 @@ enum LocateCheck {
             for sort in orders {
                 var scratch = Findings()
                 let read = try sort.isEmpty ? ctx.naturalOrder(into: &scratch) : ctx.read(sort: sort, into: &scratch)
-                f.failures += scratch.failures
+                scratch.failures.forEach { f.fail($0) }
                 guard !read.rows.isEmpty else { return "the table is empty: nothing to locate" }
                 let middle = read.rows.count / 2
                 let id = read.rows[middle].id, position = read.positions[middle]

@@ -53,7 +53,7 @@ enum PagingChecks {
         ctx.check("paging: middle page", needs: .rows, retryOnChange: true) { (f) throws(CheckAbort) in
             var scratch = Findings()
             let read = try ctx.naturalOrder(into: &scratch)
-            f.failures += scratch.failures
+            scratch.failures.forEach { f.fail($0) }
             // With total null and a big table, the rows read so far stand in for the length.
             let exact = length(ctx, read)
             let count = exact ?? (read.positions.last.map { $0 + 1 } ?? 0)
@@ -75,7 +75,7 @@ enum PagingChecks {
         ctx.check("paging: last page", needs: .rows, retryOnChange: true) { (f) throws(CheckAbort) in
             var scratch = Findings()
             let read = try ctx.naturalOrder(into: &scratch)
-            f.failures += scratch.failures
+            scratch.failures.forEach { f.fail($0) }
             guard let count = length(ctx, read) else {
                 throw CheckAbort(reason: "not run: the table's end is unknown (total is null, and it has more than \(ctx.options.wholeTableLimit) rows)", skip: true)
             }

@@ -19,7 +19,7 @@ enum SectionsCheck {
         ctx.check("sections", needs: .rows, retryOnChange: true) { (f) throws(CheckAbort) in
             var scratch = Findings()
             let natural = try ctx.naturalOrder(into: &scratch)
-            f.failures += scratch.failures
+            scratch.failures.forEach { f.fail($0) }
             guard natural.complete else {
                 // Sample pages: contiguity can only be judged inside each run of adjacent positions.
                 verify(natural.rows, positions: natural.positions, sections: table.sections, order: "the natural order", counts: false, into: &f)
@@ -84,7 +84,8 @@ enum SectionsCheck {
             }
             seen[section, default: 0] += 1
             guard let r = rank[section] else {
-                if unknown == 0 { f.fail("row \(row.id) (position \(positions[i])) names section \(section), which the table does not list \(rule)") }
+                // A fact about the row, whatever the order it was read in: said once.
+                if unknown == 0 { f.fail("row \(row.id) names section \(section), which the table does not list \(rule)") }
                 unknown += 1
                 continue
             }

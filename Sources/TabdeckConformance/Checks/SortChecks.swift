@@ -54,7 +54,7 @@ enum SortChecks {
         ctx.check(name, needs: .rows, retryOnChange: true) { (f) throws(CheckAbort) in
             var scratch = Findings()
             let natural = try ctx.naturalOrder(into: &scratch)
-            f.failures += scratch.failures.map { "in the natural order: " + $0 }
+            scratch.failures.forEach { f.fail("in the natural order: " + $0) }
             let read = try ctx.read(sort: sort, into: &f)
             if read.complete { ctx.keepSortedRead(sort, read) }
             let keys = sort.compactMap { ctx.sortColumn($0) }
@@ -105,7 +105,7 @@ enum SortChecks {
         ctx.check("sort: \(column.id) (the source's order)", needs: .rows, retryOnChange: true) { (f) throws(CheckAbort) in
             var scratch = Findings()
             let natural = try ctx.naturalOrder(into: &scratch)
-            f.failures += scratch.failures.map { "in the natural order: " + $0 }
+            scratch.failures.forEach { f.fail("in the natural order: " + $0) }
             let up = try ctx.read(sort: [SortKey(column.id, .ascending)], into: &f)
             let again = try ctx.read(sort: [SortKey(column.id, .ascending)], into: &f)
             if let i = zip(up.ids, again.ids).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {

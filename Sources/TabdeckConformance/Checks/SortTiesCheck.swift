@@ -31,13 +31,13 @@ enum SortTiesCheck {
             var firstSeen: [String: Int] = [:]
             for (position, row) in paged.enumerated() {
                 if let earlier = firstSeen[row.id] {
-                    f.fail("sort by \(label) read \(smallPage) rows a page: row \(row.id) came at positions \(earlier) and \(position) (at a page border), though its id is unique: rows with equal \(column.id) changed places between pages. Ties must come in the same order on every request: break them by the natural order or the id (PROTOCOL.md 11.3)")
+                    f.fail("sort by \(label) read \(smallPage) rows a page: row \(row.id) came at positions \(earlier) and \(position) (at a page border), though its id is unique: rows with equal \(column.id) changed places between pages. Ties must come in the same order on every request: break them by the natural order or the id (PROTOCOL.md 11.3)", cause: "unstable ties")
                     break
                 }
                 firstSeen[row.id] = position
             }
             if f.failures.isEmpty, let i = zip(whole.rows, paged).enumerated().first(where: { $0.element.0.id != $0.element.1.id })?.offset {
-                f.fail("sort by \(label): position \(i) holds row \(paged[i].id) when read \(smallPage) rows a page, but row \(whole.rows[i].id) when read in one page of \(span): ties must come in the same order on every request (PROTOCOL.md 11.3)")
+                f.fail("sort by \(label): position \(i) holds row \(paged[i].id) when read \(smallPage) rows a page, but row \(whole.rows[i].id) when read in one page of \(span): ties must come in the same order on every request (PROTOCOL.md 11.3)", cause: "unstable ties")
             }
             if paged.count != whole.rows.count {
                 f.fail("sort by \(label): \(paged.count) rows read \(smallPage) a page, \(whole.rows.count) in one page")
