@@ -104,7 +104,9 @@ final class CheckContext {
     /// again (up to 3 times), and then only warns: its data was changing under it.
     func check(_ name: String, needs: Needs, retryOnChange: Bool = false, _ body: (inout Findings) throws(CheckAbort) -> String) {
         if !options.selects(name) {
-            record(CheckResult(name: name, status: .skipped, summary: "not run: not among --only \(options.only.joined(separator: ","))"))
+            let why = options.skip.contains(where: { name.hasPrefix($0) })
+                ? "among --skip \(options.skip.joined(separator: ","))" : "not among --only \(options.only.joined(separator: ","))"
+            record(CheckResult(name: name, status: .skipped, summary: "not run: \(why)"))
             return
         }
         if let reason = skipReason(needs) {

@@ -29,13 +29,18 @@ public struct CheckOptions: Sendable {
     /// Run only the checks whose names start with one of these (`sort`, `filter`, `paging`);
     /// the handshake and `open` always run, the others are reported as not run. Empty: all.
     public var only: [String] = []
+    /// Do not run the checks whose names start with one of these (`find`), even under ``only``;
+    /// they are reported as not run.
+    public var skip: [String] = []
     /// The host's own printable keys, each with what it does: an action's hotkey among them is
     /// a warning (the host's key wins, PROTOCOL.md 10.7). Empty: not checked.
     public var hostKeys: [Character: String] = [:]
 
-    /// Whether the check named `name` runs under ``only``.
+    /// Whether the check named `name` runs under ``only`` and ``skip``.
     func selects(_ name: String) -> Bool {
-        only.isEmpty || ["handshake", "open"].contains(name) || only.contains { name == $0 || name.hasPrefix($0) }
+        if ["handshake", "open"].contains(name) { return true }
+        if skip.contains(where: { name.hasPrefix($0) }) { return false }
+        return only.isEmpty || only.contains { name.hasPrefix($0) }
     }
 
     public init(command: [String], args: JSONValue = [:], timeout: Duration = .seconds(10),

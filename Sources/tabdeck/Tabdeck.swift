@@ -222,6 +222,9 @@ struct CheckPlugin: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Run only the checks whose names start with these, comma-separated (the handshake and open always run).", valueName: "checks"))
     var only: String?
 
+    @Option(name: .long, help: ArgumentHelp("Do not run the checks whose names start with these, comma-separated.", valueName: "checks"))
+    var skip: String?
+
     @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The plugin's command and its arguments.", valueName: "command"))
     var command: [String] = []
 
@@ -245,7 +248,11 @@ struct CheckPlugin: ParsableCommand {
         var options = CheckOptions(command: plugin, args: try parsedArgs(), timeout: .milliseconds(Int64(timeout * 1000)),
                                    workingDirectory: "", tracePath: trace)
         options.hostKeys = KeyMap.standard.printableKeys
-        options.only = (only ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        func names(_ list: String?) -> [String] {
+            (list ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        options.only = names(only)
+        options.skip = names(skip)
         let json = self.json
         if !json {
             emit("tabdeck plugin check: \(plugin.joined(separator: " "))")

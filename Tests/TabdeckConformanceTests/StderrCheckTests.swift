@@ -36,4 +36,20 @@ import Testing
         #expect(report.result("exit at end of input")?.summary.contains("--only") == true, "\(report.text)")
         #expect(report.conforms, "\(report.text)")
     }
+
+    /// `--skip` leaves out the checks it names (by prefix), also under `--only`, and says so.
+    @Test func skipLeavesOutTheNamedChecks() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let plugin = write(try DocsTests.quickstartPlugin(), to: folder + "/squares.sh")
+        var options = CheckOptions(command: ["sh", plugin])
+        options.only = ["paging", "stderr"]
+        options.skip = ["paging: last", "stderr"]
+        let report = try PluginChecker(options: options).run()
+        #expect(report.result("paging: first page")?.status == .passed, "\(report.text)")
+        for name in ["paging: last page", "stderr: volume"] {
+            #expect(report.result(name)?.summary == "not run: among --skip paging: last,stderr", "\(report.text)")
+        }
+        #expect(report.result("exit at end of input")?.summary.contains("--only") == true, "\(report.text)")
+    }
 }
