@@ -361,10 +361,10 @@ extension Workspace {
                 case .starting, .ready:
                     Self.stop(&t, kill: false, &effects)
                 default:
-                    if !t.terminating {
-                        t.phase = .stopped
-                        forgetProcessState(&t)
-                    }
+                    // Stopped at once, or once a stop under way ends (a plugin that spoke another
+                    // protocol, in its grace period): the new process starts after the old is gone.
+                    t.phase = .stopped
+                    if !t.terminating { forgetProcessState(&t) }
                 }
                 tabs[tab] = t
                 pending.removeAll(tab: tab)

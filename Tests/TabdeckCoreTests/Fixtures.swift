@@ -54,6 +54,11 @@ struct FakePlugin {
     var failRows = false
     /// Answer every `open` with an error.
     var failOpen = false
+    /// The protocol version `initialize` answers.
+    var protocolVersion = ProtocolVersion.current
+    /// A stop or kill does not end the process at once: it exits on ``Harness/exitStopped(_:)``
+    /// (a plugin still inside its grace period).
+    var slowStop = false
     /// Every `rows` request gets a result of the wrong shape.
     var badRows = false
     /// Table handles belong to one process (`root@N` after the N-th `initialize`), as in a real
@@ -180,7 +185,7 @@ struct FakePlugin {
         switch method {
         case Method.initialize:
             processes += 1
-            return .response(id: id, result: InitializeResult(name: "fake", version: "1", capabilities:
+            return .response(id: id, result: InitializeResult(name: "fake", version: "1", protocolVersion: protocolVersion, capabilities:
                 {
                     var c = PluginCapabilities(sort: sortable, multiSort: sortable, filter: filters, sections: sectioned,
                                                children: children, actions: true)
@@ -304,6 +309,8 @@ struct Harness {
     var effects: [Effect] = []
     var outputs: [CommandOutput] = []
     var failures: [String] = []
+    /// Tabs whose plugin was asked to stop and has not exited yet (``FakePlugin/slowStop``).
+    var stopping: Set<String> = []
 
     init(count: Int = 1000, config: WorkspaceConfig = sampleConfig(), layout: WorkspaceLayout? = nil,
          views: [TableViewKey: TableViewState] = [:]) {
@@ -335,11 +342,18 @@ struct Harness {
                     if let reply = plugins[tab]!.answer(id, method, params) { queue.append(.plugin(tab: tab, .message(reply))) }
                 case .commandDone(let o): outputs.append(o)
                 case .commandFailed(let m): failures.append(m)
-                case .killPlugin(let tab), .stopPlugin(let tab): queue.append(.plugin(tab: tab, .exited("was killed by signal 9")))
+                case .killPlugin(let tab), .stopPlugin(let tab):
+                    if plugins[tab]!.slowStop { stopping.insert(tab) } else { queue.append(.plugin(tab: tab, .exited("was killed by signal 9"))) }
                 default: break
                 }
             }
         }
+    }
+
+    /// The stopped plugin of `tab` (``FakePlugin/slowStop``) exits now.
+    mutating func exitStopped(_ tab: String) {
+        guard stopping.remove(tab) != nil else { return }
+        feed(.plugin(tab: tab, .exited("exited with status 0")))
     }
 
     /// Answers the `locate` requests `tab`'s plugin held.

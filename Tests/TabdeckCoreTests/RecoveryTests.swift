@@ -151,6 +151,29 @@ import TabdeckProtocol
         #expect(h.run("show 2")?.json["rows"]?.arrayValue?.count == 2)
     }
 
+    /// `r` while the host is still stopping a plugin that speaks another protocol version (it is
+    /// in its grace period): the restart waits for the old process to end, then starts a new one,
+    /// and does not fail with the old error.
+    @Test func restartDuringAStopWaitsForTheOldProcess() {
+        var h = Harness(count: 1000)
+        h.plugins["people"]!.protocolVersion = ProtocolVersion.current + 1
+        h.plugins["people"]!.slowStop = true
+        h.feed(.viewport(rows: 20))
+        h.feed(.refresh)
+        guard case .down = h.ws.tabs["people"]!.phase else { Issue.record("\(h.ws.tabs["people"]!.phase)"); return }
+        #expect(h.stopping == ["people"], "the host is stopping the plugin")
+        h.plugins["people"]!.protocolVersion = ProtocolVersion.current  // the plugin was fixed meanwhile
+        let failed = h.failures.count
+        h.feed(.command("refresh"))
+        #expect(h.failures.count == failed, "\(h.failures)")
+        #expect(h.sends(Method.initialize).count == 1, "no second process before the first is gone")
+        h.exitStopped("people")
+        #expect(h.failures.count == failed, "\(h.failures)")
+        #expect(h.sends(Method.initialize).count == 2)
+        #expect(h.outputs.last?.text.hasPrefix("restarted") == true, "\(h.outputs.map(\.text))")
+        #expect(h.run("show 2")?.json["rows"]?.arrayValue?.count == 2, "\(h.lastFailure ?? "")")
+    }
+
     @Test func crashesOlderThanTheWindowNoLongerCount() {
         var h = screenHarness()
         for _ in 0..<4 {
