@@ -54,7 +54,7 @@ let package = Package(
             "TabdeckApp", "TabdeckSupervisor", "TabdeckConformance", "TabdeckTerminalIO", "TabdeckTime",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .target(name: "TabdeckPluginKit", dependencies: ["TabdeckProtocol"]),
+        .target(name: "TabdeckPluginKit", dependencies: ["TabdeckProtocol", "TabdeckTime"]),
         .target(name: "CSVTable", dependencies: ["TabdeckProtocol"], path: "Plugins/csv/CSVTable"),
         .executableTarget(name: "tabdeck-csv", dependencies: ["CSVTable", "TabdeckPluginKit"], path: "Plugins/csv/Main"),
         .target(name: "SQLiteBrowser", dependencies: [

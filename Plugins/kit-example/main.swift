@@ -254,4 +254,4 @@ final class Files: TableDataSource, @unchecked Sendable {
     }
 }
 
-PluginRunner(name: "kit-example", version: "1.0.0", dataSource: Files()).run()
+PluginRunner(name: "kit-example", version: "1.0.0", dataSource: Files(), clock: SystemClock()).run()

@@ -116,8 +116,10 @@ public enum LineEncoder {
 /// Pushes notifications to the host; safe from any thread, any time after the handshake.
 public final class Notifier: Sendable {
     private let writer: OutputWriter
+    /// The plugin's clock (``PluginRunner/clock``): progress is paced by it.
+    public let clock: any MonotonicClock
 
-    init(writer: OutputWriter) { self.writer = writer }
+    init(writer: OutputWriter, clock: any MonotonicClock) { self.writer = writer; self.clock = clock }
 
     /// Sends a notification.
     public func notify(_ method: String, _ params: JSONValue) {

@@ -5,6 +5,8 @@ import Darwin
 #endif
 import Foundation
 import TabdeckProtocol
+// A plugin's main passes the clock (`SystemClock()`); importing the kit is enough for it.
+@_exported import TabdeckTime
 
 /// Runs a plugin: reads requests from the host, calls the ``TableDataSource``, writes replies.
 ///
@@ -22,7 +24,7 @@ import TabdeckProtocol
 /// - All output goes through one locked writer, one write(2) per message.
 ///
 /// ```swift
-/// let runner = PluginRunner(name: "hello", version: "1.0.0", dataSource: Hello())
+/// let runner = PluginRunner(name: "hello", version: "1.0.0", dataSource: Hello(), clock: SystemClock())
 /// runner.run()  // never returns
 /// ```
 public final class PluginRunner: @unchecked Sendable {
@@ -30,8 +32,10 @@ public final class PluginRunner: @unchecked Sendable {
     public let version: String
     /// For pushing notifications from any thread.
     public let notifier: Notifier
-    /// How long to wait for the input to close after `shutdown`.
+    /// How long to wait for the input to close after `shutdown`, in seconds of ``clock``.
     public var shutdownGrace: Double = 1.0
+    /// The clock of the shutdown grace and of ``RequestProgress`` (through ``notifier``).
+    public let clock: any MonotonicClock
 
     private let source: any TableDataSource
     private let input: Int32
@@ -42,22 +46,24 @@ public final class PluginRunner: @unchecked Sendable {
     private let state = NSCondition()
     private var inFlight: [RequestID: CancellationFlag] = [:]
     private var inputClosed = false
-    private var shutdownAt: Date?
+    private var shutdownAt: Double?
     private var started = false
 
     /// - Parameters:
     ///   - input, output: the file descriptors of the protocol (stdin and stdout by default;
     ///     tests pass pipes).
     ///   - workers: threads that run handlers (2 to 4 are plenty).
+    ///   - clock: `SystemClock()` in a plugin; tests pass a `ManualClock`.
     public init(name: String, version: String, dataSource: any TableDataSource,
-                input: Int32 = 0, output: Int32 = 1, workers: Int = 3) {
+                input: Int32 = 0, output: Int32 = 1, workers: Int = 3, clock: any MonotonicClock) {
         signal(SIGPIPE, SIG_IGN)
         self.name = name
         self.version = version
         self.source = dataSource
         self.input = input
         self.writer = OutputWriter(fd: output)
-        self.notifier = Notifier(writer: writer)
+        self.clock = clock
+        self.notifier = Notifier(writer: writer, clock: clock)
         self.workerCount = max(1, min(workers, 16))
     }
 
@@ -78,10 +84,18 @@ public final class PluginRunner: @unchecked Sendable {
     /// Waits until the input closes (or `shutdown` plus the grace period), lets running
     /// handlers finish (up to 2 s), and returns the exit status (0).
     public func wait() -> Int32 {
+        // A manual clock moved forward wakes this wait at once.
+        let waiter = clock.addWaiter { [state] in state.lock(); state.broadcast(); state.unlock() }
+        defer { clock.removeWaiter(waiter) }
         state.lock()
         while !inputClosed {
-            if let at = shutdownAt, Date() >= at.addingTimeInterval(shutdownGrace) { break }
-            _ = state.wait(until: Date(timeIntervalSinceNow: 0.05))
+            var block = 0.05
+            if let at = shutdownAt {
+                let due = at + shutdownGrace
+                if clock.now() >= due { break }
+                block = min(block, clock.realWait(until: due) ?? block)
+            }
+            _ = state.wait(until: Date(timeIntervalSinceNow: block))
         }
         state.unlock()
         _ = pool?.waitIdle(timeout: 2)
@@ -174,7 +188,7 @@ public final class PluginRunner: @unchecked Sendable {
             reply(id, handleInitialize(params))
         case Method.shutdown:
             state.lock()
-            shutdownAt = Date()
+            shutdownAt = clock.now()
             for flag in inFlight.values { flag.cancel() }
             state.broadcast()
             state.unlock()

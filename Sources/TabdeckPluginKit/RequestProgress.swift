@@ -1,4 +1,5 @@
 import Foundation
+import TabdeckTime
 
 /// `progress` notifications of a long request (PROTOCOL.md 5): the work's own reports, at most
 /// ~10 a second, and while it runs a beat that repeats the last one when nothing was sent for
@@ -8,7 +9,7 @@ public final class RequestProgress: @unchecked Sendable {
     public typealias Send = @Sendable (_ done: Double, _ total: Double?, _ message: String) -> Void
 
     private let send: Send
-    private let now: @Sendable () -> Double
+    private let clock: any MonotonicClock
     /// The longest silence while running, in seconds.
     public let interval: Double
     private let lock = NSLock()
@@ -16,16 +17,21 @@ public final class RequestProgress: @unchecked Sendable {
     private var done = 0.0, total: Double?, message: String
     private var timer: DispatchSourceTimer?
 
-    public init(message: String, interval: Double = 0.5, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
-                send: @escaping Send) {
-        self.message = message; self.interval = interval; self.now = now; self.send = send
-        lastSent = now()
+    /// - Parameter clock: paces the reports and beats (the plugin's, ``Notifier/clock``).
+    public init(message: String, interval: Double = 0.5, clock: any MonotonicClock, send: @escaping Send) {
+        self.message = message; self.interval = interval; self.clock = clock; self.send = send
+        lastSent = clock.now()
     }
 
-    /// Progress sent as notifications through `notifier` (none without one).
+    /// Progress sent as notifications through `notifier`, on its clock (none without one: then
+    /// nothing is sent, on a clock that stands still).
     public convenience init(message: String, notifier: Notifier?) {
-        self.init(message: message) { done, total, message in notifier?.progress(done: done, total: total, message: message) }
+        self.init(message: message, clock: notifier?.clock ?? ManualClock()) { done, total, message in
+            notifier?.progress(done: done, total: total, message: message)
+        }
     }
+
+    private func now() -> Double { clock.now() }
 
     /// The work's progress: sent unless something was sent in the last 0.1 s.
     public func report(_ done: Int, _ all: Int) {

@@ -31,7 +31,7 @@ import TabdeckProtocol
 ///     }
 /// }
 ///
-/// PluginRunner(name: "squares", version: "1.0.0", dataSource: Squares()).run()
+/// PluginRunner(name: "squares", version: "1.0.0", dataSource: Squares(), clock: SystemClock()).run()
 /// ```
 public protocol TableDataSource: Sendable {
     /// What the plugin can do (sent in the `initialize` result).

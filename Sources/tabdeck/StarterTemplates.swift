@@ -130,7 +130,7 @@ enum StarterTemplates {
             }
         }
 
-        PluginRunner(name: "__NAME__", version: "0.1.0", dataSource: Plugin()).run()
+        PluginRunner(name: "__NAME__", version: "0.1.0", dataSource: Plugin(), clock: SystemClock()).run()
 
         """#
 }

@@ -20,13 +20,16 @@ final class Harness: @unchecked Sendable {
     private var pending: [JSONValue] = []
     private var inputClosed = false
 
+    /// The runner's clock: the shutdown grace passes when a test moves it.
+    let clock = ManualClock()
+
     init(source: some TableDataSource, workers: Int = 3, grace: Double = 1.0) {
         var a: [Int32] = [0, 0], b: [Int32] = [0, 0]
         precondition(pipe(&a) == 0 && pipe(&b) == 0)
         pluginInput = a[0]; toPlugin = a[1]
         fromPlugin = b[0]; pluginOutput = b[1]
         runner = PluginRunner(name: "test", version: "0.0.1", dataSource: source,
-                              input: pluginInput, output: pluginOutput, workers: workers)
+                              input: pluginInput, output: pluginOutput, workers: workers, clock: clock)
         runner.shutdownGrace = grace
         runner.start()
     }

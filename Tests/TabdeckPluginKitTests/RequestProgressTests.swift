@@ -5,16 +5,15 @@ import Testing
 struct RequestProgressTests {
     final class Recorder: @unchecked Sendable {
         let lock = NSLock()
-        var clock = 100.0
+        let clock = ManualClock(now: 100)
         var sent: [(Double, Double?, String)] = []
-        var now: Double { lock.lock(); defer { lock.unlock() }; return clock }
-        func advance(_ s: Double) { lock.lock(); clock += s; lock.unlock() }
+        func advance(_ s: Double) { clock.advance(by: s) }
         func record(_ d: Double, _ t: Double?, _ m: String) { lock.lock(); sent.append((d, t, m)); lock.unlock() }
     }
 
     @Test func aSilentPhaseIsHeardAtEveryInterval() {
         let r = Recorder()
-        let p = RequestProgress(message: "counting", interval: 0.5, now: { r.now }, send: { r.record($0, $1, $2) })
+        let p = RequestProgress(message: "counting", interval: 0.5, clock: r.clock, send: { r.record($0, $1, $2) })
         p.report(10, 100)
         #expect(r.sent.isEmpty, "reports come at most every 0.1 s")
         r.advance(0.2)

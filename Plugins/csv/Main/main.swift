@@ -38,4 +38,4 @@ if arguments.count > 1 {
 
 enum CSVPlugin { static let version = "1.0.0" }
 
-PluginRunner(name: "csv", version: CSVPlugin.version, dataSource: CSVSource(), workers: 3).run()
+PluginRunner(name: "csv", version: CSVPlugin.version, dataSource: CSVSource(), workers: 3, clock: SystemClock()).run()

@@ -8,4 +8,4 @@ if CommandLine.arguments.count == 2 && CommandLine.arguments[1] == "--version" {
     print("tabdeck-pipe 1.0.0 (protocol 1)")
     exit(0)
 }
-PluginRunner(name: "pipe", version: "1.0.0", dataSource: PipeSource(), workers: 2).run()
+PluginRunner(name: "pipe", version: "1.0.0", dataSource: PipeSource(), workers: 2, clock: SystemClock()).run()

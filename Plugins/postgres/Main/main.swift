@@ -23,4 +23,4 @@ if arguments.count > 1 {
     exit(2)
 }
 
-PluginRunner(name: "postgres", version: version, dataSource: PostgresSource(), workers: 3).run()
+PluginRunner(name: "postgres", version: version, dataSource: PostgresSource(), workers: 3, clock: SystemClock()).run()

@@ -18,4 +18,4 @@ if arguments.count > 1 {
     exit(2)
 }
 
-PluginRunner(name: "sqlite", version: version, dataSource: SQLiteSource(), workers: 3).run()
+PluginRunner(name: "sqlite", version: version, dataSource: SQLiteSource(), workers: 3, clock: SystemClock()).run()
