@@ -270,8 +270,14 @@ final class CheckContext {
     /// 4.3); a check that then asks for one of them reads its answer. Pages already sent ahead
     /// are not sent again; nothing is sent once the plugin is gone.
     func sendAhead(_ pages: [(offset: Int, limit: Int, sort: [SortKey])]) {
-        guard let table, !session.isGone else { return }
-        var requests = pages.map { RowsRequest(table: table.table, offset: $0.offset, limit: $0.limit, sort: $0.sort) }
+        guard let table else { return }
+        sendAhead(pages.map { RowsRequest(table: table.table, offset: $0.offset, limit: $0.limit, sort: $0.sort) })
+    }
+
+    /// Sends these `rows` requests (of the root table, generations not set) together, as above.
+    func sendAhead(_ requests: [RowsRequest]) {
+        guard !session.isGone else { return }
+        var requests = requests
         requests.removeAll { batches.isAhead($0) }
         let epoch = session.invalidateCount
         var sent: [RequestBatches.Sent] = []

@@ -7,21 +7,38 @@ import TabdeckProtocol
 /// cells keeps that cell's row, and only rows that contain the text in some cell.
 enum FilterTypesCheck {
     static let types: Set<String> = ["integer", "decimal", "bool", "date", "enum"]
+    /// The rows a text is picked from, and the most a filter's page reads.
+    static let firstRows = 50, limit = 1_000
+
+    /// The first of `rows` whose cell in column `index` has a text of 2 or more characters.
+    static func pick(_ rows: [Row], _ index: Int) -> (row: Row, text: String)? {
+        for row in rows where index < row.cells.count && row.cells[index] != .null {
+            let text = FilterCheck.cellText(row.cells[index])
+            if text.count >= 2 { return (row, text) }
+        }
+        return nil
+    }
 
     static func run(_ ctx: CheckContext) {
         guard ctx.capabilities.filter, ctx.capabilities.paging, let table = ctx.table, ctx.skipReason(.rows) == nil else { return }
-        for (index, column) in table.columns.enumerated() where types.contains(column.type.name) {
-            ctx.check("filter: \(column.type.name) column \(column.id)", needs: .rows) { (f) throws(CheckAbort) in
-                let first = try ctx.page(offset: 0, limit: 50, into: &f)
-                let candidates = first.rows.compactMap { row -> (Row, String)? in
-                    guard index < row.cells.count, row.cells[index] != .null else { return nil }
-                    let text = FilterCheck.cellText(row.cells[index])
-                    return text.count >= 2 ? (row, text) : nil
+        let columns = table.columns.enumerated().filter { types.contains($0.element.type.name) }
+        // The filters of every typed column go together, a batch at a time (PROTOCOL.md 4.3).
+        var ahead: [RowsRequest] = []
+        if ctx.options.selects("filter: "), ctx.blocker(of: "filter: ") == nil {
+            var scratch = Findings()
+            if let first = try? ctx.page(offset: 0, limit: firstRows, into: &scratch) {
+                ahead = columns.compactMap { index, _ in
+                    pick(first.rows, index).map { RowsRequest(table: table.table, offset: 0, limit: limit, filter: $0.text) }
                 }
-                guard let (source, text) = candidates.first else {
+            }
+        }
+        for (n, (index, column)) in columns.enumerated() {
+            if n % RequestBatches.size == 0 { ctx.sendAhead(Array(ahead.dropFirst(n).prefix(RequestBatches.size))) }
+            ctx.check("filter: \(column.type.name) column \(column.id)", needs: .rows) { (f) throws(CheckAbort) in
+                let first = try ctx.page(offset: 0, limit: firstRows, into: &f)
+                guard let (source, text) = pick(first.rows, index) else {
                     throw CheckAbort(reason: "not run: no cell of 2 or more characters in this column in the first 50 rows", skip: true)
                 }
-                let limit = 1_000
                 let kept = try ctx.page(offset: 0, limit: limit, filter: text, into: &f)
                 let needle = text.lowercased()
                 let strays = kept.rows.filter { row in !row.cells.contains { FilterCheck.matches($0, needle) } }
