@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(name: "SQLiteBrowserTests", dependencies: ["SQLiteBrowser", "SeededRandom"]),
         .testTarget(name: "PostgresBrowserTests", dependencies: ["PostgresBrowser", "TabdeckPluginKit"]),
         .testTarget(name: "TabdeckSpoolTests", dependencies: ["TabdeckSpool", "TabdeckPluginKit", "SeededRandom"]),
-        .testTarget(name: "TabdeckConformanceTests", dependencies: ["TabdeckConformance"]),
+        .testTarget(name: "TabdeckConformanceTests", dependencies: ["TabdeckConformance", "TabdeckTime"]),
         .testTarget(name: "TabdeckFuzzTests", dependencies: ["TabdeckFuzzTargets"]),
         .testTarget(name: "EndToEndTests", dependencies: []),
     ],

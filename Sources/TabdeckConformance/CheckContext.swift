@@ -72,7 +72,7 @@ final class CheckContext {
         self.options = options
         self.tracer = tracer
         self.onResult = onResult
-        session = PluginSession(timeout: options.timeout, handshakeTimeout: options.handshakeTimeout, tracer: tracer)
+        session = PluginSession(timeout: options.timeout, handshakeTimeout: options.handshakeTimeout, clock: options.clock, tracer: tracer)
     }
 
     // MARK: Running checks
@@ -117,7 +117,7 @@ final class CheckContext {
             record(CheckResult(name: name, status: .skipped, summary: "not run: \(blocker) failed, and its cause would fail this check too"))
             return
         }
-        let started = ContinuousClock.now
+        let started = options.clock.now()
         var attempts = 0
         var findings = Findings()
         var summary = ""
@@ -186,7 +186,7 @@ final class CheckContext {
             notes.append("the rule: PROTOCOL.md \(sections)")
         }
         record(CheckResult(name: name, status: status, summary: summary, notes: notes,
-                           duration: started.duration(to: .now), slowestAnswer: slowest))
+                           duration: options.clock.since(started), slowestAnswer: slowest))
     }
 
     /// The failed check whose cause would fail check `name` too (``Cascade``), if any.

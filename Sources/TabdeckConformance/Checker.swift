@@ -1,6 +1,7 @@
 import Foundation
 import TabdeckProtocol
 import TabdeckSupervisor
+import TabdeckTime
 
 /// What to check and how patiently.
 public struct CheckOptions: Sendable {
@@ -35,6 +36,8 @@ public struct CheckOptions: Sendable {
     /// The host's own printable keys, each with what it does: an action's hotkey among them is
     /// a warning (the host's key wins, PROTOCOL.md 10.7). Empty: not checked.
     public var hostKeys: [Character: String] = [:]
+    /// The clock of every deadline and of the times reported: `SystemClock()` for a real run.
+    public var clock: any MonotonicClock
 
     /// Whether the check named `name` runs under ``only`` and ``skip``.
     func selects(_ name: String) -> Bool {
@@ -46,7 +49,9 @@ public struct CheckOptions: Sendable {
     public init(command: [String], args: JSONValue = [:], timeout: Duration = .seconds(10),
                 handshakeTimeout: Duration = .seconds(5),
                 environment: [String: String] = [:], workingDirectory: String = "", tracePath: String? = nil,
-                wholeTableLimit: Int = 5000, hostVersion: String = "0.1.0", idLimit: Int = 100_000) {
+                wholeTableLimit: Int = 5000, hostVersion: String = "0.1.0", idLimit: Int = 100_000,
+                clock: any MonotonicClock) {
+        self.clock = clock
         self.command = command; self.args = args; self.timeout = timeout; self.handshakeTimeout = handshakeTimeout
         self.environment = environment
         self.workingDirectory = workingDirectory; self.tracePath = tracePath

@@ -1,6 +1,7 @@
 import Foundation
 import TabdeckProtocol
 import TabdeckSupervisor
+import TabdeckTime
 
 /// A plugin process on bare pipes, for the one thing the supervisor cannot do on purpose:
 /// write a line that is not a valid message (the supervisor only sends what the codec
@@ -9,6 +10,8 @@ final class RawChannel: @unchecked Sendable {
     let pid: pid_t
     private let input: Int32
     private let tracer: ProtocolTracer?
+    /// The checker's clock: the deadlines of ``nextLine(before:)`` and ``waitForExit(limit:)``.
+    let clock: any MonotonicClock
     private let condition = NSCondition()
     // Guarded by `condition`:
     private var lines: [[UInt8]] = []
@@ -16,8 +19,10 @@ final class RawChannel: @unchecked Sendable {
     private var inputClosed = false
     private var status: PluginExit?
 
-    init(command: [String], environment: [String: String], workingDirectory: String, tracer: ProtocolTracer?) throws(RawChannelError) {
+    init(command: [String], environment: [String: String], workingDirectory: String, clock: any MonotonicClock,
+         tracer: ProtocolTracer?) throws(RawChannelError) {
         self.tracer = tracer
+        self.clock = clock
         _ = signal(SIGPIPE, SIG_IGN)
         var argv = command
         if !workingDirectory.isEmpty {
@@ -113,22 +118,20 @@ final class RawChannel: @unchecked Sendable {
         if wasOpen { close(input) }
     }
 
-    /// The next line the plugin wrote, waiting until `deadline`; nil on timeout or end of output.
-    func nextLine(before deadline: ContinuousClock.Instant) -> [UInt8]? {
+    /// The next line the plugin wrote, waiting until `deadline` (on ``clock``); nil on timeout or
+    /// end of output.
+    func nextLine(before deadline: Double) -> [UInt8]? {
         condition.lock()
         defer { condition.unlock() }
         while lines.isEmpty {
             if outputEnded { return nil }
-            let left = ContinuousClock.now.duration(to: deadline)
-            if left <= .zero || !condition.wait(until: Date().addingTimeInterval(left.seconds)) {
-                if lines.isEmpty { return nil }
-            }
+            if !condition.wait(until: deadline, on: clock), lines.isEmpty { return nil }
         }
         return lines.removeFirst()
     }
 
     /// Reads lines until one is the answer to `id` (other lines are returned too).
-    func answer(to id: RequestID, before deadline: ContinuousClock.Instant) -> (answer: Message?, others: [[UInt8]]) {
+    func answer(to id: RequestID, before deadline: Double) -> (answer: Message?, others: [[UInt8]]) {
         var others: [[UInt8]] = []
         while let line = nextLine(before: deadline) {
             if let message = try? MessageCodec.decode(line) {
@@ -156,8 +159,8 @@ final class RawChannel: @unchecked Sendable {
 
     /// Waits up to `limit` for the process to exit.
     func waitForExit(limit: Duration) -> PluginExit? {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
+        let deadline = clock.now() + limit.seconds
+        while clock.now() < deadline {
             if let how = exited() { return how }
             usleep(5_000)
         }

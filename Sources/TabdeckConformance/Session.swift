@@ -31,14 +31,15 @@ final class PluginSession: @unchecked Sendable {
     let tracer: ProtocolTracer?
     private let condition = NSCondition()
     // Guarded by `condition`:
-    private var replies: [RequestID: (Message, ContinuousClock.Instant)] = [:]
+    /// Readings of ``clock``.
+    private var replies: [RequestID: (Message, Double)] = [:]
     private var timedOut: Set<RequestID> = []
-    private var sentAt: [RequestID: ContinuousClock.Instant] = [:]
+    private var sentAt: [RequestID: Double] = [:]
     /// Dropped replies already looked at, and the ids among them that were never sent.
     private var explainedDrops = 0
     private var strays: [RequestID] = []
     private var exit: PluginExit?
-    private var exitedAt: ContinuousClock.Instant?
+    private var exitedAt: Double?
     private var violation: String?
     private var notifications: [(method: String, params: JSONValue)] = []
     private var pluginRequests: [String] = []
@@ -49,12 +50,15 @@ final class PluginSession: @unchecked Sendable {
     private var stderrBytes = 0, stderrLines = 0
     private var nextID: Int64 = 1
 
-    init(timeout: Duration, handshakeTimeout: Duration, tracer: ProtocolTracer?) {
+    /// The checker's clock (``CheckOptions/clock``): its deadlines and the times it reports.
+    let clock: any MonotonicClock
+
+    init(timeout: Duration, handshakeTimeout: Duration, clock: any MonotonicClock, tracer: ProtocolTracer?) {
         self.tracer = tracer
+        self.clock = clock
         let box = WeakBox()
         supervisor = PluginSupervisor(
-            requestTimeout: timeout, handshakeTimeout: handshakeTimeout,
-            clock: SystemClock(),  // the checker times a real process: its verdicts are wall-clock times
+            requestTimeout: timeout, handshakeTimeout: handshakeTimeout, clock: clock,
             onEvent: { event in box.session?.handle(event) })
         box.session = self
     }
@@ -75,7 +79,7 @@ final class PluginSession: @unchecked Sendable {
         case .message(_, let message):
             switch message {
             case .response(let id, _), .failure(let id?, _):
-                replies[id] = (message, ContinuousClock.now)
+                replies[id] = (message, clock.now())
             case .failure(nil, let error):
                 nullIDErrors.append(error)
             case .notification(let method, let params):
@@ -97,7 +101,7 @@ final class PluginSession: @unchecked Sendable {
             if stderrTail.count > 5 { stderrTail.removeFirst() }
         case .exited(_, let how, _):
             exit = how
-            exitedAt = ContinuousClock.now
+            exitedAt = clock.now()
         }
     }
 
@@ -112,7 +116,7 @@ final class PluginSession: @unchecked Sendable {
     var exitStatus: PluginExit? { condition.withLock { exit } }
 
     /// When the process ended, once it has.
-    var exitTime: ContinuousClock.Instant? { condition.withLock { exitedAt } }
+    var exitTime: Double? { condition.withLock { exitedAt } }
 
     /// The protocol violation the supervisor killed the plugin for, if any.
     var violationReason: String? { condition.withLock { violation } }
@@ -139,7 +143,7 @@ final class PluginSession: @unchecked Sendable {
     /// Sends a request without waiting; nil, or why it could not be sent.
     func post(id: RequestID, method: String, params: JSONValue) -> String? {
         let message = Message.request(id: id, method: method, params: params)
-        condition.withLock { sentAt[id] = ContinuousClock.now }
+        condition.withLock { sentAt[id] = clock.now() }
         return send(message)
     }
 
@@ -157,12 +161,12 @@ final class PluginSession: @unchecked Sendable {
     /// Waits for the answer to a posted request. `limit` is a safety net on top of the
     /// supervisor's own timer.
     func wait(for id: RequestID, limit: Duration) -> Answer {
-        let deadline = Date().addingTimeInterval(limit.seconds)
+        let deadline = clock.now() + limit.seconds
         condition.lock()
         defer { condition.unlock() }
         while true {
             if let (message, at) = replies.removeValue(forKey: id) {
-                let elapsed = sentAt[id].map { $0.duration(to: at) } ?? .zero
+                let elapsed = sentAt[id].map { Duration.seconds(at - $0) } ?? .zero
                 switch message {
                 case .failure(_, let error): return .error(error, elapsed)
                 case .response(_, let result): return .result(result, elapsed)
@@ -177,12 +181,12 @@ final class PluginSession: @unchecked Sendable {
             if timedOut.contains(id) {
                 // A reply that came with an id never sent explains the silence better than a timeout.
                 if let stray = strays.last { return .misaddressed(stray) }
-                return .timedOut(sentAt[id].map { $0.duration(to: .now) } ?? limit)
+                return .timedOut(sentAt[id].map { clock.since($0) } ?? limit)
             }
             // Dropped replies raise no event: look again soon.
-            if !condition.wait(until: min(deadline, Date().addingTimeInterval(0.02))) && Date() >= deadline {
+            if !condition.wait(until: deadline, on: clock, slice: 0.02) {
                 if let stray = strays.last { return .misaddressed(stray) }
-                return .timedOut(sentAt[id].map { $0.duration(to: .now) } ?? limit)
+                return .timedOut(sentAt[id].map { clock.since($0) } ?? limit)
             }
         }
     }
@@ -215,22 +219,22 @@ final class PluginSession: @unchecked Sendable {
 
     /// Waits until the process has exited; false on timeout.
     func waitForExit(limit: Duration) -> Bool {
-        let deadline = Date().addingTimeInterval(limit.seconds)
+        let deadline = clock.now() + limit.seconds
         condition.lock()
         defer { condition.unlock() }
         while exit == nil {
-            if !condition.wait(until: deadline) { return exit != nil }
+            if !condition.wait(until: deadline, on: clock) { return exit != nil }
         }
         return true
     }
 
     /// Waits up to `limit` for more invalidate notifications than `count`; true if one came.
     func invalidated(since count: Int, within limit: Duration) -> Bool {
-        let deadline = Date().addingTimeInterval(limit.seconds)
+        let deadline = clock.now() + limit.seconds
         condition.lock()
         defer { condition.unlock() }
         while invalidates == count {
-            if !condition.wait(until: deadline) { return invalidates != count }
+            if !condition.wait(until: deadline, on: clock) { return invalidates != count }
         }
         return true
     }

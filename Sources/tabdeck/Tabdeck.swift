@@ -246,7 +246,7 @@ struct CheckPlugin: ParsableCommand {
 
     func run() throws {
         var options = CheckOptions(command: plugin, args: try parsedArgs(), timeout: .milliseconds(Int64(timeout * 1000)),
-                                   workingDirectory: "", tracePath: trace)
+                                   workingDirectory: "", tracePath: trace, clock: SystemClock())
         options.hostKeys = KeyMap.standard.printableKeys
         func names(_ list: String?) -> [String] {
             (list ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

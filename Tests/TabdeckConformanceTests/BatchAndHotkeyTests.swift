@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TabdeckTime
 import TabdeckProtocol
 @testable import TabdeckConformance
 
@@ -10,7 +11,7 @@ import TabdeckProtocol
 
     func checkMutant(_ environment: [String: String], hostKeys: [Character: String] = [:]) throws -> Report {
         var options = CheckOptions(command: Self.python, args: [:], timeout: .seconds(10), environment: environment,
-                                   workingDirectory: repo)
+                                   workingDirectory: repo, clock: SystemClock())
         options.hostKeys = hostKeys
         return try PluginChecker(options: options).run()
     }

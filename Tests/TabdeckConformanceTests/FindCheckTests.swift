@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TabdeckTime
 import TabdeckProtocol
 @testable import TabdeckConformance
 
@@ -14,7 +15,7 @@ import TabdeckProtocol
         var environment = ["MUTANT": name]
         if let rows { environment["MUTANT_ROWS"] = String(rows) }
         var options = CheckOptions(command: Mutation.python, environment: environment, workingDirectory: repo,
-                                   wholeTableLimit: wholeTableLimit)
+                                   wholeTableLimit: wholeTableLimit, clock: SystemClock())
         options.only = only
         return try PluginChecker(options: options).run()
     }
@@ -146,7 +147,7 @@ import TabdeckProtocol
         }
         let path = write(csv, to: folder + "/people.csv")
         var options = CheckOptions(command: [Self.duckdbLauncher], args: ["path": .string(path)], timeout: .seconds(30),
-                                   handshakeTimeout: .seconds(20), workingDirectory: repo)
+                                   handshakeTimeout: .seconds(20), workingDirectory: repo, clock: SystemClock())
         options.only = ["find"]
         let report = try PluginChecker(options: options).run()
         let find = try #require(report.result("find"), "\(report.text)")

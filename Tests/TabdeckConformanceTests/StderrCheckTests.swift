@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TabdeckTime
 @testable import TabdeckConformance
 
 /// A flood on stderr is a warning with its figures (issue 27): the quickstart plugin as it is,
@@ -27,7 +28,7 @@ import Testing
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let plugin = write(try DocsTests.quickstartPlugin(), to: folder + "/squares.sh")
-        var options = CheckOptions(command: ["sh", plugin])
+        var options = CheckOptions(command: ["sh", plugin], clock: SystemClock())
         options.only = ["paging", "stderr"]
         let report = try PluginChecker(options: options).run()
         let ran = report.results.filter { $0.status != .skipped }.map(\.name)
@@ -42,7 +43,7 @@ import Testing
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let plugin = write(try DocsTests.quickstartPlugin(), to: folder + "/squares.sh")
-        var options = CheckOptions(command: ["sh", plugin])
+        var options = CheckOptions(command: ["sh", plugin], clock: SystemClock())
         options.only = ["paging", "stderr"]
         options.skip = ["paging: last", "stderr"]
         let report = try PluginChecker(options: options).run()

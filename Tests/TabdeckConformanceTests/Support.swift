@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TabdeckTime
 import TabdeckProtocol
 @testable import TabdeckConformance
 
@@ -20,7 +21,7 @@ let tabdeckIsBuilt = FileManager.default.isExecutableFile(atPath: tabdeckBinary)
 func check(_ command: [String], args: JSONValue = [:], environment: [String: String] = [:],
            timeout: Duration = .seconds(10), tracePath: String? = nil) throws -> Report {
     let options = CheckOptions(command: command, args: args, timeout: timeout, environment: environment,
-                               workingDirectory: repo, tracePath: tracePath)
+                               workingDirectory: repo, tracePath: tracePath, clock: SystemClock())
     return try PluginChecker(options: options).run()
 }
 

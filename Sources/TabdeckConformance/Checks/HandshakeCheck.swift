@@ -19,13 +19,13 @@ enum HandshakeCheck {
             }
             let params = InitializeParams(hostVersion: o.hostVersion).json
             let value: JSONValue
-            let asked = ContinuousClock.now
+            let asked = o.clock.now()
             switch try ctx.call(Method.initialize, params) {
             case .success(let v): value = v
             case .failure(let error):
                 throw CheckAbort(reason: "initialize answered error \(error.code): \(error.message)")
             }
-            let took = asked.duration(to: .now)
+            let took = o.clock.since(asked)
             if took > slow {
                 f.warn("initialize was answered after \(Report.formatDuration(took)) (the handshake timeout is \(Report.formatDuration(o.handshakeTimeout))): "
                        + "the tab shows nothing until then; load expensive things later, lazily or with progress (PROTOCOL.md 7.1)")

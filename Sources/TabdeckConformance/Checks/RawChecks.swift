@@ -13,20 +13,20 @@ enum RawChecks {
             let raw: RawChannel
             do throws(RawChannelError) {
                 raw = try RawChannel(command: o.command, environment: o.environment,
-                                     workingDirectory: o.workingDirectory, tracer: ctx.tracer)
+                                     workingDirectory: o.workingDirectory, clock: o.clock, tracer: ctx.tracer)
             } catch {
                 throw CheckAbort(reason: "cannot start a second process: \(error.description)")
             }
             channel = raw
             ctx.tracer?.note("a second process, for malformed lines", tab: PluginSession.tab)
             raw.send(.request(id: .int(1), method: Method.initialize, params: InitializeParams(hostVersion: o.hostVersion).json))
-            guard raw.answer(to: .int(1), before: .now + o.handshakeTimeout).answer != nil else {
+            guard raw.answer(to: .int(1), before: o.clock.now() + o.handshakeTimeout.seconds).answer != nil else {
                 throw CheckAbort(reason: "the second process did not answer initialize")
             }
             raw.writeLine(Array("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"rows\",\"params\":{oops".utf8))
             raw.writeLine(Array("[1,2,3]".utf8))
             raw.send(.request(id: .int(3), method: "conformance/noSuchMethod", params: [:]))
-            let (answer, others) = raw.answer(to: .int(3), before: .now + o.timeout)
+            let (answer, others) = raw.answer(to: .int(3), before: o.clock.now() + o.timeout.seconds)
             var codes: [String] = []
             var misanswered: [String] = []
             var bad: [[UInt8]] = []
@@ -71,12 +71,12 @@ enum RawChecks {
             if let exit = raw.exited() {
                 throw CheckAbort(reason: "the second process had already \(ctx.describe(exit))", skip: true)
             }
-            let closed = ContinuousClock.now
+            let closed = ctx.options.clock.now()
             raw.closeInput()
             guard let exit = raw.waitForExit(limit: ShutdownCheck.grace) else {
                 throw CheckAbort(reason: "still running 2 s after stdin closed without shutdown (it must exit at end of input)")
             }
-            let took = Report.formatDuration(closed.duration(to: .now))
+            let took = Report.formatDuration(ctx.options.clock.since(closed))
             if exit != .exited(0) { f.warn("\(ctx.describe(exit)) (status 0 is customary)") }
             return "stdin closed without shutdown: \(ctx.describe(exit)) within \(took)"
         }

@@ -14,7 +14,7 @@ enum ShutdownCheck {
             if let reason = session.post(id: id, method: Method.shutdown, params: .null) {
                 throw CheckAbort(reason: "could not send shutdown: \(reason)")
             }
-            let closed = ContinuousClock.now
+            let closed = ctx.options.clock.now()
             session.supervisor.stop(PluginSession.tab, grace: grace)
             var answer = "no answer"
             switch session.wait(for: id, limit: ctx.options.timeout) {
@@ -37,7 +37,7 @@ enum ShutdownCheck {
             guard session.waitForExit(limit: grace * 2 + .seconds(3)), let exit = session.exitStatus else {
                 throw CheckAbort(reason: "\(answer); the plugin did not exit, not even after SIGKILL")
             }
-            let took = closed.duration(to: session.exitTime ?? .now)
+            let took = Duration.seconds((session.exitTime ?? ctx.options.clock.now()) - closed)
             let when = "within \(Report.formatDuration(took)) of stdin closing"
             switch exit {
             case .exited(0):
