@@ -178,8 +178,15 @@ extension FullScreenTests {
     }
 }
 
-private func temporaryDirectory() throws -> String {
+/// The folder of this test run's temporary folders, removed when the test process exits.
+private let temporaryRoot: String = {
     let path = NSTemporaryDirectory() + "tabdeck-fs-" + UUID().uuidString
+    atexit { try? FileManager.default.removeItem(atPath: temporaryRoot) }
+    return path
+}()
+
+private func temporaryDirectory() throws -> String {
+    let path = temporaryRoot + "/" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }

@@ -191,9 +191,17 @@ func request(_ id: Int64, _ method: String, _ params: JSONValue = .null) -> Mess
     .request(id: .int(id), method: method, params: params)
 }
 
-/// A fresh temporary folder.
-func temporaryDirectory() -> String {
+/// The folder of this test run's temporary folders, removed when the test process exits.
+let temporaryRoot: String = {
     var template = Array((NSTemporaryDirectory() + "/tabdeck-supervisor-XXXXXX").utf8CString)
+    let path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+    atexit { try? FileManager.default.removeItem(atPath: temporaryRoot) }
+    return path
+}()
+
+/// A fresh temporary folder (inside ``temporaryRoot``).
+func temporaryDirectory() -> String {
+    var template = Array((temporaryRoot + "/XXXXXX").utf8CString)
     let path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
     return path
 }
