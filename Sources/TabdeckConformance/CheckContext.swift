@@ -211,6 +211,21 @@ final class CheckContext {
         return try answer(id, method)
     }
 
+    /// Posts requests of `method` together (a batch, timed as one, PROTOCOL.md 4.3); their
+    /// answers are then read with ``answer(_:_:)``, in any order.
+    func post(_ method: String, together params: [JSONValue]) throws(CheckAbort) -> [RequestID] {
+        var ids: [RequestID] = []
+        for p in params {
+            let id = session.makeID()
+            if let reason = session.post(id: id, method: method, params: p) {
+                throw CheckAbort(reason: "could not send \(method): \(reason)")
+            }
+            ids.append(id)
+        }
+        batches.record(ids: ids)
+        return ids
+    }
+
     /// The answer to a request already posted.
     func answer(_ id: RequestID, _ method: String) throws(CheckAbort) -> Result<JSONValue, RPCError> {
         let limit = method == Method.initialize ? options.handshakeTimeout : options.timeout

@@ -39,6 +39,13 @@ struct RequestBatches {
         times.append([])
     }
 
+    /// Starts a batch of other requests (already posted, each answered by its id): timed only.
+    mutating func record(ids: [RequestID]) {
+        guard !ids.isEmpty else { return }
+        for id in ids { batchOf[id] = times.count }
+        times.append([])
+    }
+
     /// The page sent ahead for `request`, once, if it was sent while the table was as it is now.
     mutating func take(_ request: RowsRequest, epoch: Int) -> Sent? {
         guard let sent = ahead.removeValue(forKey: Self.key(request)) else { return nil }

@@ -19,12 +19,19 @@ enum FindCheck {
             for view in try views(ctx, table, into: &f) {
                 guard let count = view.count, count > 0 else { continue }
                 let cases = self.cases(view, count: count)
-                for c in cases {
-                    let request = FindRequest(table: table.table, text: c.text, from: c.from, backward: c.backward, wrap: c.wrap,
-                                              sort: view.sort, filter: view.filter, generation: ctx.nextGeneration())
-                    guard let answer = try find(ctx, request, in: view, into: &f) else { continue }
-                    if !verify(answer, request, view, count: count, into: &f) { unsure += 1 }
-                    asked += 1
+                let requests = cases.map { c in
+                    FindRequest(table: table.table, text: c.text, from: c.from, backward: c.backward, wrap: c.wrap,
+                                sort: view.sort, filter: view.filter, generation: ctx.nextGeneration())
+                }
+                // Independent finds go together, a batch at a time (PROTOCOL.md 4.3).
+                for start in stride(from: 0, to: requests.count, by: RequestBatches.size) {
+                    let batch = Array(requests[start..<min(start + RequestBatches.size, requests.count)])
+                    let ids = try ctx.post(Method.find, together: batch.map(\.json))
+                    for (request, id) in zip(batch, ids) {
+                        guard let answer = try find(ctx, request, id: id, in: view, into: &f) else { continue }
+                        if !verify(answer, request, view, count: count, into: &f) { unsure += 1 }
+                        asked += 1
+                    }
                 }
                 if !cases.isEmpty { looked.append(view.name) }
             }
@@ -182,9 +189,9 @@ enum FindCheck {
     }
 
     /// One `find` request; an error response or an invalid answer is a failure (nil).
-    static func find(_ ctx: CheckContext, _ request: FindRequest, in view: View,
+    static func find(_ ctx: CheckContext, _ request: FindRequest, id: RequestID, in view: View,
                      into f: inout Findings) throws(CheckAbort) -> FindResult? {
-        switch try ctx.call(Method.find, request.json) {
+        switch try ctx.answer(id, Method.find) {
         case .failure(let error):
             f.fail("\(describe(request, view)) answered error \(error.code) (\(OrderCheck.clip(error.message, 60))), though the plugin declares find (PROTOCOL.md 11.15)")
             f.notes += ["request: " + OrderCheck.clip(JSONWriter.string(request.json), 160)]
