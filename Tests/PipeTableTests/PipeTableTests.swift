@@ -64,6 +64,16 @@ func read(_ text: String, piece: Int = 7) -> (columns: [ColumnSpec], rows: [Row]
         #expect(rows[1].cells[10] == .string("/opt/swift/usr/bin/swift-frontend -c x.swift"))
     }
 
+    /// A fuzz finding (Tests/Fuzz/findings/pipe): a line whose rest is carriage returns and
+    /// spaces only. That is no cell (nil), not an empty text.
+    @Test func carriageReturnsAloneAreNoCell() {
+        let line = "root       " + String(repeating: "\r", count: 14) + "   "
+        let columns = AlignedColumns(header: "\u{3}USER         PID %CPU COMMAND", sample: [line])
+        let cells = columns.split(line)
+        #expect(cells.count == columns.names.count)
+        #expect(!cells.contains(""), "\(cells)")
+    }
+
     @Test func aWiderValueAfterTheSampleMovesTheCutBackToWhereItBegins() {
         // Positions (an empty cell in the sample), and a later value wider than the sample's.
         let columns = AlignedColumns(header: "NAME    SIZE NOTE", sample: ["a          1 x", "b         22", "c"])

@@ -104,7 +104,11 @@ public struct AlignedColumns: Equatable, Sendable {
             let words = Self.words(chars)
             return names.indices.map { i in
                 guard i < words.count else { return nil }
-                if i == names.count - 1 { return String(chars[words[i].lowerBound...]).trimmingSpaces }
+                if i == names.count - 1 {
+                    // The rest of the line; carriage returns and spaces alone are no cell.
+                    let rest = String(chars[words[i].lowerBound...]).trimmingSpaces
+                    return rest.isEmpty ? nil : rest
+                }
                 return String(chars[words[i]])
             }
         }
