@@ -14,6 +14,7 @@ format (the host binary: TABDECK_BIN_DIR, else .build/debug or .build/release).
 from __future__ import annotations
 
 import bz2
+import concurrent.futures
 import datetime as dt
 import decimal
 import gzip
@@ -1661,20 +1662,29 @@ class Rev:
 class CheckerTest(unittest.TestCase):
     """`tabdeck plugin check` on every format."""
 
-    def run_check(self, args: dict, env: dict | None = None) -> None:
+    def checked(self, args: dict, env: dict | None = None) -> subprocess.CompletedProcess:
         binary = tabdeck_binary()
         if binary is None:
             self.fail("no tabdeck binary: run swift build --product tabdeck (or set TABDECK_BIN_DIR)")
-        out = subprocess.run([binary, "plugin", "check", "--args", json.dumps(args), "--", LAUNCHER],
-                             capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})})
+        return subprocess.run([binary, "plugin", "check", "--args", json.dumps(args), "--", LAUNCHER],
+                              capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})})
+
+    def expect_conforms(self, args: dict, out: subprocess.CompletedProcess) -> None:
         summary = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else ""
         self.assertEqual(out.returncode, 0, f"{args}: {out.stdout[-3000:]}{out.stderr[-2000:]}")
         self.assertIn(" 0 failed", summary)
 
+    def run_check(self, args: dict, env: dict | None = None) -> None:
+        self.expect_conforms(args, self.checked(args, env))
+
     def test_every_format(self):
-        for key in sorted(FIX.files):
-            with self.subTest(key):
-                self.run_check({"path": FIX.files[key][0]})
+        # Two checks at a time (each a checker and a plugin process; 2 cores), judged in order.
+        keys = sorted(FIX.files)
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            runs = {key: pool.submit(self.checked, {"path": FIX.files[key][0]}) for key in keys}
+            for key in keys:
+                with self.subTest(key):
+                    self.expect_conforms({"path": FIX.files[key][0]}, runs[key].result())
 
     def test_pages_while_loading(self):
         for key in ("jsonl", "csv.gz", "tsv"):
