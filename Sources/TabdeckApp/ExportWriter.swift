@@ -52,7 +52,7 @@ final class ExportWriter {
     }
 
     private func writeCSVRow(_ cells: [JSONValue], header: Bool = false) {
-        buffer.append(contentsOf: Array(TableFormat.csvRecord(cells, columns: columns, header: header).utf8))
+        TableFormat.appendCSVRecord(cells, columns: columns, header: header, into: &buffer)
         buffer.append(UInt8(ascii: "\n"))
     }
 }

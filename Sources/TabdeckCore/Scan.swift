@@ -2,7 +2,7 @@ import TabdeckProtocol
 
 extension Workspace {
     /// `export`, and an action on an "all, except" selection: page through the whole table in
-    /// the current order (and filter), two requests in flight, writing rows in order as they
+    /// the current order (and filter), ``CoreSettings/scanPagesInFlight`` requests at once, writing rows in order as they
     /// arrive (export; memory stays bounded) or collecting the selected ids into `a.resolved`
     /// (action; `.done` with an empty output when they are all in).
     mutating func runScan(_ a: inout ActiveCommand, _ effects: inout [Effect]) throws(CommandError) -> Step {
@@ -46,25 +46,29 @@ extension Workspace {
         if case .export = a.command, !a.exportQueue.isEmpty {
             // Rows go out in order; a row with cut cells waits for their whole values.
             let ids = t.visibleColumns.map(\.id)
-            var ready: [Row] = []
-            var stalled = false
-            while !a.exportQueue.isEmpty {
-                var row = a.exportQueue[0]
+            // Taken from the queue's front in one step at the end (one at a time moved the rest each time).
+            var taken = 0
+            while taken < a.exportQueue.count {
+                var row = a.exportQueue[taken]
                 if !row.cut.isEmpty {
                     switch wholeRow(&a, t, &row, columns: ids, &effects) {
-                    case .waiting: stalled = true
+                    case .waiting: break
                     case .failed(let message):
-                        writeExport(ready, indices, &effects)
+                        writeExport(Array(a.exportQueue[..<taken]), indices, &effects)
+                        a.exportQueue.removeFirst(taken)
                         a.scan = scan
                         return .failed("export: \(message)")
-                    case .done: a.exportQueue[0] = row
+                    case .done:
+                        a.exportQueue[taken] = row
+                        taken += 1
+                        continue
                     }
-                    if stalled { break }
+                    break
                 }
-                ready.append(row)
-                a.exportQueue.removeFirst()
+                taken += 1
             }
-            writeExport(ready, indices, &effects)
+            writeExport(Array(a.exportQueue[..<taken]), indices, &effects)
+            a.exportQueue.removeFirst(taken)
         }
         if scan.finished && a.exportQueue.isEmpty {
             for id in scanInFlight(tab, table: scan.table, generation: scan.generation).values { cancel(id, &effects) }
@@ -85,9 +89,9 @@ extension Workspace {
             scan.ends[offset] = end
         }
         scan.refills = [:]
-        // Keep two pages in flight.
+        // Keep the pages in flight.
         var inflight = scanInFlight(tab, table: scan.table, generation: scan.generation).count
-        while inflight < 2 && scan.arrived.count < 4 && a.exportQueue.count < 4 * settings.scanPageSize {
+        while inflight < settings.scanPagesInFlight && scan.arrived.count < 4 && a.exportQueue.count < 4 * settings.scanPageSize {
             if let total = t.total, scan.nextOffset >= total { break }
             let params = RowsRequest(table: t.description.table, offset: scan.nextOffset, limit: settings.scanPageSize,
                                      sort: wireSort(t, tab), filter: wireFilter(t, tab), where: wireWhere(t, tab), generation: t.generation)

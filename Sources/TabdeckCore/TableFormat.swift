@@ -7,24 +7,49 @@ public enum TableFormat {
     /// its quotes doubled. Strings are written as they are; other cells as ``CellText`` writes
     /// them (a decimal column with its digits); a header row's cells are the column ids.
     public static func csvRecord(_ cells: [JSONValue], columns: [ColumnSpec], header: Bool = false) -> String {
-        var out = ""
+        var out: [UInt8] = []
+        appendCSVRecord(cells, columns: columns, header: header, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// ``csvRecord(_:columns:header:)`` appended to `out` as UTF-8 (the export file's writer).
+    public static func appendCSVRecord(_ cells: [JSONValue], columns: [ColumnSpec], header: Bool = false, into out: inout [UInt8]) {
         for (i, cell) in cells.enumerated() {
-            if i > 0 { out += "," }
-            let text: String
+            if i > 0 { out.append(comma) }
             switch cell {
-            case .string(let s): text = s
-            default: text = !header && i < columns.count ? CellText.of(cell, in: columns[i]) : CellText.of(cell)
+            case .string(let s): appendCSVField(s, into: &out)
+            default: appendCSVField(!header && i < columns.count ? CellText.of(cell, in: columns[i]) : CellText.of(cell), into: &out)
             }
-            out += csvField(text)
         }
-        return out
     }
 
     /// `text` as one CSV field, quoted when it must be.
     public static func csvField(_ text: String) -> String {
-        guard text.containsScalar(in: [",", "\"", "\n", "\r"]) else { return text }
-        return "\"" + text.replacingScalar("\"", with: "\"\"") + "\""
+        var out: [UInt8] = []
+        appendCSVField(text, into: &out)
+        return String(decoding: out, as: UTF8.self)
     }
+
+    /// ``csvField(_:)`` appended to `out`. Byte by byte: the four bytes that make a field quoted
+    /// are ASCII, and an ASCII byte in UTF-8 is always that scalar (never part of another), so
+    /// this is the scalar-by-scalar rule of ``Swift/String/replacingScalar(_:with:)``.
+    public static func appendCSVField(_ text: String, into out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes in
+            guard bytes.contains(where: { $0 == comma || $0 == quote || $0 == 0x0A || $0 == 0x0D }) else {
+                out.append(contentsOf: bytes)
+                return
+            }
+            out.append(quote)
+            for b in bytes {
+                out.append(b)
+                if b == quote { out.append(quote) }
+            }
+            out.append(quote)
+        }
+    }
+
+    private static let comma = UInt8(ascii: ","), quote = UInt8(ascii: "\"")
 
     /// One TSV line: each cell as the screen shows it (``CellText``: a tab in a cell becomes a
     /// space and a line break the visible `\n`, so a cell never breaks the line or the columns).

@@ -17,6 +17,9 @@ public struct CoreSettings: Hashable, Sendable {
     public var readAhead = 1
     /// Rows per request while exporting or selecting all.
     public var scanPageSize = 1000
+    /// Pages requested at once while exporting or selecting all: one more than two, so that
+    /// the plugin has the next page's query going while it sends one and the host writes one.
+    public var scanPagesInFlight = 3
     /// Crashes allowed within `crashWindow` seconds before a plugin stays down.
     public var crashBudget = 5
     public var crashWindow = 60.0

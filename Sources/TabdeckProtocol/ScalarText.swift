@@ -9,6 +9,16 @@
 extension String {
     /// The text with every `scalar` replaced by `replacement`.
     public func replacingScalar(_ scalar: Unicode.Scalar, with replacement: String) -> String {
+        if scalar.isASCII {
+            // An ASCII byte in UTF-8 is always that scalar, never part of another: bytes will do.
+            let byte = UInt8(scalar.value)
+            guard utf8.contains(byte) else { return self }
+            let with = Array(replacement.utf8)
+            var out: [UInt8] = []
+            out.reserveCapacity(utf8.count + with.count)
+            for b in utf8 { if b == byte { out.append(contentsOf: with) } else { out.append(b) } }
+            return String(decoding: out, as: UTF8.self)
+        }
         guard unicodeScalars.contains(scalar) else { return self }
         var out = String.UnicodeScalarView()
         for s in unicodeScalars {

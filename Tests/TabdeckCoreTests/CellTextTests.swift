@@ -52,6 +52,23 @@ import TabdeckProtocol
     }
 
     /// Exports and `copy`: a number text is written as sent (CSV and JSON), TSV as shown.
+    @Test func csvFieldsAreQuotedByScalarsWrittenAsBytes() {
+        // A quote with a combining mark on it is still a quote; \r\n is still a line break.
+        let cases: [(String, String)] = [
+            ("plain", "plain"), ("", ""), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""),
+            ("\"\u{031B}", "\"\"\"\u{031B}\""), ("one\r\ntwo", "\"one\r\ntwo\""), ("cr\r", "\"cr\r\""),
+            ("emoji 🙂, tab\there", "\"emoji 🙂, tab\there\""), ("明\u{031B}", "明\u{031B}"),
+        ]
+        for (text, field) in cases {
+            #expect(TableFormat.csvField(text) == field, "\(Array(text.unicodeScalars))")
+        }
+        let columns = [ColumnSpec(id: "a", type: .text), ColumnSpec(id: "n", type: .integer), ColumnSpec(id: "b", type: .bool)]
+        var bytes: [UInt8] = Array("x".utf8)
+        TableFormat.appendCSVRecord([.string("q\"\u{031B}"), .int(-7), .bool(true)], columns: columns, into: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "x\"q\"\"\u{031B}\",-7,true")
+        #expect(TableFormat.csvRecord([.string("q\"\u{031B}"), .int(-7), .bool(true)], columns: columns) == "\"q\"\"\u{031B}\",-7,true")
+    }
+
     @Test func exactNumbersAreExportedAsSent() {
         let columns = [ColumnSpec(id: "amount", type: .decimal, decimals: 2), ColumnSpec(id: "n", type: .integer)]
         let cells: [JSONValue] = [.string("3.00"), .string("123456789012345678901234567890")]

@@ -29,7 +29,11 @@ public struct PGColumn: Hashable, Sendable {
         self.typeName = typeName ?? Self.typeName(of: sqlType)
         self.enumLabels = enumLabels; self.collation = collation; self.elementTypeName = elementTypeName
         self.type = Self.type(typeName: self.typeName, enumLabels: enumLabels)
+        self.cellKind = Self.cellKind(type, typeName: self.typeName)
     }
+
+    /// How a cell's text becomes its protocol value.
+    let cellKind: CellKind
 
     /// The base type name of a few `format_type` spellings (for columns made without the catalog).
     static func typeName(of sqlType: String) -> String {
@@ -121,16 +125,30 @@ public struct PGColumn: Hashable, Sendable {
     /// A cell from the server's text of a value: integers as JSON integers, exact decimals as
     /// their text (PROTOCOL.md 10.3, *Exact numbers*), floats as JSON numbers when finite; text
     /// whole (the table cuts long cells with the protocol's marker, ``PGTable``).
-    func cell(_ text: String?) -> JSONValue {
+    func cell(_ text: String?) -> JSONValue { Self.cell(text, cellKind) }
+
+    /// ``cell(_:)`` for a column whose ``cellKind`` is `kind`.
+    static func cell(_ text: String?, _ kind: CellKind) -> JSONValue {
         guard let text else { return .null }
-        switch type {
+        switch kind {
         case .integer: return Int64(text).map(JSONValue.int) ?? .string(text)
-        case .decimal:
-            if typeName == "numeric" { return .string(text) }
+        case .float:
             if let d = Double(text), d.isFinite { return .double(d) }
             return .string(text)
         case .bool: return .bool(text == "true")
-        default: return .string(text)
+        case .text: return .string(text)
+        }
+    }
+
+    /// How ``cell(_:)`` reads the column's text: made once, it runs for every cell of every page.
+    enum CellKind: Hashable, Sendable { case integer, float, bool, text }
+
+    static func cellKind(_ type: ColumnType, typeName: String) -> CellKind {
+        switch type {
+        case .integer: .integer
+        case .decimal: typeName == "numeric" ? .text : .float  // numeric: its exact digits, as text
+        case .bool: .bool
+        default: .text
         }
     }
 }

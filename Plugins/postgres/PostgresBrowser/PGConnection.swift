@@ -290,23 +290,29 @@ public final class PGConnection: @unchecked Sendable {
         return connection
     }
 
-    /// Runs `query` on `connection` in a task; `finished` gets every row as text cells, or
-    /// the error.
+    /// Runs `query` on `connection`; `finished` gets every row as text cells, or the error.
+    /// Rows are read on the connection's event loop as they arrive (no task hop per row: an
+    /// export reads every row of a table this way); a page is at most the largest page, so
+    /// there is nothing to hold back.
     private static func fetch(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger,
                               finished: @escaping @Sendable (Result<[[String?]], any Error>) -> Void) {
-        Task {
-            do {
-                var rows: [[String?]] = []
-                for try await row in try await connection.query(query, logger: logger) {
-                    var cells: [String?] = []
-                    for cell in row { cells.append(cell.bytes.map { String(buffer: $0) }) }
-                    rows.append(cells)
-                }
-                finished(.success(rows))
-            } catch {
-                finished(.failure(error))
+        let collected = CollectedRows()
+        connection.query(query, logger: logger) { row in
+            var cells: [String?] = []
+            cells.reserveCapacity(row.count)
+            for cell in row { cells.append(cell.bytes.map { String(buffer: $0) }) }
+            collected.rows.append(cells)
+        }.whenComplete { result in
+            switch result {
+            case .success: finished(.success(collected.rows))
+            case .failure(let error): finished(.failure(error))
             }
         }
+    }
+
+    /// The rows of one query, appended on the connection's event loop only, read once it ends.
+    private final class CollectedRows: @unchecked Sendable {
+        var rows: [[String?]] = []
     }
 
     /// Runs `sql` on a connection not yet in use and waits for its rows.

@@ -66,34 +66,46 @@ public final class PGTable: @unchecked Sendable {
                      cancel: CancellationFlag?) throws -> [Row] {
         try Where.check(clause, columns: columnSpecs)
         let terms = try PGSQL.orderTerms(sort, columns: columns, identity: identity.terms)
+        let layout = PGPageLayout(terms: terms, columns: columns)
+        // The gate is held while the server works and the page's anchors are remembered; the
+        // rows are made after it, while the next page's query runs.
+        let fetched = try gated(cancel) {
+            try fetch(offset: offset, limit: limit, terms: terms, layout: layout, order: PGAnchors.Order(sort: sort, filter: filter, clause: clause),
+                      selected: selection(filter: filter, where: clause), exactTotal: exactTotal, cancel: cancel)
+        }
+        return rows(fetched.rows, offset: fetched.offset, layout: layout, positional: identity == .none)
+    }
+
+    /// `body` while holding ``pageGate``, waiting for it in slices that notice `cancel`.
+    private func gated<T>(_ cancel: CancellationFlag?, _ body: () throws -> T) throws -> T {
         while pageGate.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
             if cancel?.isCancelled == true { throw CancellationError() }
         }
         defer { pageGate.signal() }
-        let selected = selection(filter: filter, where: clause)
+        return try body()
+    }
+
+    /// The fetched rows (``PGPageLayout``) of the page at `offset`, and the position of the first.
+    private func fetch(offset: Int, limit: Int, terms: [PGOrderTerm], layout: PGPageLayout, order: PGAnchors.Order,
+                       selected: (conditions: [String], binds: [String?]), exactTotal: Int?,
+                       cancel: CancellationFlag?) throws -> (rows: [[String?]], offset: Int) {
         let conditions = selected.conditions
         var binds = selected.binds
-        let cells = columns.map(\.valueExpression)
         if identity == .none {
             // Positions: made as steady as can be by every sortable column after the user's keys.
             let all = columns.filter(\.sortable).map(PGOrderTerm.init).filter { t in !terms.contains { $0.expression == t.expression } }
-            let sql = PGSQL.page(select: cells, source: source, conditions: conditions, branches: nil, terms: terms + all,
+            let sql = PGSQL.page(select: layout.select, source: source, conditions: conditions, branches: nil, terms: terms + all,
                                  limit: limit, offset: offset)
-            return try connection.query(sql, binds, cancel: cancel).enumerated().map { i, r in
-                var row = Row(id: "#\(offset + i)", cells: zip(columns, r).map { $0.cell($1) })
-                row.cutLongCells(columns: columnIDs)
-                return row
-            }
+            return (try connection.query(sql, binds, cancel: cancel), offset)
         }
         let keyList = terms.map { "(\($0.expression))::text" }
-        let order = PGAnchors.Order(sort: sort, filter: filter, clause: clause)
         var from = anchors.nearest(order, atOrBefore: offset)
         let gap = offset - (from?.position ?? 0)
         // Backward: from a remembered key after the page (or the table's end, when its exact
         // row count is known), in the reversed order; chosen when it skips fewer rows. This
         // makes Page Up after a jump, and the last page, keyset reads too.
         if gap > 0, let back = backwardStart(order, offset: offset, limit: limit, total: exactTotal), back.gap < gap {
-            return try backwardPage(order, terms: terms, conditions: conditions, binds: binds, offset: offset,
+            return try backwardPage(order, terms: terms, layout: layout, conditions: conditions, binds: binds, offset: offset,
                                     count: back.stop - offset, start: back, cancel: cancel)
         }
         if gap > 0 {
@@ -103,15 +115,16 @@ public final class PGTable: @unchecked Sendable {
             if let key = from?.key { let a = PGSQL.after(terms, key, first: b.count + 1); branches = a.branches; b += a.binds }
             let sql = PGSQL.page(select: keyList, source: source, conditions: conditions, branches: branches, terms: terms,
                                  limit: 1, offset: gap - 1)
-            guard let key = try connection.query(sql, b, cancel: cancel).first else { return [] }
+            guard let key = try connection.query(sql, b, cancel: cancel).first else { return ([], offset) }
             anchors.remember(order, position: offset, key: key)
             from = (offset, key)
         }
         var branches: [String]?
         if let key = from?.key { let a = PGSQL.after(terms, key, first: binds.count + 1); branches = a.branches; binds += a.binds }
-        let sql = PGSQL.page(select: keyList + cells, source: source, conditions: conditions, branches: branches, terms: terms, limit: limit)
+        let sql = PGSQL.page(select: layout.select, source: source, conditions: conditions, branches: branches, terms: terms, limit: limit)
         let fetched = try connection.query(sql, binds, cancel: cancel)
-        return rows(fetched, order: order, offset: offset, keyCount: terms.count)
+        remember(fetched, order: order, offset: offset, layout: layout)
+        return (fetched, offset)
     }
 
     /// Where a backward read of the page at `offset` would start: the nearest remembered key
@@ -131,11 +144,10 @@ public final class PGTable: @unchecked Sendable {
 
     /// The rows `offset ..< start.stop` read in the reversed order from `start.key` (exclusive)
     /// or from the end, skipping `start.gap` rows first (keys only), then put back in order.
-    private func backwardPage(_ order: PGAnchors.Order, terms: [PGOrderTerm], conditions: [String], binds: [String?],
-                              offset: Int, count: Int, start: (stop: Int, key: [String?]?, gap: Int),
-                              cancel: CancellationFlag?) throws -> [Row] {
+    private func backwardPage(_ order: PGAnchors.Order, terms: [PGOrderTerm], layout: PGPageLayout, conditions: [String],
+                              binds: [String?], offset: Int, count: Int, start: (stop: Int, key: [String?]?, gap: Int),
+                              cancel: CancellationFlag?) throws -> (rows: [[String?]], offset: Int) {
         let reversed = terms.map(\.reversed)
-        let cells = columns.map(\.valueExpression)
         let keyList = terms.map { "(\($0.expression))::text" }
         var key = start.key
         if start.gap > 0 {
@@ -144,32 +156,47 @@ public final class PGTable: @unchecked Sendable {
             if let key { let a = PGSQL.after(reversed, key, first: b.count + 1); branches = a.branches; b += a.binds }
             let sql = PGSQL.page(select: keyList, source: source, conditions: conditions, branches: branches, terms: reversed,
                                  limit: 1, offset: start.gap - 1)
-            guard let found = try connection.query(sql, b, cancel: cancel).first else { return [] }
+            guard let found = try connection.query(sql, b, cancel: cancel).first else { return ([], offset) }
             anchors.remember(order, position: start.stop + 1, key: found)
             key = found
         }
         var b = binds
         var branches: [String]?
         if let key { let a = PGSQL.after(reversed, key, first: b.count + 1); branches = a.branches; b += a.binds }
-        let sql = PGSQL.page(select: keyList + cells, source: source, conditions: conditions, branches: branches, terms: reversed, limit: count)
-        let fetched = try connection.query(sql, b, cancel: cancel)
+        let sql = PGSQL.page(select: layout.select, source: source, conditions: conditions, branches: branches, terms: reversed, limit: count)
+        let fetched = Array(try connection.query(sql, b, cancel: cancel).reversed())
         // Fewer rows than asked: the table shrank since it was counted; the page is what is there.
         let first = offset + count - fetched.count
-        return rows(Array(fetched.reversed()), order: order, offset: first, keyCount: terms.count)
+        remember(fetched, order: order, offset: first, layout: layout)
+        return (fetched, first)
     }
 
-    /// Rows from fetched `keys + cells`; remembers the keys of the first and the last row as
-    /// anchors (a forward read continues after the last, a backward one before the first).
-    private func rows(_ fetched: [[String?]], order: PGAnchors.Order, offset: Int, keyCount: Int) -> [Row] {
-        if let first = fetched.first { anchors.remember(order, position: offset + 1, key: Array(first.prefix(keyCount))) }
-        if let last = fetched.last { anchors.remember(order, position: offset + fetched.count, key: Array(last.prefix(keyCount))) }
-        let idCount = identity.terms.count
-        return fetched.map { r in
-            let key = Array(r.prefix(keyCount).suffix(idCount))
-            var row = Row(id: Self.rowID(key), cells: zip(columns, r.dropFirst(keyCount)).map { $0.cell($1) })
-            row.cutLongCells(columns: columnIDs)
-            return row
+    /// Remembers the keys of a page's first and last rows as anchors (a forward read continues
+    /// after the last, a backward one before the first).
+    private func remember(_ fetched: [[String?]], order: PGAnchors.Order, offset: Int, layout: PGPageLayout) {
+        if let first = fetched.first { anchors.remember(order, position: offset + 1, key: layout.key(first)) }
+        if let last = fetched.last { anchors.remember(order, position: offset + fetched.count, key: layout.key(last)) }
+    }
+
+    /// Rows from fetched rows (``PGPageLayout``): ids from the identity's keys (the last sort
+    /// terms), or positions from `offset` when the relation has none; long cells cut.
+    private func rows(_ fetched: [[String?]], offset: Int, layout: PGPageLayout, positional: Bool) -> [Row] {
+        let idPositions = layout.keyPositions.suffix(identity.terms.count)
+        let ids = columnIDs
+        let kinds = columns.map(\.cellKind)
+        let width = kinds.count
+        var out: [Row] = []
+        out.reserveCapacity(fetched.count)
+        for (i, r) in fetched.enumerated() {
+            var cells: [JSONValue] = []
+            cells.reserveCapacity(width)
+            for j in 0..<width { cells.append(PGColumn.cell(r[layout.cellStart + j], kinds[j])) }
+            let id = positional ? "#\(offset + i)" : Self.rowID(idPositions.map { r[$0] })
+            var row = Row(id: id, cells: cells)
+            row.cutLongCells(columns: ids)
+            out.append(row)
         }
+        return out
     }
 
     /// The column ids in cell order.
