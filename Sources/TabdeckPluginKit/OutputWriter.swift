@@ -21,8 +21,12 @@ final class OutputWriter: @unchecked Sendable {
     }
 
     /// Sends the reply to a `rows` request.
-    func sendRowsReply(id: RequestID, _ result: RowsResult) {
-        write(LineEncoder.rowsReply(id: id, result))
+    func sendRowsReply(id: RequestID, _ result: RowsResult, writtenRows: [UInt8]? = nil) {
+        if let writtenRows {
+            write(LineEncoder.writtenRowsReply(id: id, result, writtenRows))
+        } else {
+            write(LineEncoder.rowsReply(id: id, result))
+        }
     }
 
     /// Writes one whole line under the lock.
@@ -90,6 +94,12 @@ public enum LineEncoder {
         }
         short.rows = Array(result.rows.prefix(fit))
         return finish(MessageCodec.encodeRowsResponse(id: id, short), for: nil, replyTo: id)!
+    }
+
+    /// The reply to a `rows` request whose rows the data source wrote itself (``WrittenRows``:
+    /// never longer than ``WrittenRows/maxBytes``, so within the line limit).
+    public static func writtenRowsReply(id: RequestID, _ result: RowsResult, _ rows: [UInt8]) -> [UInt8] {
+        finish(MessageCodec.encodeRowsResponse(id: id, result, writtenRows: rows), for: nil, replyTo: id)!
     }
 
     /// Applies the line limit and appends the `\n`. An over-long reply (to `replyTo`, or

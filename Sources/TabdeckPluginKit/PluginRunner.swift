@@ -259,6 +259,7 @@ public final class PluginRunner: @unchecked Sendable {
         switch result {
         case .success(.value(let value)): writer.send(.response(id: id, result: value))
         case .success(.rows(let rows)): writer.sendRowsReply(id: id, rows)
+        case .success(.writtenRows(let written)): writer.sendRowsReply(id: id, written.result, writtenRows: written.json)
         case .failure(let error): writer.send(.failure(id: id, error: error))
         }
     }
@@ -315,6 +316,7 @@ public final class PluginRunner: @unchecked Sendable {
                 result.rows = []
                 return .rows(result)
             }
+            if let written = try source.writtenRows(request, cancel: cancel) { return .writtenRows(written) }
             return .rows(try source.rows(request, cancel: cancel))
         case Method.locate:
             return .value(try source.locate(try LocateRequest(params, path: "params"), cancel: cancel).json)
@@ -376,4 +378,6 @@ public final class PluginRunner: @unchecked Sendable {
 enum ReplyBody {
     case value(JSONValue)
     case rows(RowsResult)
+    /// A page whose rows the data source wrote as JSON itself (``TableDataSource/writtenRows(_:cancel:)``).
+    case writtenRows(WrittenRows)
 }

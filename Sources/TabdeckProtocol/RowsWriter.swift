@@ -5,13 +5,13 @@
 /// rows. The plugin kit uses it for every `rows` reply.
 extension MessageCodec {
     /// The line (without `\n`) of a response carrying a `rows` result.
-    public static func encodeRowsResponse(id: RequestID, _ result: RowsResult) -> [UInt8] {
+    public static func encodeRowsResponse(id: RequestID, _ result: RowsResult, writtenRows: [UInt8]? = nil) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(64 + result.rows.count * 128)
+        out.reserveCapacity(64 + (writtenRows?.count ?? result.rows.count * 128))
         appendASCII(#"{"jsonrpc":"2.0","id":"#, to: &out)
         JSONWriter.write(id.json, into: &out)
         appendASCII(#","result":"#, to: &out)
-        result.write(into: &out)
+        result.write(into: &out, writtenRows: writtenRows)
         out.append(UInt8(ascii: "}"))
         return out
     }
@@ -22,14 +22,16 @@ extension MessageCodec {
 }
 
 extension RowsResult {
-    /// Appends the compact JSON of ``json`` to `out`.
-    public func write(into out: inout [UInt8]) {
+    /// Appends the compact JSON of ``json`` to `out`; with `writtenRows` (rows a plugin wrote
+    /// as JSON itself, each as ``Row/write(into:)`` writes it, joined by commas) in place of `rows`.
+    public func write(into out: inout [UInt8], writtenRows: [UInt8]? = nil) {
         MessageCodec.appendASCII(#"{"generation":"#, to: &out)
         JSONWriter.writeInteger(Int64(generation), into: &out)
         MessageCodec.appendASCII(#","offset":"#, to: &out)
         JSONWriter.writeInteger(Int64(offset), into: &out)
         MessageCodec.appendASCII(#","rows":["#, to: &out)
-        for (i, row) in rows.enumerated() {
+        if let writtenRows { out.append(contentsOf: writtenRows) }
+        for (i, row) in rows.enumerated() where writtenRows == nil {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             row.write(into: &out)
         }

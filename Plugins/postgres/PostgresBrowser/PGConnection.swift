@@ -103,6 +103,40 @@ public final class PGConnection: @unchecked Sendable {
         }
     }
 
+    /// Runs `sql` like ``query(_:_:cancel:retry:heartbeat:)``, handing each row to `reader` on
+    /// the connection's event loop as it arrives instead of collecting text cells (a page
+    /// written straight from the row's bytes, ``PGRowWriter``). A retry on a fresh connection
+    /// starts `reader` again.
+    func read(_ sql: String, _ binds: [String?], cancel: CancellationFlag?, into reader: PGRowWriter) throws {
+        var bindings = PostgresBindings(capacity: binds.count)
+        for b in binds {
+            if let b { bindings.append(b) } else { bindings.appendNull() }
+        }
+        let query = PostgresQuery(unsafeSQL: sql, binds: bindings)
+        let logger = self.logger
+        var attempt = 0
+        while true {
+            attempt += 1
+            reader.reset()
+            let (connection, reused) = try take()
+            do {
+                _ = try run(query, on: connection, cancel: cancel, heartbeat: true) { query, connection, finished in
+                    connection.query(query, logger: logger) { row in reader.read(row) }.whenComplete { result in
+                        switch result {
+                        case .success: finished(.success([]))
+                        case .failure(let error): finished(.failure(error))
+                        }
+                    }
+                }
+                return
+            } catch let error as ConnectionLost where reused && attempt == 1 {
+                _ = error  // a dead idle connection: once more on a fresh one
+            } catch let error as ConnectionLost {
+                throw RPCError(code: RPCError.internalError, message: error.message)
+            }
+        }
+    }
+
     /// A failure that closed the connection (the server went away); `message` is for the user.
     private struct ConnectionLost: Error { var message: String }
 

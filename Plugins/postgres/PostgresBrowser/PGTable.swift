@@ -64,16 +64,39 @@ public final class PGTable: @unchecked Sendable {
     /// backward from the end).
     public func page(offset: Int, limit: Int, sort: [SortKey], filter: String?, where clause: WhereClause = [], exactTotal: Int? = nil,
                      cancel: CancellationFlag?) throws -> [Row] {
+        switch try answer(offset: offset, limit: limit, sort: sort, filter: filter, where: clause, exactTotal: exactTotal,
+                          written: false, cancel: cancel) {
+        case .rows(let rows): return rows
+        case .written: preconditionFailure("a page not asked written came written")
+        }
+    }
+
+    /// A page: its rows written as JSON straight from the server's bytes (``PGRowWriter``) or
+    /// made into ``Row``s.
+    public enum Page {
+        case rows([Row])
+        case written([UInt8])
+    }
+
+    /// The page ``page(offset:limit:sort:filter:where:exactTotal:cancel:)`` reads, written as
+    /// JSON where ``PGRowWriter`` can (`written`): a forward keyset read of a relation with a
+    /// one-column key and no cell longer than the cut; else its rows.
+    public func answer(offset: Int, limit: Int, sort: [SortKey], filter: String?, where clause: WhereClause = [], exactTotal: Int? = nil,
+                       written: Bool, cancel: CancellationFlag?) throws -> Page {
         try Where.check(clause, columns: columnSpecs)
         let terms = try PGSQL.orderTerms(sort, columns: columns, identity: identity.terms)
         let layout = PGPageLayout(terms: terms, columns: columns)
+        let writer = written && identity.terms.count == 1 && identity != .none
+            ? PGRowWriter(kinds: columns.map(\.cellKind), layout: layout, idPosition: layout.keyPositions[layout.keyPositions.count - 1])
+            : nil
         // The gate is held while the server works and the page's anchors are remembered; the
         // rows are made after it, while the next page's query runs.
         let fetched = try gated(cancel) {
             try fetch(offset: offset, limit: limit, terms: terms, layout: layout, order: PGAnchors.Order(sort: sort, filter: filter, clause: clause),
-                      selected: selection(filter: filter, where: clause), exactTotal: exactTotal, cancel: cancel)
+                      selected: selection(filter: filter, where: clause), exactTotal: exactTotal, writer: writer, cancel: cancel)
         }
-        return rows(fetched.rows, offset: fetched.offset, layout: layout, positional: identity == .none)
+        if fetched.written, let writer { return .written(writer.json) }
+        return .rows(rows(fetched.rows, offset: fetched.offset, layout: layout, positional: identity == .none))
     }
 
     /// `body` while holding ``pageGate``, waiting for it in slices that notice `cancel`.
@@ -87,8 +110,8 @@ public final class PGTable: @unchecked Sendable {
 
     /// The fetched rows (``PGPageLayout``) of the page at `offset`, and the position of the first.
     private func fetch(offset: Int, limit: Int, terms: [PGOrderTerm], layout: PGPageLayout, order: PGAnchors.Order,
-                       selected: (conditions: [String], binds: [String?]), exactTotal: Int?,
-                       cancel: CancellationFlag?) throws -> (rows: [[String?]], offset: Int) {
+                       selected: (conditions: [String], binds: [String?]), exactTotal: Int?, writer: PGRowWriter?,
+                       cancel: CancellationFlag?) throws -> (rows: [[String?]], offset: Int, written: Bool) {
         let conditions = selected.conditions
         var binds = selected.binds
         if identity == .none {
@@ -96,7 +119,7 @@ public final class PGTable: @unchecked Sendable {
             let all = columns.filter(\.sortable).map(PGOrderTerm.init).filter { t in !terms.contains { $0.expression == t.expression } }
             let sql = PGSQL.page(select: layout.select, source: source, conditions: conditions, branches: nil, terms: terms + all,
                                  limit: limit, offset: offset)
-            return (try connection.query(sql, binds, cancel: cancel), offset)
+            return (try connection.query(sql, binds, cancel: cancel), offset, false)
         }
         let keyList = terms.map { "(\($0.expression))::text" }
         var from = anchors.nearest(order, atOrBefore: offset)
@@ -105,8 +128,9 @@ public final class PGTable: @unchecked Sendable {
         // row count is known), in the reversed order; chosen when it skips fewer rows. This
         // makes Page Up after a jump, and the last page, keyset reads too.
         if gap > 0, let back = backwardStart(order, offset: offset, limit: limit, total: exactTotal), back.gap < gap {
-            return try backwardPage(order, terms: terms, layout: layout, conditions: conditions, binds: binds, offset: offset,
-                                    count: back.stop - offset, start: back, cancel: cancel)
+            let page = try backwardPage(order, terms: terms, layout: layout, conditions: conditions, binds: binds, offset: offset,
+                                        count: back.stop - offset, start: back, cancel: cancel)
+            return (page.rows, page.offset, false)
         }
         if gap > 0 {
             // Skip to the row before the page reading keys only (an index-only scan where one fits).
@@ -115,16 +139,26 @@ public final class PGTable: @unchecked Sendable {
             if let key = from?.key { let a = PGSQL.after(terms, key, first: b.count + 1); branches = a.branches; b += a.binds }
             let sql = PGSQL.page(select: keyList, source: source, conditions: conditions, branches: branches, terms: terms,
                                  limit: 1, offset: gap - 1)
-            guard let key = try connection.query(sql, b, cancel: cancel).first else { return ([], offset) }
+            guard let key = try connection.query(sql, b, cancel: cancel).first else { return ([], offset, false) }
             anchors.remember(order, position: offset, key: key)
             from = (offset, key)
         }
         var branches: [String]?
         if let key = from?.key { let a = PGSQL.after(terms, key, first: binds.count + 1); branches = a.branches; binds += a.binds }
         let sql = PGSQL.page(select: layout.select, source: source, conditions: conditions, branches: branches, terms: terms, limit: limit)
+        if let writer {
+            try connection.read(sql, binds, cancel: cancel, into: writer)
+            if !writer.gaveUp {
+                if let first = writer.firstKey {
+                    anchors.remember(order, position: offset + 1, key: first)
+                    anchors.remember(order, position: offset + writer.count, key: writer.lastKeyTexts)
+                }
+                return ([], offset, true)
+            }
+        }
         let fetched = try connection.query(sql, binds, cancel: cancel)
         remember(fetched, order: order, offset: offset, layout: layout)
-        return (fetched, offset)
+        return (fetched, offset, false)
     }
 
     /// Where a backward read of the page at `offset` would start: the nearest remembered key

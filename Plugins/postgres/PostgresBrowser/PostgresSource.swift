@@ -145,6 +145,16 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
     // MARK: rows
 
     public func rows(_ request: RowsRequest, cancel: CancellationFlag) throws -> RowsResult {
+        try answer(request, written: false, cancel: cancel).result
+    }
+
+    /// A table's pages are written straight from the server's bytes (``PGRowWriter``) unless
+    /// `TABDECK_PG_PAGES=values` (the tests compare the two).
+    public func writtenRows(_ request: RowsRequest, cancel: CancellationFlag) throws -> WrittenRows? {
+        try answer(request, written: environment["TABDECK_PG_PAGES"] != "values", cancel: cancel)
+    }
+
+    private func answer(_ request: RowsRequest, written: Bool, cancel: CancellationFlag) throws -> WrittenRows {
         let filter = request.filter.flatMap { $0.isEmpty ? nil : $0 }
         lock.lock()
         let table = tables[request.table], entries = catalog, hasConnection = connection != nil
@@ -152,25 +162,30 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
         lastFilter[request.table] = filter
         let groups = countTables[request.table], result = resultTables[request.table]
         lock.unlock()
-        if let groups { return try groups.page(request) }
-        if let result { return try result.page(request) }
+        if let groups { return WrittenRows(result: try groups.page(request), json: nil) }
+        if let result { return WrittenRows(result: try result.page(request), json: nil) }
         if let table {
-            let rows: [Row]
+            let page: PGTable.Page
             do {
-                rows = try table.page(offset: request.offset, limit: request.limit, sort: request.sort, filter: filter,
-                                      where: request.where, exactTotal: exact, cancel: cancel)
+                page = try table.answer(offset: request.offset, limit: request.limit, sort: request.sort, filter: filter,
+                                        where: request.where, exactTotal: exact, written: written, cancel: cancel)
             } catch let error as RPCError {
                 // The rows asked named, so the host shows the failure against that request.
                 throw RPCError(code: error.code, message: "\(error.message) (\(table.schema).\(table.name), rows "
                                + "\(request.offset + 1)–\(request.offset + request.limit) asked)", data: error.data)
             }
             let total = total(of: table, handle: request.table, filter: filter, where: request.where)
-            return request.result(rows, total: total.count, totalIsEstimate: total.estimated)
+            switch page {
+            case .rows(let rows):
+                return WrittenRows(result: request.result(rows, total: total.count, totalIsEstimate: total.estimated), json: nil)
+            case .written(let json):
+                return WrittenRows(result: request.result([], total: total.count, totalIsEstimate: total.estimated), json: json)
+            }
         }
         guard request.table == "root", hasConnection else { throw RPCError.unknown(table: request.table) }
         let page = try PGCatalog.page(entries, offset: request.offset, limit: request.limit, sort: request.sort, filter: filter,
                                       where: request.where)
-        return request.result(page.rows, total: page.total)
+        return WrittenRows(result: request.result(page.rows, total: page.total), json: nil)
     }
 
     // MARK: find
