@@ -9,57 +9,85 @@ import TabdeckProtocol
 /// the kit would send for the same rows: each cell as ``PGColumn/cell(_:_:)`` reads its text,
 /// written as ``JSONWriter`` writes that value. It gives up (``gaveUp``) where that path does
 /// more than it does: a cell longer than the cut (``CutCell/limit``), or a page past
-/// ``WrittenRows/maxBytes``; the page is then read the usual way. Used on the connection's
-/// event loop only, then read once the query is over.
+/// ``WrittenRows/maxBytes``; the page is then read the usual way. A query read ahead of a scan
+/// is written as several pages of ``pageRows``. Used on the connection's event loop only, then
+/// read once the query is over.
 final class PGRowWriter: @unchecked Sendable {
     let kinds: [PGColumn.CellKind]
     let layout: PGPageLayout
     /// The position of the row id's text (the relation's one key column).
     let idPosition: Int
+    /// Rows per page: a query read ahead of a scan holds several pages (``PGReadAhead``).
+    let pageRows: Int
 
-    private(set) var json: [UInt8] = []
-    private(set) var count = 0
+    /// One page's rows, and the sort-key texts of its first and last rows (for the anchors).
+    struct Page: Sendable {
+        var json: [UInt8] = []
+        var count = 0
+        var firstKey: [String?] = []
+        var lastKey: [String?] = []
+    }
+
     private(set) var gaveUp = false
-    /// The sort-key texts of the first and of the last row (for the anchors).
-    private(set) var firstKey: [String?]?
+    private var done: [Page] = []
+    private var current = Page()
     private var lastKey: [ByteBuffer?]
     private var cells: [ByteBuffer?] = []
 
-    init(kinds: [PGColumn.CellKind], layout: PGPageLayout, idPosition: Int) {
-        self.kinds = kinds; self.layout = layout; self.idPosition = idPosition
+    init(kinds: [PGColumn.CellKind], layout: PGPageLayout, idPosition: Int, pageRows: Int) {
+        self.kinds = kinds; self.layout = layout; self.idPosition = idPosition; self.pageRows = max(1, pageRows)
         lastKey = Array(repeating: nil, count: layout.keyPositions.count)
     }
 
     /// Forgets what was written (a query run again on a fresh connection).
     func reset() {
-        json.removeAll(keepingCapacity: true); count = 0; gaveUp = false; firstKey = nil
+        done = []; current = Page(); gaveUp = false
     }
 
-    /// The last row's sort-key texts.
-    var lastKeyTexts: [String?] { lastKey.map { $0.map { String(buffer: $0) } } }
+    /// The pages written, in order, once the query is over.
+    var pages: [Page] {
+        guard current.count > 0 else { return done }
+        var last = current
+        last.lastKey = lastKeyTexts
+        return done + [last]
+    }
+
+    private var lastKeyTexts: [String?] { lastKey.map { $0.map { String(buffer: $0) } } }
 
     func read(_ row: PostgresRow) {
         if gaveUp { return }
         // Worked on in locals: every touch of a class's stored array is checked for exclusive
         // access at run time, which costs more than the writing.
-        var out = json, cells = self.cells
-        json = []; self.cells = []
-        defer { json = out; self.cells = cells }
+        var page = current, cells = self.cells
+        current = Page(); self.cells = []
+        defer { current = page; self.cells = cells }
         cells.removeAll(keepingCapacity: true)
         for cell in row { cells.append(cell.bytes) }
-        if count == 0 { firstKey = layout.keyPositions.map { cells[$0].map { String(buffer: $0) } } }
-        for (k, p) in layout.keyPositions.enumerated() { lastKey[k] = cells[p] }
-        if count > 0 { out.append(UInt8(ascii: ",")) }
-        out.append(contentsOf: Self.idPrefix)
-        if let id = cells[idPosition] { _ = Self.writeText(id, limit: Int.max, into: &out) } else { out.append(contentsOf: Self.emptyString) }
-        out.append(contentsOf: Self.cellsPrefix)
-        for (j, kind) in kinds.enumerated() {
-            if j > 0 { out.append(UInt8(ascii: ",")) }
-            guard Self.write(cells[layout.cellStart + j], kind, into: &out) else { gaveUp = true; return }
+        if page.count == pageRows {
+            page.lastKey = lastKeyTexts
+            done.append(page)
+            page = Page()
         }
-        out.append(contentsOf: Self.rowEnd)
-        count += 1
-        if out.count > WrittenRows.maxBytes { gaveUp = true }
+        if page.count == 0 {
+            page.firstKey = layout.keyPositions.map { cells[$0].map { String(buffer: $0) } }
+        } else {
+            page.json.append(UInt8(ascii: ","))
+        }
+        for (k, p) in layout.keyPositions.enumerated() { lastKey[k] = cells[p] }
+        page.json.append(contentsOf: Self.idPrefix)
+        if let id = cells[idPosition] {
+            _ = Self.writeText(id, limit: Int.max, into: &page.json)
+        } else {
+            page.json.append(contentsOf: Self.emptyString)
+        }
+        page.json.append(contentsOf: Self.cellsPrefix)
+        for (j, kind) in kinds.enumerated() {
+            if j > 0 { page.json.append(UInt8(ascii: ",")) }
+            guard Self.write(cells[layout.cellStart + j], kind, into: &page.json) else { gaveUp = true; return }
+        }
+        page.json.append(contentsOf: Self.rowEnd)
+        page.count += 1
+        if page.json.count > WrittenRows.maxBytes { gaveUp = true }
     }
 
     private static let idPrefix = Array(#"{"id":"#.utf8), cellsPrefix = Array(#","cells":["#.utf8), rowEnd = Array("]}".utf8)

@@ -23,6 +23,7 @@ public final class PGTable: @unchecked Sendable {
     public let estimate: Int?
     let connection: PGConnection
     let anchors = PGAnchors()
+    let readAhead = PGReadAhead()
     /// One page query at a time per table: read-ahead waits for the page on screen instead of
     /// running beside it (a deep page of an unindexed order is a full scan).
     private let pageGate = DispatchSemaphore(value: 1)
@@ -65,7 +66,7 @@ public final class PGTable: @unchecked Sendable {
     public func page(offset: Int, limit: Int, sort: [SortKey], filter: String?, where clause: WhereClause = [], exactTotal: Int? = nil,
                      cancel: CancellationFlag?) throws -> [Row] {
         switch try answer(offset: offset, limit: limit, sort: sort, filter: filter, where: clause, exactTotal: exactTotal,
-                          written: false, cancel: cancel) {
+                          generation: 0, written: false, cancel: cancel) {
         case .rows(let rows): return rows
         case .written: preconditionFailure("a page not asked written came written")
         }
@@ -80,22 +81,34 @@ public final class PGTable: @unchecked Sendable {
 
     /// The page ``page(offset:limit:sort:filter:where:exactTotal:cancel:)`` reads, written as
     /// JSON where ``PGRowWriter`` can (`written`): a forward keyset read of a relation with a
-    /// one-column key and no cell longer than the cut; else its rows.
+    /// one-column key and no cell longer than the cut; else its rows. A written page that
+    /// continues a scan reads the next pages with it (``PGReadAhead``; `generation` is the
+    /// request's, so a refresh never gets pages read before it).
     public func answer(offset: Int, limit: Int, sort: [SortKey], filter: String?, where clause: WhereClause = [], exactTotal: Int? = nil,
-                       written: Bool, cancel: CancellationFlag?) throws -> Page {
+                       generation: Int, written: Bool, cancel: CancellationFlag?) throws -> Page {
         try Where.check(clause, columns: columnSpecs)
         let terms = try PGSQL.orderTerms(sort, columns: columns, identity: identity.terms)
         let layout = PGPageLayout(terms: terms, columns: columns)
-        let writer = written && identity.terms.count == 1 && identity != .none
-            ? PGRowWriter(kinds: columns.map(\.cellKind), layout: layout, idPosition: layout.keyPositions[layout.keyPositions.count - 1])
-            : nil
+        let order = PGAnchors.Order(sort: sort, filter: filter, clause: clause)
+        let scan = PGReadAhead.Scan(order: order, limit: limit, generation: generation)
+        let writes = written && identity.terms.count == 1
         // The gate is held while the server works and the page's anchors are remembered; the
         // rows are made after it, while the next page's query runs.
-        let fetched = try gated(cancel) {
-            try fetch(offset: offset, limit: limit, terms: terms, layout: layout, order: PGAnchors.Order(sort: sort, filter: filter, clause: clause),
-                      selected: selection(filter: filter, where: clause), exactTotal: exactTotal, writer: writer, cancel: cancel)
+        let fetched: (rows: [[String?]], offset: Int, written: [UInt8]?) = try gated(cancel) {
+            if writes, let kept = readAhead.take(scan, offset: offset) { return ([], offset, kept.json) }
+            let writer = writes
+                ? PGRowWriter(kinds: columns.map(\.cellKind), layout: layout, idPosition: layout.keyPositions[layout.keyPositions.count - 1],
+                              pageRows: limit)
+                : nil
+            let ahead = writer != nil && readAhead.continues(scan, offset: offset) ? PGReadAhead.pages : 1
+            let f = try fetch(offset: offset, limit: limit, ahead: ahead, terms: terms, layout: layout, order: order,
+                              selected: selection(filter: filter, where: clause), exactTotal: exactTotal, writer: writer, cancel: cancel)
+            guard f.written, let writer else { return (f.rows, f.offset, nil) }
+            let pages = writer.pages
+            readAhead.served(scan, offset: offset, pages: pages)
+            return ([], offset, pages.first?.json ?? [])
         }
-        if fetched.written, let writer { return .written(writer.json) }
+        if let json = fetched.written { return .written(json) }
         return .rows(rows(fetched.rows, offset: fetched.offset, layout: layout, positional: identity == .none))
     }
 
@@ -109,7 +122,7 @@ public final class PGTable: @unchecked Sendable {
     }
 
     /// The fetched rows (``PGPageLayout``) of the page at `offset`, and the position of the first.
-    private func fetch(offset: Int, limit: Int, terms: [PGOrderTerm], layout: PGPageLayout, order: PGAnchors.Order,
+    private func fetch(offset: Int, limit: Int, ahead: Int, terms: [PGOrderTerm], layout: PGPageLayout, order: PGAnchors.Order,
                        selected: (conditions: [String], binds: [String?]), exactTotal: Int?, writer: PGRowWriter?,
                        cancel: CancellationFlag?) throws -> (rows: [[String?]], offset: Int, written: Bool) {
         let conditions = selected.conditions
@@ -147,11 +160,16 @@ public final class PGTable: @unchecked Sendable {
         if let key = from?.key { let a = PGSQL.after(terms, key, first: binds.count + 1); branches = a.branches; binds += a.binds }
         let sql = PGSQL.page(select: layout.select, source: source, conditions: conditions, branches: branches, terms: terms, limit: limit)
         if let writer {
-            try connection.read(sql, binds, cancel: cancel, into: writer)
+            let read = ahead > 1
+                ? PGSQL.page(select: layout.select, source: source, conditions: conditions, branches: branches, terms: terms, limit: limit * ahead)
+                : sql
+            try connection.read(read, binds, cancel: cancel, into: writer)
             if !writer.gaveUp {
-                if let first = writer.firstKey {
-                    anchors.remember(order, position: offset + 1, key: first)
-                    anchors.remember(order, position: offset + writer.count, key: writer.lastKeyTexts)
+                var start = offset
+                for page in writer.pages {
+                    anchors.remember(order, position: start + 1, key: page.firstKey)
+                    anchors.remember(order, position: start + page.count, key: page.lastKey)
+                    start += page.count
                 }
                 return ([], offset, true)
             }
@@ -352,6 +370,7 @@ public final class PGTable: @unchecked Sendable {
             deleted += Int(r.first?[0] ?? "0") ?? 0
         }
         anchors.clear()
+        readAhead.clear()
         return deleted
     }
 }

@@ -168,7 +168,8 @@ public final class PostgresSource: TableDataSource, @unchecked Sendable {
             let page: PGTable.Page
             do {
                 page = try table.answer(offset: request.offset, limit: request.limit, sort: request.sort, filter: filter,
-                                        where: request.where, exactTotal: exact, written: written, cancel: cancel)
+                                        where: request.where, exactTotal: exact, generation: request.generation, written: written,
+                                        cancel: cancel)
             } catch let error as RPCError {
                 // The rows asked named, so the host shows the failure against that request.
                 throw RPCError(code: error.code, message: "\(error.message) (\(table.schema).\(table.name), rows "
