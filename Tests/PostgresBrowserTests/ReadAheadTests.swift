@@ -10,18 +10,23 @@ import Testing
 
     let byCreated = PGReadAhead.Scan(order: PGAnchors.Order(sort: [SortKey("created", .ascending)]), limit: 1000, generation: 1)
 
-    @Test func aScanReadsAheadOnlyWhenAPageStartsWhereTheLastEnded() {
+    @Test func aScanReadsAheadOnlyWhenTwoPagesInARowStartedWhereTheLastEnded() {
         let ahead = PGReadAhead()
         #expect(!ahead.continues(byCreated, offset: 0))
         ahead.served(byCreated, offset: 0, pages: [page(0, 1000)])
-        #expect(ahead.continues(byCreated, offset: 1000))
-        #expect(!ahead.continues(byCreated, offset: 2000))
+        // The page after a jump is read alone: at the speed of one page.
+        #expect(!ahead.continues(byCreated, offset: 1000))
+        ahead.served(byCreated, offset: 1000, pages: [page(1000, 1000)])
+        #expect(ahead.continues(byCreated, offset: 2000))
+        #expect(!ahead.continues(byCreated, offset: 3000))
         var other = byCreated
         other.generation = 2  // a refresh: nothing read before it continues
-        #expect(!ahead.continues(other, offset: 1000))
+        #expect(!ahead.continues(other, offset: 2000))
         other = byCreated
         other.order.filter = "x"
-        #expect(!ahead.continues(other, offset: 1000))
+        #expect(!ahead.continues(other, offset: 2000))
+        ahead.served(byCreated, offset: 5000, pages: [page(5000, 1000)])  // a jump ends the streak
+        #expect(!ahead.continues(byCreated, offset: 6000))
     }
 
     @Test func keptPagesAreServedOnceToTheSameScanAndMoveTheScanOn() {
@@ -36,7 +41,7 @@ import Testing
         #expect(ahead.continues(byCreated, offset: 3000))
         #expect(ahead.take(byCreated, offset: 3000)?.count == 1000)
         #expect(ahead.take(byCreated, offset: 4000)?.count == 400)
-        #expect(ahead.continues(byCreated, offset: 4400))
+        #expect(ahead.continues(byCreated, offset: 4400), "pages taken in order keep the streak")
     }
 
     @Test func anotherScanOrAClearDropsTheKeptPages() {

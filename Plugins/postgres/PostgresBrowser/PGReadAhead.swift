@@ -1,8 +1,10 @@
 import Foundation
 
 /// Pages read ahead of a scan (an export, `select all`, a person paging down): when a page
-/// starts where the last one served ended, in the same order, under the same filters and
-/// generation, one query reads ``pages`` pages and the next requests are answered from here.
+/// starts where the last one served ended, and so did that one (in the same order, under the
+/// same filters and generation), one query reads ``pages`` pages and the next requests are
+/// answered from here. One page after another alone (the page after a jump) reads one page:
+/// it is read at the speed of one page.
 ///
 /// A keyset page starts from the last row of the one before, so pages read one by one take
 /// turns with the server: it waits while the plugin reads a page's tail, the plugin while it
@@ -23,6 +25,8 @@ final class PGReadAhead: @unchecked Sendable {
     private var scan: Scan?
     /// Where the last page served ends.
     private var next = 0
+    /// How many pages in a row each started where the one before ended.
+    private var streak = 0
     /// Pages read ahead, by the offset of their first row.
     private var kept: [Int: PGRowWriter.Page] = [:]
 
@@ -30,20 +34,23 @@ final class PGReadAhead: @unchecked Sendable {
     func take(_ scan: Scan, offset: Int) -> PGRowWriter.Page? {
         lock.lock(); defer { lock.unlock() }
         guard self.scan == scan, let page = kept.removeValue(forKey: offset) else { return nil }
+        streak = next == offset ? streak + 1 : 0
         next = offset + page.count
         return page
     }
 
-    /// Whether a page at `offset` continues `scan` (so that reading ahead pays).
+    /// Whether a page at `offset` continues `scan`, whose last page continued it too (so that
+    /// reading ahead pays).
     func continues(_ scan: Scan, offset: Int) -> Bool {
         lock.lock(); defer { lock.unlock() }
-        return self.scan == scan && offset > 0 && next == offset
+        return self.scan == scan && offset > 0 && next == offset && streak > 0
     }
 
     /// The pages one query read for `scan` from `offset`: the first is served, the rest kept.
     func served(_ scan: Scan, offset: Int, pages: [PGRowWriter.Page]) {
         lock.lock(); defer { lock.unlock() }
         if self.scan != scan { kept = [:] }
+        streak = self.scan == scan && offset > 0 && next == offset ? streak + 1 : 0
         self.scan = scan
         var at = offset
         for (k, page) in pages.enumerated() {
@@ -57,6 +64,6 @@ final class PGReadAhead: @unchecked Sendable {
 
     /// Forgets every page (rows were deleted).
     func clear() {
-        lock.lock(); scan = nil; next = 0; kept = [:]; lock.unlock()
+        lock.lock(); scan = nil; next = 0; streak = 0; kept = [:]; lock.unlock()
     }
 }
