@@ -14,6 +14,21 @@ import TabdeckProtocol
         #expect(line.dropLast().firstIndex(of: 0x0A) == nil)
     }
 
+    /// Rows a data source wrote itself (``WrittenRows``) go out as the same line as the rows.
+    @Test func writtenRowsAreTheLineOfTheirRows() {
+        let rows = [Row(id: "1", cells: [1, "Zoë \"Z\"\n", 2.5, nil, true]), Row(id: "2", cells: [.string("3.00")])]
+        let result = RowsResult(generation: 2, offset: 40, rows: rows, total: 2, totalIsEstimate: true)
+        var json: [UInt8] = []
+        for (i, row) in rows.enumerated() {
+            if i > 0 { json.append(UInt8(ascii: ",")) }
+            row.write(into: &json)
+        }
+        var empty = result
+        empty.rows = []
+        #expect(LineEncoder.writtenRowsReply(id: .int(9), empty, json) == LineEncoder.rowsReply(id: .int(9), result))
+        #expect(LineEncoder.writtenRowsReply(id: .int(9), empty, []) == LineEncoder.rowsReply(id: .int(9), empty))
+    }
+
     /// Sections sent again with a page (PROTOCOL.md 10.6) are not lost on the fast path.
     @Test func aRowsReplyWithSectionsIsTheGenericLine() throws {
         let sections = [SectionSpec(id: "a", title: "A", footer: "2 rows", count: 2), SectionSpec(id: "b", title: "B", count: 0)]
