@@ -23,14 +23,7 @@ public enum TableFormat {
         }
     }
 
-    /// `text` as one CSV field, quoted when it must be.
-    public static func csvField(_ text: String) -> String {
-        var out: [UInt8] = []
-        appendCSVField(text, into: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// ``csvField(_:)`` appended to `out`. Byte by byte: the four bytes that make a field quoted
+    /// `text` as one CSV field, quoted when it must be, appended to `out`. Byte by byte: the four bytes that make a field quoted
     /// are ASCII, and an ASCII byte in UTF-8 is always that scalar (never part of another), so
     /// this is the scalar-by-scalar rule of ``Swift/String/replacingScalar(_:with:)``.
     public static func appendCSVField(_ text: String, into out: inout [UInt8]) {

@@ -60,7 +60,7 @@ import TabdeckProtocol
             ("emoji 🙂, tab\there", "\"emoji 🙂, tab\there\""), ("明\u{031B}", "明\u{031B}"),
         ]
         for (text, field) in cases {
-            #expect(TableFormat.csvField(text) == field, "\(Array(text.unicodeScalars))")
+            #expect(TableFormat.csvRecord([.string(text)], columns: []) == field, "\(Array(text.unicodeScalars))")
         }
         let columns = [ColumnSpec(id: "a", type: .text), ColumnSpec(id: "n", type: .integer), ColumnSpec(id: "b", type: .bool)]
         var bytes: [UInt8] = Array("x".utf8)
